@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memtrace.h - internals of memtrace.ko shared by its source files.
+ *
+ * A session is one open file of /dev/memtrace.  It owns one ring per
+ * possible CPU (one vmalloc area, mapped read-only by the collector), the
+ * perf events that feed them and, for a process target, a reference to the
+ * target's struct pid that a delayed work polls for exit.
+ */
+#ifndef MEMTRACE_INTERNAL_H
+#define MEMTRACE_INTERNAL_H
+
+#include <linux/irq_work.h>
+#include <linux/list.h>
+#include <asm/local.h>
+#include <asm/local64.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/perf_event.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "../include/memtrace_uapi.h"
+
+/* Upper bound of per-thread counters of one process-target session. */
+#define MEMTRACE_MAX_TASK_EVENTS	4096
+/* How often a running process-target session checks whether it exited. */
+#define MEMTRACE_EXIT_POLL_MS		20
+
+enum memtrace_state {
+	MT_NEW,		/* opened, not configured */
+	MT_READY,	/* configured: rings exist, no events */
+	MT_RUNNING,	/* events attached */
+	MT_STOPPED,	/* stopped by the collector; may start again */
+	MT_ENDED,	/* target exited: no more data, ever */
+};
+
+/* Producer-private state of one CPU's ring (not mapped). */
+struct memtrace_ring {
+	struct memtrace_ring_header *hdr;	/* mapped, read-only to user */
+	struct memtrace_sample *rec;		/* mapped, read-only to user */
+	local_t busy;				/* a producer is inside */
+	local64_t dropped;			/* ring full or nested producer */
+	local64_t throttled;			/* overflows perf throttled */
+	u64 wake_at;				/* unread count that wakes poll */
+};
+
+struct memtrace_task_event {
+	struct list_head node;
+	struct perf_event *event;
+	pid_t tid;
+};
+
+struct memtrace_session {
+	struct mutex lock;		/* state, config, events */
+	enum memtrace_state state;
+	struct memtrace_config cfg;
+
+	/* rings: one vmalloc_user area, ring_bytes per possible CPU */
+	void *area;
+	size_t ring_bytes;
+	size_t area_bytes;
+	struct memtrace_ring *rings;	/* [nr_cpu_ids] */
+
+	/* process target */
+	struct pid *target;
+	struct list_head task_events;
+	unsigned int nr_task_events;
+	struct delayed_work exit_work;
+
+	/* system-wide: one counter per online CPU, kept by cpuhp callbacks */
+	struct perf_event **cpu_events;	/* [nr_cpu_ids] */
+	struct hlist_node cpuhp_node;
+	bool cpuhp_added;
+	bool cpuhp_starting;		/* START is adding the instance */
+
+	bool configured;		/* rings exist (set once, release) */
+	spinlock_t consume_lock;	/* serialises tail updates */
+
+	wait_queue_head_t wq;
+	struct irq_work wake_work;
+};
+
+/* memtrace_ring.c */
+int memtrace_rings_alloc(struct memtrace_session *s);
+void memtrace_rings_free(struct memtrace_session *s);
+void memtrace_ring_produce(struct memtrace_session *s,
+			   struct perf_event *event,
+			   struct perf_sample_data *data, struct pt_regs *regs);
+int memtrace_ring_consume(struct memtrace_session *s,
+			  const struct memtrace_consume *c);
+bool memtrace_rings_readable(struct memtrace_session *s, bool any);
+void memtrace_rings_set_flags(struct memtrace_session *s, u32 flags);
+void memtrace_ring_stats(struct memtrace_session *s, unsigned int cpu,
+			 struct memtrace_cpu_stats *st);
+
+/* memtrace_events.c */
+int memtrace_events_init(void);
+void memtrace_events_exit(void);
+void memtrace_session_init_events(struct memtrace_session *s);
+int memtrace_check_target(struct memtrace_session *s);
+int memtrace_events_start(struct memtrace_session *s);
+void memtrace_events_stop(struct memtrace_session *s);
+
+#endif /* MEMTRACE_INTERNAL_H */

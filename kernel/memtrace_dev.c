@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memtrace_dev.c - /dev/memtrace: sessions, ioctls, mmap, poll, module init.
+ *
+ * Every open file is an independent session:
+ *   open (CAP_PERFMON or CAP_SYS_ADMIN) -> CONFIGURE (once) -> mmap rings
+ *   -> START -> drain rings / CONSUME / poll -> STOP -> close.
+ * A process-target session ends by itself when the target exits.  The file
+ * operations hold a module reference, so rmmod is refused while any session
+ * is open (or any ring is still mapped).
+ */
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/version.h>
+#include <linux/vmalloc.h>
+
+#include "memtrace.h"
+
+static atomic_t memtrace_nr_sessions = ATOMIC_INIT(0);
+
+static void memtrace_wake(struct irq_work *work)
+{
+	struct memtrace_session *s =
+		container_of(work, struct memtrace_session, wake_work);
+
+	wake_up_interruptible_all(&s->wq);
+}
+
+static int memtrace_open(struct inode *inode, struct file *file)
+{
+	struct memtrace_session *s;
+
+	if (!perfmon_capable())
+		return -EPERM;
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	if (!s)
+		return -ENOMEM;
+	mutex_init(&s->lock);
+	spin_lock_init(&s->consume_lock);
+	init_waitqueue_head(&s->wq);
+	init_irq_work(&s->wake_work, memtrace_wake);
+	memtrace_session_init_events(s);
+	s->state = MT_NEW;
+	file->private_data = s;
+	atomic_inc(&memtrace_nr_sessions);
+	return nonseekable_open(inode, file);
+}
+
+static int memtrace_release(struct inode *inode, struct file *file)
+{
+	struct memtrace_session *s = file->private_data;
+
+	cancel_delayed_work_sync(&s->exit_work);
+	mutex_lock(&s->lock);
+	memtrace_events_stop(s);
+	mutex_unlock(&s->lock);
+	irq_work_sync(&s->wake_work);
+	memtrace_rings_free(s);
+	put_pid(s->target);
+	kfree(s);
+	atomic_dec(&memtrace_nr_sessions);
+	return 0;
+}
+
+static bool memtrace_is_pow2(u32 v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int memtrace_validate(struct memtrace_config *c)
+{
+	int i;
+
+	if (c->version != MEMTRACE_ABI_VERSION)
+		return -EINVAL;
+	if (c->flags & ~MEMTRACE_CFG_FLAGS_ALL)
+		return -EINVAL;
+	if (c->fields & ~MEMTRACE_FIELDS_ALL)
+		return -EINVAL;
+	if (c->reserved32)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(c->reserved); i++)
+		if (c->reserved[i])
+			return -EINVAL;
+	if (c->precise_ip > 3)
+		return -EINVAL;
+	if (!c->sample_period || c->sample_period > MEMTRACE_MAX_PERIOD)
+		return -EINVAL;
+	if (!memtrace_is_pow2(c->ring_records) ||
+	    c->ring_records < MEMTRACE_RING_MIN_RECORDS ||
+	    c->ring_records > MEMTRACE_RING_MAX_RECORDS)
+		return -EINVAL;
+	if (c->wakeup_records > c->ring_records)
+		return -EINVAL;
+	if (!c->wakeup_records)
+		c->wakeup_records = max(c->ring_records / 4, 1U);
+	/* not memory-access sample sources */
+	if (c->event_type == PERF_TYPE_TRACEPOINT ||
+	    c->event_type == PERF_TYPE_BREAKPOINT)
+		return -EINVAL;
+	if (c->flags & MEMTRACE_CFG_SYSTEM_WIDE) {
+		if (c->pid != 0 && c->pid != -1)
+			return -EINVAL;
+	} else if (c->pid <= 0) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static long memtrace_configure(struct memtrace_session *s, void __user *arg)
+{
+	struct memtrace_config c;
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, (u32 __user *)arg))
+		return -EFAULT;
+	if (usize < sizeof(c) || usize > PAGE_SIZE)
+		return -EINVAL;
+	ret = copy_struct_from_user(&c, sizeof(c), arg, usize);
+	if (ret)
+		return ret == -E2BIG ? -EINVAL : ret;
+	c.size = sizeof(c);
+	ret = memtrace_validate(&c);
+	if (ret)
+		return ret;
+
+	mutex_lock(&s->lock);
+	if (s->state != MT_NEW) {
+		ret = -EBUSY;
+		goto out;
+	}
+	s->cfg = c;
+	if (!(c.flags & MEMTRACE_CFG_SYSTEM_WIDE)) {
+		ret = memtrace_check_target(s);
+		if (ret)
+			goto out;
+	}
+	ret = memtrace_rings_alloc(s);
+	if (ret) {
+		put_pid(s->target);
+		s->target = NULL;
+		goto out;
+	}
+	s->state = MT_READY;
+	smp_store_release(&s->configured, true);
+out:
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+static long memtrace_start(struct memtrace_session *s)
+{
+	long ret = 0;
+
+	mutex_lock(&s->lock);
+	switch (s->state) {
+	case MT_READY:
+	case MT_STOPPED:
+		ret = memtrace_events_start(s);
+		if (!ret)
+			s->state = MT_RUNNING;
+		break;
+	case MT_RUNNING:
+		ret = -EBUSY;
+		break;
+	case MT_ENDED:
+		ret = -ESRCH;
+		break;
+	default:
+		ret = -EINVAL;
+		break;
+	}
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+static long memtrace_stop(struct memtrace_session *s)
+{
+	long ret = 0;
+
+	mutex_lock(&s->lock);
+	if (s->state == MT_NEW) {
+		ret = -EINVAL;
+	} else if (s->state == MT_RUNNING) {
+		memtrace_events_stop(s);
+		s->state = MT_STOPPED;
+	}
+	mutex_unlock(&s->lock);
+	wake_up_interruptible_all(&s->wq);
+	return ret;
+}
+
+static long memtrace_stats(struct memtrace_session *s, void __user *arg)
+{
+	struct memtrace_cpu_stats __user *ucpus;
+	struct memtrace_cpu_stats cs;
+	struct memtrace_stats st;
+	unsigned int cpu, n;
+
+	if (copy_from_user(&st, arg, sizeof(st)))
+		return -EFAULT;
+	if (st.size != sizeof(st))
+		return -EINVAL;
+	if (!smp_load_acquire(&s->configured))
+		return -EINVAL;
+	if (st.nr_cpus && !st.cpus)
+		return -EFAULT;
+	ucpus = u64_to_user_ptr(st.cpus);
+	n = min_t(u32, st.nr_cpus, nr_cpu_ids);
+	for (cpu = 0; cpu < n; cpu++) {
+		memtrace_ring_stats(s, cpu, &cs);
+		if (copy_to_user(&ucpus[cpu], &cs, sizeof(cs)))
+			return -EFAULT;
+	}
+	st.nr_cpus = nr_cpu_ids;
+	if (copy_to_user(arg, &st, sizeof(st)))
+		return -EFAULT;
+	return 0;
+}
+
+static long memtrace_consume(struct memtrace_session *s, void __user *arg)
+{
+	struct memtrace_consume c;
+	int ret;
+
+	if (copy_from_user(&c, arg, sizeof(c)))
+		return -EFAULT;
+	if (!smp_load_acquire(&s->configured))
+		return -EINVAL;
+	spin_lock(&s->consume_lock);
+	ret = memtrace_ring_consume(s, &c);
+	spin_unlock(&s->consume_lock);
+	return ret;
+}
+
+static long memtrace_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct memtrace_session *s = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case MEMTRACE_IOC_CONFIGURE:
+		return memtrace_configure(s, uarg);
+	case MEMTRACE_IOC_START:
+		return memtrace_start(s);
+	case MEMTRACE_IOC_STOP:
+		return memtrace_stop(s);
+	case MEMTRACE_IOC_STATS:
+		return memtrace_stats(s, uarg);
+	case MEMTRACE_IOC_CONSUME:
+		return memtrace_consume(s, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int memtrace_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct memtrace_session *s = file->private_data;
+	unsigned long size = vma->vm_end - vma->vm_start;
+	unsigned long off = vma->vm_pgoff;
+
+	if (!smp_load_acquire(&s->configured))
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	if (off >= (s->area_bytes >> PAGE_SHIFT) ||
+	    size > s->area_bytes - (off << PAGE_SHIFT))
+		return -EINVAL;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_clear(vma, VM_MAYWRITE);
+#else
+	vma->vm_flags &= ~VM_MAYWRITE;
+#endif
+	return remap_vmalloc_range(vma, s->area, off);
+}
+
+static __poll_t memtrace_poll(struct file *file, poll_table *wait)
+{
+	struct memtrace_session *s = file->private_data;
+	enum memtrace_state state;
+	__poll_t mask = 0;
+
+	poll_wait(file, &s->wq, wait);
+	if (!smp_load_acquire(&s->configured))
+		return 0;
+	state = READ_ONCE(s->state);
+	if (state == MT_ENDED || state == MT_STOPPED) {
+		if (state == MT_ENDED)
+			mask |= EPOLLHUP;
+		if (memtrace_rings_readable(s, true))
+			mask |= EPOLLIN | EPOLLRDNORM;
+	} else if (state == MT_RUNNING && memtrace_rings_readable(s, false)) {
+		mask |= EPOLLIN | EPOLLRDNORM;
+	}
+	return mask;
+}
+
+static const struct file_operations memtrace_fops = {
+	.owner = THIS_MODULE,
+	.open = memtrace_open,
+	.release = memtrace_release,
+	.unlocked_ioctl = memtrace_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = memtrace_mmap,
+	.poll = memtrace_poll,
+};
+
+/* The file mode lets everyone open; open() itself demands CAP_PERFMON. */
+static struct miscdevice memtrace_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "memtrace",
+	.fops = &memtrace_fops,
+	.mode = 0666,
+};
+
+/* /sys/module/memtrace/parameters/{mode,sessions} for memtracectl status */
+static int memtrace_get_mode(char *buf, const struct kernel_param *kp)
+{
+	/* stock perf: one overflow (one interrupt) per record */
+	return sysfs_emit(buf, "perf-overflow\n");
+}
+
+static const struct kernel_param_ops memtrace_mode_ops = {
+	.get = memtrace_get_mode,
+};
+module_param_cb(mode, &memtrace_mode_ops, NULL, 0444);
+MODULE_PARM_DESC(mode, "how samples reach the rings (read-only)");
+
+static int memtrace_get_sessions(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&memtrace_nr_sessions));
+}
+
+static const struct kernel_param_ops memtrace_sessions_ops = {
+	.get = memtrace_get_sessions,
+};
+module_param_cb(sessions, &memtrace_sessions_ops, NULL, 0444);
+MODULE_PARM_DESC(sessions, "open sessions (read-only)");
+
+static int __init memtrace_init(void)
+{
+	int ret;
+
+	ret = memtrace_events_init();
+	if (ret)
+		return ret;
+	ret = misc_register(&memtrace_misc);
+	if (ret) {
+		memtrace_events_exit();
+		return ret;
+	}
+	return 0;
+}
+
+static void __exit memtrace_exit(void)
+{
+	misc_deregister(&memtrace_misc);
+	memtrace_events_exit();
+}
+
+module_init(memtrace_init);
+module_exit(memtrace_exit);
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("memtrace developers");
+MODULE_DESCRIPTION("per-CPU memory-access sample rings fed by perf");

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memtrace_ring.c - the per-CPU sample rings of a session.
+ *
+ * One vmalloc_user() area holds a ring per possible CPU, ring_bytes apart.
+ * Each ring is a header page (struct memtrace_ring_header) followed by
+ * ring_records fixed-size records.  The collector maps the area read-only
+ * and advances tail through MEMTRACE_IOC_CONSUME.
+ *
+ * Producer: the perf overflow handler on the ring's own CPU (NMI, IRQ or a
+ * preemption-disabled software-event path).  It never blocks and takes no
+ * lock; a second producer nesting on the same CPU (an interrupt-driven event
+ * firing inside another overflow of the same session) is detected with a
+ * local busy flag and its sample is dropped and counted.  A full ring drops
+ * the new sample and counts it: unread records are never overwritten.
+ */
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+
+#include "memtrace.h"
+
+/* perf's mark for a throttled event (kernel/events/core.c, not exported) */
+#define MEMTRACE_PERF_THROTTLED	(~0ULL)
+
+int memtrace_rings_alloc(struct memtrace_session *s)
+{
+	u32 n = s->cfg.ring_records;
+	unsigned int cpu;
+
+	s->ring_bytes = PAGE_ALIGN(PAGE_SIZE +
+				   (size_t)n * sizeof(struct memtrace_sample));
+	s->area_bytes = s->ring_bytes * nr_cpu_ids;
+	if (s->area_bytes > MEMTRACE_MAX_TOTAL_RING_BYTES)
+		return -EINVAL;
+
+	s->rings = kcalloc(nr_cpu_ids, sizeof(*s->rings), GFP_KERNEL_ACCOUNT);
+	if (!s->rings)
+		return -ENOMEM;
+	s->area = vmalloc_user(s->area_bytes);
+	if (!s->area) {
+		kfree(s->rings);
+		s->rings = NULL;
+		return -ENOMEM;
+	}
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct memtrace_ring *r = &s->rings[cpu];
+		char *base = (char *)s->area + cpu * s->ring_bytes;
+
+		r->hdr = (struct memtrace_ring_header *)base;
+		r->rec = (struct memtrace_sample *)(base + PAGE_SIZE);
+		local_set(&r->busy, 0);
+		local64_set(&r->dropped, 0);
+		local64_set(&r->throttled, 0);
+		r->wake_at = s->cfg.wakeup_records;
+		r->hdr->ring_records = n;
+		r->hdr->record_size = sizeof(struct memtrace_sample);
+		r->hdr->cpu = cpu;
+	}
+	return 0;
+}
+
+void memtrace_rings_free(struct memtrace_session *s)
+{
+	vfree(s->area);
+	kfree(s->rings);
+	s->area = NULL;
+	s->rings = NULL;
+}
+
+void memtrace_ring_produce(struct memtrace_session *s,
+			   struct perf_event *event,
+			   struct perf_sample_data *data, struct pt_regs *regs)
+{
+	unsigned int cpu = smp_processor_id();
+	struct memtrace_ring *r = &s->rings[cpu];
+	struct memtrace_ring_header *h = r->hdr;
+	u32 fields = s->cfg.fields;
+	struct memtrace_sample *rec;
+	u64 head, tail, unread;
+
+	if (unlikely(event->hw.interrupts == MEMTRACE_PERF_THROTTLED))
+		local64_inc(&r->throttled);
+
+	if (local_cmpxchg(&r->busy, 0, 1) != 0) {
+		local64_inc(&r->dropped);
+		WRITE_ONCE(h->dropped, local64_read(&r->dropped));
+		return;
+	}
+
+	head = h->head;				/* only we write head */
+	tail = smp_load_acquire(&h->tail);	/* pairs with consume */
+	unread = head - tail;
+	if (unlikely(unread >= s->cfg.ring_records)) {
+		local64_inc(&r->dropped);
+		WRITE_ONCE(h->dropped, local64_read(&r->dropped));
+		goto out;
+	}
+
+	rec = &r->rec[head & (s->cfg.ring_records - 1)];
+	rec->time = ktime_get_mono_fast_ns();
+	rec->addr = (data->sample_flags & PERF_SAMPLE_ADDR) ? data->addr : 0;
+	rec->ip = (fields & MEMTRACE_FIELD_IP) ? instruction_pointer(regs) : 0;
+	rec->pid = current->tgid;
+	rec->tid = current->pid;
+	rec->cpu = cpu;
+	rec->weight = 0;
+	if ((fields & MEMTRACE_FIELD_WEIGHT) &&
+	    (data->sample_flags & PERF_SAMPLE_WEIGHT_TYPE))
+		rec->weight = (u32)min_t(u64, data->weight.full, U32_MAX);
+	rec->data_src = 0;
+	if ((fields & MEMTRACE_FIELD_DATA_SRC) &&
+	    (data->sample_flags & PERF_SAMPLE_DATA_SRC))
+		rec->data_src = data->data_src.val;
+
+	smp_store_release(&h->head, head + 1);	/* record before head */
+	if (unread + 1 == r->wake_at)
+		irq_work_queue(&s->wake_work);
+out:
+	barrier();
+	local_set(&r->busy, 0);
+}
+
+int memtrace_ring_consume(struct memtrace_session *s,
+			  const struct memtrace_consume *c)
+{
+	struct memtrace_ring_header *h;
+	u64 head, tail;
+
+	if (c->reserved || c->cpu >= nr_cpu_ids || !cpu_possible(c->cpu))
+		return -EINVAL;
+	h = s->rings[c->cpu].hdr;
+	head = smp_load_acquire(&h->head);
+	tail = READ_ONCE(h->tail);
+	if (c->tail < tail || c->tail > head)
+		return -EINVAL;
+	/* our reads of the records (done by the caller) before the slot is
+	 * reused: pairs with smp_load_acquire(&h->tail) in the producer */
+	smp_store_release(&h->tail, c->tail);
+	return 0;
+}
+
+/* any: true if any ring has unread data; else true at a wake watermark */
+bool memtrace_rings_readable(struct memtrace_session *s, bool any)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct memtrace_ring_header *h = s->rings[cpu].hdr;
+		u64 unread = smp_load_acquire(&h->head) - READ_ONCE(h->tail);
+
+		if (any ? unread > 0 : unread >= s->rings[cpu].wake_at)
+			return true;
+		if (!any && unread && READ_ONCE(h->dropped))
+			return true;
+	}
+	return false;
+}
+
+void memtrace_rings_set_flags(struct memtrace_session *s, u32 flags)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(s->rings[cpu].hdr->flags, flags);
+}
+
+void memtrace_ring_stats(struct memtrace_session *s, unsigned int cpu,
+			 struct memtrace_cpu_stats *st)
+{
+	struct memtrace_ring *r = &s->rings[cpu];
+
+	st->produced = smp_load_acquire(&r->hdr->head);
+	st->dropped = local64_read(&r->dropped);
+	st->lost = 0;	/* no perf ring on this path: perf cannot lose */
+	st->throttled = local64_read(&r->throttled);
+}

@@ -1,0 +1,31 @@
+# mk/kernel.mk - memtrace.ko and its guest tests.
+#
+#   make module        memtrace.ko against the running kernel's headers
+#                      (skipped with a note when they are not installed)
+#   make kernel-tests  static guest test programs -> build/kernel-tests/
+#   make check-kernel  the qemu suite alone (tests/suites.d/50-kernel.sh)
+KDIR ?= /lib/modules/$(shell uname -r)/build
+KERNEL_SRCS = $(wildcard kernel/memtrace*.c kernel/memtrace*.h) kernel/Kbuild \
+	      include/memtrace_uapi.h
+KTEST_SRCS  = $(wildcard tests/kernel/*.c)
+KTEST_BINS  = $(KTEST_SRCS:tests/kernel/%.c=$(BUILD)/kernel-tests/%)
+
+.PHONY: module kernel-tests check-kernel
+all: module kernel-tests
+
+# Builds in a copy (build/module/) so that the source tree stays clean.
+module:
+	@if [ -d "$(KDIR)" ]; then \
+		tests/kernel/build-module.sh "$(KDIR)" $(BUILD)/module; \
+	else \
+		echo "module: no kernel headers in $(KDIR), memtrace.ko not built"; \
+	fi
+
+kernel-tests: $(KTEST_BINS)
+
+$(BUILD)/kernel-tests/%: tests/kernel/%.c $(wildcard tests/kernel/*.h) include/memtrace_uapi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -O2 -g -static -pthread -o $@ $<
+
+check-kernel: all static kernel-tests
+	@tests/suites.d/50-kernel.sh

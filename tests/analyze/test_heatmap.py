@@ -1,0 +1,118 @@
+"""Heatmap binning: exact counts, compaction keeps every sample, PNG."""
+import numpy as np
+import pytest
+from conftest import assert_png
+from mtrace_writer import make_trace, simple_samples
+
+from memtrace_analyze import heatmap
+from memtrace_analyze.binning import build_axis, count2d, occupied_granules, time_bins
+from memtrace_analyze.select import View
+from memtrace_analyze.trace import parse_trace
+
+HEAP = 0x4c8000
+COL = 0x7f0000000000
+STACK = 0x7ffffffde000
+
+
+def test_time_bins_exact():
+    t = np.array([0, 9, 10, 19, 20, 99, 100, 101], dtype=np.uint64)
+    assert time_bins(t, 0, 100, 10).tolist() == [0, 0, 1, 1, 2, 9, 9, -1]
+    assert time_bins(np.array([5], np.uint64), 10, 20, 4).tolist() == [-1]
+
+
+def test_count2d_exact():
+    rows = np.array([0, 0, 1, 2, 2, 2, -1])
+    cols = np.array([0, 0, 1, 2, 2, 0, 0])
+    m = count2d(rows, cols, 3, 3)
+    assert m.tolist() == [[2, 0, 0], [0, 1, 0], [1, 0, 2]]
+
+
+def test_occupied_granules_collapses_runs():
+    a = np.array([5 << 16, (5 << 16) + 1, 7 << 16, 5 << 16, 1 << 16], dtype=np.uint64)
+    assert occupied_granules(a, 16).tolist() == [1, 5, 7]
+
+
+def test_axis_compaction_keeps_every_sample():
+    rng = np.random.default_rng(7)
+    parts = [HEAP + rng.integers(0, 0x30000, 5000), COL + rng.integers(0, 0x800000, 20000),
+             STACK + rng.integers(0, 0x21000, 3000), np.array([0, 0xFFFFFFFFFFFFF000])]
+    addr = np.concatenate(parts).astype(np.uint64)
+    axis = build_axis(addr, 4096, max_rows=1024)
+    rows = axis.rows(addr)
+    assert (rows >= 0).all() and (rows < axis.nrows).all()
+    assert axis.nrows <= 1024
+    # 0, heap, column, stack and the top page: five ranges, gaps cut
+    assert len(axis.ranges) == 5
+    # rows are monotonic in the address (order preserved across the cut gaps)
+    o = np.argsort(addr, kind="stable")
+    assert (np.diff(rows[o]) >= 0).all()
+    # within a range one row is one bucket
+    m = (addr >= COL) & (addr < COL + 0x800000)
+    r = rows[m]
+    b = (addr[m] - addr[m].min()) >> np.uint64(axis.shift)
+    assert (r - r.min() == b - b.min()).all() or axis.shift > 12
+
+
+def test_axis_coarsens_to_fit():
+    addr = np.arange(0, 64 << 20, 4096, dtype=np.uint64) + np.uint64(COL)
+    axis = build_axis(addr, 4096, max_rows=1000)
+    assert axis.requested_shift == 12 and axis.bucket == 128 << 10 and axis.nrows == 512
+    assert (axis.rows(addr) >= 0).all()
+
+
+def _trace(times, addrs, **kw):
+    return parse_trace(make_trace(None, simple_samples(times, addrs), **kw), "t.mtrace")
+
+
+def test_heatmap_bins_known_counts():
+    # 3 pages in the heap, 2 time bins of 50 instructions
+    times = [0, 10, 20, 60, 70, 99, 100]
+    addrs = [HEAP, HEAP + 8, HEAP + 0x1000, HEAP, HEAP + 0x2000, HEAP + 0x2008, HEAP + 0x2010]
+    tr = _trace(times, addrs, end={"end_time": 100})
+    d = heatmap.bin_view(View(tr), 4096, ncols=2)
+    assert d.axis.bucket == 4096 and len(d.axis.ranges) == 1
+    lo = d.axis.ranges[0][0]
+    r0 = (HEAP - lo) // 4096
+    m = d.counts
+    assert m.sum() == 7
+    assert m[r0].tolist() == [2, 1]
+    assert m[r0 + 1].tolist() == [1, 0]
+    assert m[r0 + 2].tolist() == [0, 3]
+
+
+def test_heatmap_png_and_every_sample_shown(tmp):
+    rng = np.random.default_rng(1)
+    n = 20000
+    addrs = np.concatenate([HEAP + rng.integers(0, 0x20000, n // 2), COL + rng.integers(0, 0x400000, n // 2)])
+    times = np.arange(n) * 10
+    tr = _trace(times.tolist(), addrs.tolist())
+    out = tmp / "h.png"
+    d = heatmap.plot(View(tr), str(out), 4096)
+    assert d.counts.sum() == n
+    assert_png(str(out))
+
+
+def test_heatmap_zoom_mapping_and_range(tmp):
+    addrs = [HEAP, HEAP + 0x1000, COL, COL + 0x1000, COL + 0x3000]
+    tr = _trace([1, 2, 3, 4, 5], addrs)
+
+    class A:
+        range = None
+        mapping = "anon:column"
+        time_range = None
+        pid = tid = None
+    from memtrace_analyze.select import make_view
+    v = make_view(tr, A)
+    assert v.tr.n == 3 and v.clip == (COL, COL + 0x400000)
+    d = heatmap.bin_view(v, 4096, 10)
+    assert d.counts.sum() == 3 and d.axis.nrows == 0x400
+    A.mapping, A.range = None, "%x-%x" % (HEAP, HEAP + 0x1000)
+    v = make_view(tr, A)
+    assert v.tr.n == 1
+    A.range, A.time_range = None, "2-4"
+    v = make_view(tr, A)
+    assert v.tr.n == 3 and (v.t0, v.t1) == (2, 4)
+    A.time_range, A.mapping = None, "nosuchmapping"
+    from memtrace_analyze.trace import TraceError
+    with pytest.raises(TraceError, match="no mapping of that name"):
+        make_view(tr, A)

@@ -1,0 +1,37 @@
+# lib.sh - helpers for the integration tests (sourced).
+set -u
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+MT="$TOP/build/memtracectl"
+WL="$TOP/build/workloads"
+PY=/usr/bin/python3
+TMP=$(mktemp -d /tmp/memtrace-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+fail() {
+	echo "$*" >&2
+	exit 1
+}
+
+# wait_file FILE MINSIZE: until FILE exists with at least MINSIZE bytes (5 s max)
+wait_file() {
+	for _ in $(seq 100); do
+		[ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# expect_error EXPECTED_SUBSTRING CMD...: non-zero exit, exactly one stderr line containing it
+expect_error() {
+	local want=$1
+	shift
+	local err="$TMP/err.txt"
+	if "$@" >/dev/null 2>"$err"; then
+		fail "expected failure: $*"
+	fi
+	local lines
+	lines=$(wc -l <"$err")
+	[ "$lines" = 1 ] || fail "expected one error line from '$*', got $lines: $(cat "$err")"
+	grep -q -- "$want" "$err" || fail "error of '$*' lacks '$want': $(cat "$err")"
+	grep -q '^memtracectl: ' "$err" || fail "error of '$*' is not a memtracectl: line"
+}

@@ -1,0 +1,74 @@
+# valgrind_common.sh - helpers for the valgrind backend / lackey import tests.
+# Sourced by tests/suites.d/30-valgrind.sh and by each valgrind_*.sh when it
+# is run on its own.  Prints "ok  NAME" / "FAIL NAME: why" per test.
+[ -n "${VG_COMMON_LOADED:-}" ] && return 0
+VG_COMMON_LOADED=1
+
+VG_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+MT="$VG_TOP/build/memtracectl"
+PAGERAMP="$VG_TOP/build/workloads/pageramp"
+REF="/usr/bin/python3 $VG_TOP/tests/integration/lackey_ref.py"
+VG_PASS=0
+VG_FAIL=0
+VG_TMP=$(mktemp -d /tmp/memtrace-vg.XXXXXX)
+trap 'rm -rf "$VG_TMP"' EXIT
+
+ok() { echo "ok   $1"; VG_PASS=$((VG_PASS + 1)); }
+fail() { echo "FAIL $1: $2"; VG_FAIL=$((VG_FAIL + 1)); }
+
+# vg_prereq NAME: fails NAME and returns 1 when something needed is missing.
+vg_prereq() {
+	local what=""
+	[ -x "$MT" ] || what="$what build/memtracectl"
+	[ -x "$PAGERAMP" ] || what="$what build/workloads/pageramp"
+	command -v valgrind >/dev/null || what="$what valgrind"
+	[ -x /usr/bin/python3 ] || what="$what /usr/bin/python3"
+	[ -z "$what" ] && return 0
+	fail "$1" "missing:$what (run make all; make deps)"
+	return 1
+}
+
+# series TRACE TAU T BUCKET OUT: report's WSS series as CSV.
+series() {
+	timeout 120 "$MT" report "$1" --window "$2" --interval "$3" --bucket "$4" \
+		--series "$5" >"$5.out" 2>"$5.err"
+}
+
+# meta TRACE KEY: a HEADER/END value (both chunks are stored uncompressed).
+meta() {
+	LC_ALL=C grep -a -o "$2=[^[:cntrl:]]*" "$1" | head -1 | cut -d= -f2-
+}
+
+# one_line_error NAME RC ERRFILE: non-zero exit and one "memtracectl: " line.
+one_line_error() {
+	if [ "$2" = 0 ]; then
+		fail "$1" "exit 0, expected an error"
+	elif [ "$(wc -l <"$3")" != 1 ] || ! grep -q '^memtracectl: ' "$3"; then
+		fail "$1" "stderr is not one 'memtracectl: ' line: $(head -c 300 "$3" | tr '\n' '|')"
+	else
+		ok "$1"
+	fi
+}
+
+# compare_ref NAME TRACE LOG TAU T BUCKET [ref args]: report == reference.
+compare_ref() {
+	local name=$1 trace=$2 log=$3 tau=$4 t=$5 b=$6 out
+	shift 6
+	out="$VG_TMP/$name.csv"
+	if ! series "$trace" "$tau" "$t" "$b" "$out"; then
+		fail "$name" "report failed: $(head -c 300 "$out.err")"
+		return
+	fi
+	local why
+	if why=$($REF "$log" --window "$tau" --interval "$t" --bucket "$b" "$@" \
+		--compare "$out" 2>&1); then
+		ok "$name"
+	else
+		fail "$name" "tau=$tau T=$t bucket=$b: $(echo "$why" | tail -2 | tr '\n' ' ')"
+	fi
+}
+
+vg_summary() {
+	echo "$VG_PASS passed, $VG_FAIL failed"
+	[ "$VG_FAIL" = 0 ]
+}

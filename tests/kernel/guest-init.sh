@@ -1,0 +1,51 @@
+#!/bin/busybox sh
+# guest-init.sh - /init of the test initramfs (tests/kernel/run-guest.sh).
+# Loads memtrace.ko, runs the guest tests (one "ok"/"FAIL" line each),
+# checks dmesg for splats and powers off.  Every test runs under timeout.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mkdir -p /tmp && mount -t tmpfs tmp /tmp
+# page faults are software events (never throttled); keep perf from lowering
+# the sample rate under the slow emulated CPU anyway
+echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
+echo "GUEST-START $(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)"
+
+run() {	# run NAME TIMEOUT CMD... : CMD prints its own ok/FAIL lines
+	name=$1 t=$2; shift 2
+	out=$(timeout "$t" "$@" 2>&1); rc=$?
+	echo "$out" | grep -E '^(ok |FAIL )' 
+	echo "$out" | grep -vE '^(ok |FAIL )' | sed 's/^/    /' | head -20
+	if [ $rc != 0 ] && ! echo "$out" | grep -q '^FAIL '; then
+		echo "FAIL $name: exit $rc"
+	fi
+}
+
+if insmod /memtrace.ko; then
+	echo "ok   insmod: /dev/memtrace $(stat -c %a /dev/memtrace), mode $(cat /sys/module/memtrace/parameters/mode)"
+	for t in $(cat /tests.list); do
+		case $t in
+		fuzz) run fuzz 240 /bin/mtktest fuzz 3000 ;;
+		lifecycle) run lifecycle 120 /bin/mtktest lifecycle /memtrace.ko ;;
+		record) run record 240 /bin/guest-record.sh ;;
+		bench) run bench 400 /bin/mtbench 5 ;;
+		*) run "$t" 120 /bin/mtktest "$t" ;;
+		esac
+	done
+	if [ -e /sys/module/memtrace ] && rmmod memtrace; then
+		echo "ok   rmmod"
+	else
+		echo "FAIL rmmod: memtrace not unloadable at the end"
+	fi
+else
+	echo "FAIL insmod: memtrace.ko did not load"
+fi
+if dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|lockdep|possible circular|possible recursive|INFO: task|general protection|kernel BUG|UBSAN|KASAN|RCU stall|memtrace.*leak'; then
+	echo "FAIL dmesg: splat in the guest kernel log"
+else
+	echo "ok   dmesg: no WARN/BUG/oops/lockdep splat"
+fi
+echo "GUEST-DONE"
+poweroff -f

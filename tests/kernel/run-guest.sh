@@ -1,0 +1,60 @@
+#!/bin/bash
+# run-guest.sh ABI ROOT OUT [TESTS...] - builds memtrace.ko against the
+# unpacked Debian kernel in ROOT (tests/kernel/fetch-kernels.sh), packs an
+# initramfs (busybox-static, the module, static test programs, memtracectl)
+# and boots it in qemu (TCG, 2 CPUs, panic_on_warn).  Prints the guest's
+# "ok"/"FAIL" lines prefixed with the kernel; exits non-zero on any failure,
+# a splat on the console, or no clean end of the guest.
+set -u
+abi=$1 root=$2 out=$3; shift 3
+tests=${*:-pages overflow ioctl fuzz perm lifecycle cpuoff record}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+tag="[${abi%%+*}]"
+mkdir -p "$out"
+fail=0
+
+hdr=$root/usr/src/linux-headers-$abi-amd64
+if ko=$("$top/tests/kernel/build-module.sh" "$hdr" "$out/module" 2>"$out/module.err"); then
+	echo "ok   $tag build: memtrace.ko against $abi headers, no warnings"
+else
+	echo "FAIL $tag build: $(head -5 "$out/module.err" | tr '\n' ' ')"
+	exit 1
+fi
+
+# initramfs
+ird=$out/initramfs
+rm -rf "$ird"
+mkdir -p "$ird"/{bin,proc,sys,dev,tmp,etc}
+cp /bin/busybox "$ird/bin/busybox"
+cp "$top/tests/kernel/guest-init.sh" "$ird/init"
+cp "$top/tests/kernel/guest-record.sh" "$ird/bin/" 2>/dev/null || true
+chmod +x "$ird/init"
+cp "$ko" "$ird/memtrace.ko"
+for f in "$build"/kernel-tests/*; do [ -x "$f" ] && cp "$f" "$ird/bin/"; done
+[ -x "$build/static/memtracectl" ] && cp "$build/static/memtracectl" "$ird/bin/"
+for f in "$build"/workloads/*; do [ -x "$f" ] && cp "$f" "$ird/bin/"; done
+echo "root:x:0:0:root:/:/bin/sh" >"$ird/etc/passwd"
+echo $tests | tr ' ' '\n' >"$ird/tests.list"
+(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initrd.gz"
+
+log=$out/console.log
+timeout "${GUEST_TIMEOUT:-900}" qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp 2 \
+	-m 1536 -nographic -no-reboot -monitor none -serial stdio \
+	-kernel "$root/boot/vmlinuz-$abi-amd64" -initrd "$out/initrd.gz" \
+	-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 loglevel=5 nokaslr" \
+	</dev/null >"$log" 2>&1
+rc=$?
+tr -d '\r' <"$log" >"$log.txt"
+grep -E '^(ok |FAIL |    )' "$log.txt" | sed -E "s/^(ok  |FAIL) ?/\1 $tag /"
+grep -q '^FAIL ' "$log.txt" && fail=1
+if grep -nE 'WARNING:|BUG:|Oops|Kernel panic|Call Trace|lockdep|possible circular' "$log.txt" | head -20 | grep .; then
+	echo "FAIL $tag console: kernel splat (see $log.txt)"
+	fail=1
+fi
+if ! grep -q '^GUEST-DONE' "$log.txt"; then
+	echo "FAIL $tag boot: guest did not finish (qemu exit $rc, see $log.txt)"
+	tail -15 "$log.txt" | sed 's/^/    /'
+	fail=1
+fi
+exit $fail

@@ -1,0 +1,34 @@
+#!/bin/bash
+# Runs every test suite in tests/suites.d in name order.  Each suite prints
+# one line per test and ends with "N passed, N failed"; this script adds them
+# up and ends with the same line for the whole run.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+total_pass=0 total_fail=0 broken=""
+for suite in tests/suites.d/*.sh; do
+	name=$(basename "$suite" .sh)
+	[ -n "${SUITES:-}" ] && ! echo " $SUITES " | grep -q " $name " && continue
+	echo "=== suite $name"
+	log=$(mktemp)
+	bash "$suite" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+	rm -f "$log"
+	if [ -z "$line" ]; then
+		echo "suite $name: no summary line (exit $rc)"
+		total_fail=$((total_fail + 1)); broken="$broken $name"
+		continue
+	fi
+	p=$(echo "$line" | sed -E 's/^([A-Za-z]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2/')
+	f=$(echo "$line" | sed -E 's/^([A-Za-z]+: )?([0-9]+) passed, ([0-9]+) failed.*/\3/')
+	total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		echo "suite $name: exit $rc with no failed test"
+		total_fail=$((total_fail + 1))
+	fi
+	[ "$f" != 0 ] || [ "$rc" != 0 ] && broken="$broken $name"
+done
+[ -n "$broken" ] && echo "failing suites:$broken"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" = 0 ]

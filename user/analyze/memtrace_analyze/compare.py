@@ -1,0 +1,136 @@
+"""compare: two traces side by side (paper 002 section 4.4, Figs. 7 and 8).
+
+    memtrace-analyze compare A.mtrace B.mtrace -o compare.png [--bucket 4K] [--top 12]
+
+Regions are matched by mapping label (name + permissions, with an ordinal
+among equal labels in address order), so anonymous mappings that ASLR puts
+elsewhere in B still pair up as long as the program maps them in the same
+order.  Per region: accessed volume (samples x bucket size, the paper's
+measure; B scaled by period_B / period_A when the sample periods differ) and
+touched volume (distinct buckets x bucket size), with the change from A to
+B in percent.  The figure shows both heatmaps with one colour scale above a
+bar chart of the accessed volume per region.
+"""
+
+import numpy as np
+
+from . import heatmap as hm
+from . import regions as rg
+from .select import View, add_filter_args, make_view
+from .units import fmt_bytes, parse_size
+
+
+def pct(a, b):
+    if a == 0:
+        return None if b else 0.0
+    return 100.0 * (b - a) / a
+
+
+def fmt_pct(p):
+    return "new" if p is None else "%+.1f%%" % p
+
+
+def compute(tra, trb, bucket):
+    ra = {r.key: r for r in rg.compute(tra, bucket)}
+    rb = {r.key: r for r in rg.compute(trb, bucket)}
+    scale = trb.sample_period / tra.sample_period
+    rows = []
+    for key in list(ra) + [k for k in rb if k not in ra]:
+        a, b = ra.get(key), rb.get(key)
+        va = a.volume if a else 0
+        vb = (b.volume * scale) if b else 0
+        ta = a.touched if a else 0
+        tb = b.touched if b else 0
+        rows.append({"key": key, "a_volume": va, "b_volume": vb, "volume_change": pct(va, vb),
+                     "a_touched": ta, "b_touched": tb, "touched_change": pct(ta, tb),
+                     "a_samples": a.samples if a else 0, "b_samples": b.samples if b else 0})
+    rows.sort(key=lambda r: -max(r["a_volume"], r["b_volume"]))
+    tot = {"key": "total"}
+    for k in ("a_volume", "b_volume", "a_touched", "b_touched", "a_samples", "b_samples"):
+        tot[k] = sum(r[k] for r in rows)
+    tot["volume_change"] = pct(tot["a_volume"], tot["b_volume"])
+    tot["touched_change"] = pct(tot["a_touched"], tot["b_touched"])
+    return rows, tot, scale
+
+
+def format_table(rows, tot, names):
+    lines = ["A = %s, B = %s" % names,
+             "%-34s %12s %12s %9s %11s %11s %9s" % ("region", "A volume", "B volume", "change",
+                                                   "A touched", "B touched", "change")]
+    for r in rows + [tot]:
+        lines.append("%-34s %12s %12s %9s %11s %11s %9s" % (
+            r["key"][:34], fmt_bytes(r["a_volume"]), fmt_bytes(r["b_volume"]), fmt_pct(r["volume_change"]),
+            fmt_bytes(r["a_touched"]), fmt_bytes(r["b_touched"]), fmt_pct(r["touched_change"])))
+    return "\n".join(lines)
+
+
+def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768):
+    from .plotting import byte_axis, plt, save, trace_title
+    da = hm.bin_view(va, bucket, ncols, max_rows)
+    db = hm.bin_view(vb, bucket, ncols, max_rows)
+    vmax = max(int(da.counts.max()) if da.counts.size else 1, int(db.counts.max()) if db.counts.size else 1)
+    fig = plt.figure(figsize=(15, 11))
+    gs = fig.add_gridspec(2, 2, height_ratios=[1.25, 1], hspace=0.42, wspace=0.55)
+    a1 = fig.add_subplot(gs[0, 0])
+    a2 = fig.add_subplot(gs[0, 1])
+    hm.draw(a1, da, va.tr, title="A: %s\n%s" % (va.tr.name, hm.subtitle(da, va.tr, sep="\n")), vmax=vmax, cbar=False,
+            right_label=False)
+    b = a2
+    img = hm.draw(a2, db, vb.tr, title="B: %s\n%s" % (vb.tr.name, hm.subtitle(db, vb.tr, sep="\n")), vmax=vmax,
+                  cbar=False, right_label=False)
+    a2.set_ylabel("")
+    if img is not None:
+        cb = fig.colorbar(img, ax=[a1, b], fraction=0.025, pad=0.08)
+        cb.set_label("sampled accesses per bucket per time bin (log, same scale)")
+    a3 = fig.add_subplot(gs[1, :])
+    shown = rows[:top]
+    x = np.arange(len(shown))
+    w = 0.38
+    av = [r["a_volume"] for r in shown]
+    bv = [r["b_volume"] for r in shown]
+    a3.bar(x - w / 2, av, w, label="A: %s" % va.tr.name, color="#1f77b4")
+    a3.bar(x + w / 2, bv, w, label="B: %s%s" % (vb.tr.name, " (× %.3g for its sample period)" % scale
+                                               if scale != 1 else ""), color="#ff7f0e")
+    ymax = max(av + bv + [1])
+    for xi, r in zip(x, shown):
+        p = r["volume_change"]
+        a3.text(xi, max(r["a_volume"], r["b_volume"]) + ymax * 0.02, fmt_pct(p), ha="center", fontsize=8,
+                color="#2ca02c" if (p is not None and p < 0) else "#d62728" if p else "black")
+    a3.set_xticks(x)
+    a3.set_xticklabels([r["key"] for r in shown], rotation=20, ha="right", fontsize=8)
+    byte_axis(a3.yaxis, ymax * 1.15, nticks=5)
+    a3.set_ylim(0, ymax * 1.15)
+    a3.set_ylabel("accessed volume (samples × %s)" % fmt_bytes(bucket))
+    a3.set_title("Accessed volume per region, change B vs A in percent (total %s)" % fmt_pct(tot["volume_change"]),
+                 fontsize=10)
+    a3.legend(fontsize=8)
+    a3.grid(True, axis="y", alpha=0.3)
+    ta, tb = trace_title(va.tr), trace_title(vb.tr)
+    fig.suptitle("Comparison of two traces: %s" % ta if ta == tb else
+                 "Comparison of two traces — A: %s; B: %s" % (ta, tb), fontsize=12)
+    save(fig, out)
+
+
+def add_args(p):
+    p.add_argument("--bucket", default=None, help="bucket size (default: A's bucket_default, 4K)")
+    p.add_argument("--top", type=int, default=12, help="regions in the bar chart (default 12)")
+    add_filter_args(p)
+
+
+def run(args, traces):
+    import sys
+
+    from .cli import need_samples
+    tra, trb = traces
+    va, vb = make_view(tra, args), make_view(trb, args)
+    need_samples(va.tr, "compare")
+    need_samples(vb.tr, "compare")
+    bucket = parse_size(args.bucket) if args.bucket else tra.bucket_default
+    rows, tot, scale = compute(va.tr, vb.tr, bucket)
+    out = args.output or "compare.png"
+    plot(va, vb, out, bucket, rows, tot, scale, args.top)
+    print(format_table(rows, tot, (tra.name, trb.name)), file=sys.stderr)
+    return [out]
+
+
+__all__ = ["compute", "plot", "run", "View"]

@@ -1,0 +1,182 @@
+"""heatmap: x = time, y = address (compacted to the occupied ranges),
+colour = sampled accesses per bucket and time bin (log scale).
+
+    memtrace-analyze heatmap TRACE -o heatmap.png [--bucket 4K] [--width 1000]
+        [--max-rows 1024] [--range LO-HI] [--mapping NAME] [--time-range A-B]
+"""
+
+import numpy as np
+
+from .binning import build_axis, count2d, time_bins
+from .select import add_filter_args, make_view
+from .units import TimeAxis, fmt_bytes, fmt_time, parse_size
+
+MIN_RANGE_FRACTION = 0.025   # every address range gets at least this much height
+
+
+class HeatmapData:
+    """The binned matrix and its axes (what the figure shows)."""
+
+    def __init__(self, counts, axis, t0, t1, ncols, n_in):
+        self.counts, self.axis, self.t0, self.t1, self.ncols, self.n_in = counts, axis, t0, t1, ncols, n_in
+
+    @property
+    def bin_time(self):
+        return (self.t1 - self.t0) / self.ncols
+
+
+def bin_view(view, bucket=4096, ncols=1000, max_rows=1024, gap=None):
+    tr = view.tr
+    axis = build_axis(tr.addr, bucket, max_rows=max_rows, gap=gap, clip=view.clip)
+    rows = axis.rows(tr.addr)
+    cols = time_bins(tr.time, view.t0, view.t1, ncols)
+    counts = count2d(rows, cols, axis.nrows, ncols)
+    return HeatmapData(counts, axis, view.t0, view.t1, ncols, tr.n)
+
+
+def range_label(maps, lo, hi, max_names=3):
+    ms = maps.overlapping(lo, hi)
+    names = []
+    for m in ms:
+        if m.short not in names:
+            names.append(m.short)
+    if not names:
+        name = "unmapped"
+    elif len(names) > max_names:
+        name = ", ".join(names[:max_names]) + " +%d" % (len(names) - max_names)
+    else:
+        name = ", ".join(names)
+    return name
+
+
+def _groups(maps, lo, hi):
+    """(lo, hi, name) of the mappings inside [lo, hi), adjacent mappings of
+    one name merged; stretches covered by no mapping are 'unmapped'."""
+    out = []
+    cur = lo
+    for m in maps.overlapping(lo, hi):
+        a, b = max(m.start, lo), min(m.end, hi)
+        if a > cur:
+            out.append([cur, a, "unmapped"])
+        if out and out[-1][2] == m.short and out[-1][1] == a:
+            out[-1][1] = b
+        else:
+            out.append([a, b, m.short])
+        cur = max(cur, b)
+    if cur < hi:
+        out.append([cur, hi, "unmapped"])
+    return out
+
+
+def _thin_labels(cands, total, min_sep=0.03):
+    """Keeps the labels of the largest groups that do not crowd each other."""
+    keep = []
+    for c in sorted(cands, key=lambda c: -c[1]):
+        if all(abs(c[0] - k[0]) >= min_sep * total for k in keep):
+            keep.append(c)
+    keep.sort()
+    return [k[0] for k in keep], [k[2] for k in keep]
+
+
+def draw(ax, data, tr, title=None, vmax=None, cbar=True, label_ranges=True, right_label=True):
+    """Draws the heatmap into ax; returns the image artist (for colorbars)."""
+    import matplotlib.colors as mcolors
+    import matplotlib.pyplot as plt
+
+    tax = TimeAxis(tr.time_unit, data.t1 - data.t0)
+    x0, x1 = tax(0), tax(data.t1 - data.t0)
+    axis = data.axis
+    cmap = plt.get_cmap("viridis").copy()
+    cmap.set_bad("white")
+    vmax = max(int(data.counts.max()) if data.counts.size else 1, 1) if vmax is None else vmax
+    norm = mcolors.LogNorm(vmin=1, vmax=max(vmax, 2))
+    n = len(axis.ranges)
+    rows = [int(axis.row0[i + 1] - axis.row0[i]) for i in range(n)]
+    total = max(sum(rows), 1)
+    minh = MIN_RANGE_FRACTION * total if n > 1 else 0
+    heights = [max(r, minh) for r in rows]
+    y = 0.0
+    img = None
+    cands, rticks, rlabels = [], [], []
+    for i, ((lo, hi), r, h) in enumerate(zip(axis.ranges, rows, heights)):
+        block = data.counts[axis.row0[i]:axis.row0[i + 1]]
+        masked = np.ma.masked_less(block, 1)
+        img = ax.imshow(masked, origin="lower", aspect="auto", cmap=cmap, norm=norm,
+                        extent=[x0, x1, y, y + h], interpolation="nearest")
+        if i > 0:
+            ax.axhline(y, color="#d62728", lw=0.9, ls=(0, (4, 2)))
+            gap = lo - axis.ranges[i - 1][1]
+            ax.text(x0 + (x1 - x0) * 0.005, y, "gap %s cut" % fmt_bytes(gap), color="#d62728", fontsize=6.5,
+                    va="center", ha="left", bbox=dict(fc="white", ec="none", pad=0.5, alpha=0.85))
+        if label_ranges:
+            for glo, ghi, name in _groups(tr.maps, lo, hi):
+                ya = y + (glo - lo) / (hi - lo) * h
+                yb = y + (ghi - lo) / (hi - lo) * h
+                if glo > lo:
+                    ax.axhline(ya, color="0.6", lw=0.5, ls=":")
+                cands.append(((ya + yb) / 2, yb - ya, "%s (%s)" % (name, fmt_bytes(ghi - glo))))
+            rticks.append(y)
+            rlabels.append("%#x" % lo)
+        y += h
+    ticks, labels = _thin_labels(cands, max(y, 1))
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(0, max(y, 1))
+    ax.set_xlabel(tax.label())
+    if label_ranges and n:
+        ax.set_yticks(ticks)
+        ax.set_yticklabels(labels, fontsize=7.5)
+        sec = ax.secondary_yaxis("right")
+        sec.set_yticks(rticks)
+        sec.set_yticklabels(rlabels, fontsize=6)
+        if right_label:
+            sec.set_ylabel("range start address", fontsize=8)
+    ax.set_ylabel("address (occupied ranges, gaps cut out; bucket %s)" % fmt_bytes(axis.bucket))
+    if title:
+        ax.set_title(title)
+    if cbar and img is not None:
+        cb = ax.figure.colorbar(img, ax=ax, pad=0.09, fraction=0.04)
+        cb.set_label("sampled accesses per bucket per time bin (log)")
+    return img
+
+
+def subtitle(data, tr, what="", sep=", "):
+    axis = data.axis
+    b = "bucket %s" % fmt_bytes(axis.bucket)
+    if axis.shift != axis.requested_shift:
+        b += " (coarsened from %s to fit %d rows)" % (fmt_bytes(1 << axis.requested_shift), axis.nrows)
+    s = "%s%stime bin %s, %d samples shown" % (b, sep, fmt_time(data.bin_time, tr.time_unit),
+                                               int(data.counts.sum()))
+    if what:
+        s += " — " + what
+    return s
+
+
+def plot(view, out, bucket=4096, ncols=1000, max_rows=1024, gap=None):
+    from .plotting import plt, save, trace_title
+
+    tr = view.tr
+    data = bin_view(view, bucket, ncols, max_rows, gap)
+    fig, ax = plt.subplots(figsize=(12, 7))
+    draw(ax, data, tr, title="Memory accesses over time: %s\n%s" % (trace_title(tr), subtitle(data, tr, view.what)))
+    save(fig, out)
+    return data
+
+
+def add_args(p):
+    p.add_argument("--bucket", default=None, help="bucket size (power of two; default: trace's bucket_default, 4K)")
+    p.add_argument("--width", type=int, default=1000, help="time bins (default 1000)")
+    p.add_argument("--max-rows", type=int, default=1024, help="address rows at most (default 1024)")
+    p.add_argument("--gap", default=None, help="cut out unoccupied address stretches above this size (default 1M)")
+    add_filter_args(p)
+
+
+def run(args, traces):
+    from .cli import need_samples
+    tr = traces[0]
+    view = make_view(tr, args)
+    need_samples(view.tr, "heatmap")
+    bucket = parse_size(args.bucket) if args.bucket else tr.bucket_default
+    gap = parse_size(args.gap) if args.gap else None
+    out = args.output or "heatmap.png"
+    plot(view, out, bucket, args.width, args.max_rows, gap)
+    return [out]

@@ -1,0 +1,148 @@
+"""regions: accesses and accessed volume per mapping (table + bar chart).
+
+    memtrace-analyze regions TRACE -o regions.png [--bucket 4K] [--top 15]
+
+A region is one line of /proc/PID/maps (MAPS chunks); samples outside
+every recorded mapping form the region 'unmapped'.  Per region:
+  samples          sampled accesses
+  est. accesses    samples x sample_period
+  touched          distinct buckets sampled x bucket size
+  accessed volume  samples x bucket size (paper 002 section 4.4: accesses per
+                   bucket times the bucket size, summed)
+"""
+
+import numpy as np
+
+from .binning import log2_exact
+from .maps import region_keys
+from .select import add_filter_args, make_view
+from .units import fmt_bytes, fmt_count, parse_size
+
+
+class Region:
+    __slots__ = ("key", "label", "start", "end", "samples", "touched_buckets", "bucket", "period")
+
+    def __init__(self, key, label, start, end, samples, touched_buckets, bucket, period):
+        self.key, self.label, self.start, self.end = key, label, start, end
+        self.samples, self.touched_buckets, self.bucket, self.period = samples, touched_buckets, bucket, period
+
+    @property
+    def touched(self):
+        return self.touched_buckets * self.bucket
+
+    @property
+    def volume(self):
+        return self.samples * self.bucket
+
+    @property
+    def est_accesses(self):
+        return self.samples * self.period
+
+    def as_dict(self):
+        return {"key": self.key, "label": self.label, "start": self.start, "end": self.end,
+                "samples": self.samples, "est_accesses": self.est_accesses,
+                "touched_bytes": self.touched, "accessed_volume_bytes": self.volume}
+
+
+def compute(tr, bucket=None):
+    """Regions with at least one sample, most sampled first."""
+    bucket = bucket or tr.bucket_default
+    shift = log2_exact(bucket)
+    maps = tr.maps.maps
+    keys = region_keys(maps)
+    idx = tr.maps.lookup(tr.addr)          # -1 = unmapped
+    per = np.bincount(idx + 1, minlength=len(maps) + 1)
+    # distinct buckets per region: unique (region, bucket) pairs
+    b = tr.addr >> np.uint64(shift)
+    if tr.n:
+        order = np.lexsort((b, idx))
+        i_s, b_s = idx[order], b[order]
+        new = np.ones(i_s.size, dtype=bool)
+        new[1:] = (i_s[1:] != i_s[:-1]) | (b_s[1:] != b_s[:-1])
+        touched = np.bincount(i_s[new] + 1, minlength=len(maps) + 1)
+    else:
+        touched = np.zeros(len(maps) + 1, dtype=np.int64)
+    out = []
+    for j in range(len(maps) + 1):
+        if per[j] == 0:
+            continue
+        if j == 0:
+            out.append(Region("unmapped", "unmapped", 0, 0, int(per[0]), int(touched[0]), bucket, tr.sample_period))
+        else:
+            m = maps[j - 1]
+            out.append(Region(keys[j - 1], m.label, m.start, m.end, int(per[j]), int(touched[j]), bucket,
+                              tr.sample_period))
+    out.sort(key=lambda r: -r.samples)
+    return out
+
+
+def format_table(regions, total=None):
+    total = total or sum(r.samples for r in regions) or 1
+    lines = ["%-34s %-33s %10s %7s %12s %11s %12s" % ("region", "address range", "samples", "share",
+                                                     "est.accesses", "touched", "acc.volume")]
+    for r in regions:
+        rng = "%#x-%#x" % (r.start, r.end) if r.end else "-"
+        lines.append("%-34s %-33s %10d %6.2f%% %12s %11s %12s" % (
+            r.key[:34], rng, r.samples, 100.0 * r.samples / total, fmt_count(r.est_accesses),
+            fmt_bytes(r.touched), fmt_bytes(r.volume)))
+    return "\n".join(lines)
+
+
+def plot(tr, regions, out, top=15, what=""):
+    from .plotting import byte_axis, plt, save, trace_title
+    shown = regions[:top]
+    rest = regions[top:]
+    labels = [r.key for r in shown]
+    samples = [r.samples for r in shown]
+    touched = [r.touched for r in shown]
+    if rest:
+        labels.append("%d other regions" % len(rest))
+        samples.append(sum(r.samples for r in rest))
+        touched.append(sum(r.touched for r in rest))
+    n = len(labels)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 1.2 + 0.38 * max(n, 3)), sharey=True)
+    y = np.arange(n)[::-1]
+    total = float(sum(samples)) or 1.0
+    a1.barh(y, samples, color="#1f77b4")
+    for yi, s in zip(y, samples):
+        a1.text(s, yi, " %s (%.1f%%)" % (fmt_count(s), 100 * s / total), va="center", fontsize=7.5)
+    a1.set_yticks(y)
+    a1.set_yticklabels(labels, fontsize=8)
+    a1.set_xlabel("sampled accesses (× %d ≈ all accesses)" % tr.sample_period if tr.sample_period > 1
+                  else "accesses")
+    a1.set_xlim(0, max(samples) * 1.35 if samples else 1)
+    a1.set_title("Accesses per region", fontsize=10)
+    a2.barh(y, touched, color="#2ca02c")
+    for yi, s in zip(y, touched):
+        a2.text(s, yi, " " + fmt_bytes(s), va="center", fontsize=7.5)
+    byte_axis(a2.xaxis, max(touched) * 1.3 if touched else 1, nticks=4)
+    a2.set_xlim(0, max(touched) * 1.3 if touched else 1)
+    a2.set_xlabel("touched volume (distinct %s buckets sampled)" % fmt_bytes(regions[0].bucket if regions else 4096))
+    a2.set_title("Volume touched per region", fontsize=10)
+    for a in (a1, a2):
+        a.grid(True, axis="x", alpha=0.3)
+    fig.suptitle("Regions (mappings of /proc/PID/maps): %s%s" % (trace_title(tr), (" — " + what) if what else ""),
+                 fontsize=11)
+    fig.tight_layout()
+    save(fig, out)
+
+
+def add_args(p):
+    p.add_argument("--bucket", default=None, help="bucket size (default: trace's bucket_default, 4K)")
+    p.add_argument("--top", type=int, default=15, help="regions shown in the chart (default 15)")
+    add_filter_args(p)
+
+
+def run(args, traces):
+    import sys
+
+    from .cli import need_samples
+    tr = traces[0]
+    view = make_view(tr, args)
+    need_samples(view.tr, "regions")
+    bucket = parse_size(args.bucket) if args.bucket else tr.bucket_default
+    regs = compute(view.tr, bucket)
+    out = args.output or "regions.png"
+    plot(view.tr, regs, out, args.top, view.what)
+    print(format_table(regs), file=sys.stderr)
+    return [out]

@@ -1,0 +1,100 @@
+/* bucket_map.c - leaf hash table of struct bucket_entry. */
+#include "bucket_map.h"
+
+#include <stdlib.h>
+
+#include "util.h"
+
+static inline size_t hash_key(uint64_t key, size_t cap)
+{
+	key *= 0x9E3779B97F4A7C15ull;
+	return (size_t)(key >> 32) & (cap - 1);
+}
+
+void bucket_map_init(struct bucket_map *m)
+{
+	m->cap = 64;
+	m->nleaves = 0;
+	m->slots = mt_xcalloc(m->cap, sizeof(*m->slots));
+	m->last = NULL;
+}
+
+void bucket_map_free(struct bucket_map *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->slots[i]);
+	free(m->slots);
+	m->slots = NULL;
+	m->cap = m->nleaves = 0;
+	m->last = NULL;
+}
+
+static void insert(struct bucket_leaf **slots, size_t cap, struct bucket_leaf *l)
+{
+	size_t i = hash_key(l->key, cap);
+
+	while (slots[i])
+		i = (i + 1) & (cap - 1);
+	slots[i] = l;
+}
+
+static void grow(struct bucket_map *m)
+{
+	size_t cap = m->cap * 2;
+	struct bucket_leaf **slots = mt_xcalloc(cap, sizeof(*slots));
+
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i])
+			insert(slots, cap, m->slots[i]);
+	free(m->slots);
+	m->slots = slots;
+	m->cap = cap;
+}
+
+struct bucket_leaf *bucket_map_leaf_slow(struct bucket_map *m, uint64_t key)
+{
+	size_t i = hash_key(key, m->cap);
+
+	while (m->slots[i]) {
+		if (m->slots[i]->key == key)
+			return m->last = m->slots[i];
+		i = (i + 1) & (m->cap - 1);
+	}
+	if ((m->nleaves + 1) * 2 > m->cap) {
+		grow(m);
+		return bucket_map_leaf_slow(m, key);
+	}
+	struct bucket_leaf *l = mt_xcalloc(1, sizeof(*l));
+	l->key = key;
+	m->slots[i] = l;
+	m->nleaves++;
+	return m->last = l;
+}
+
+void bucket_map_foreach(const struct bucket_map *m,
+			void (*fn)(void *ctx, uint64_t bucket, const struct bucket_entry *e),
+			void *ctx)
+{
+	for (size_t i = 0; i < m->cap; i++) {
+		const struct bucket_leaf *l = m->slots[i];
+		if (!l)
+			continue;
+		for (unsigned j = 0; j < BUCKET_LEAF_SIZE; j++)
+			if (l->e[j].count)
+				fn(ctx, (l->key << BUCKET_LEAF_BITS) | j, &l->e[j]);
+	}
+}
+
+uint64_t bucket_map_used(const struct bucket_map *m)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < m->cap; i++) {
+		const struct bucket_leaf *l = m->slots[i];
+		if (!l)
+			continue;
+		for (unsigned j = 0; j < BUCKET_LEAF_SIZE; j++)
+			n += l->e[j].count != 0;
+	}
+	return n;
+}

@@ -1,0 +1,58 @@
+/* bucket_map.h - per-bucket state keyed by bucket number (address >> shift).
+ *
+ * Two levels: an open-addressing hash of leaf numbers (bucket >> LEAF_BITS)
+ * to leaves of 2^LEAF_BITS entries, with the last leaf cached.  Dense
+ * address ranges (heaps, columns, mappings) cost one hash probe per leaf
+ * change and an array index per sample.  Memory is bounded by the number of
+ * distinct leaves touched.
+ */
+#ifndef MEMTRACE_BUCKET_MAP_H
+#define MEMTRACE_BUCKET_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BUCKET_LEAF_BITS 9
+#define BUCKET_LEAF_SIZE (1u << BUCKET_LEAF_BITS)
+
+struct bucket_entry {
+	uint64_t count;		/* accesses (samples) so far */
+	uint64_t kend;		/* first report index no longer counting it */
+};
+
+struct bucket_leaf {
+	uint64_t key;		/* bucket >> BUCKET_LEAF_BITS */
+	struct bucket_entry e[BUCKET_LEAF_SIZE];
+};
+
+struct bucket_map {
+	struct bucket_leaf **slots;	/* hash table of leaves */
+	size_t cap, nleaves;
+	struct bucket_leaf *last;
+};
+
+void bucket_map_init(struct bucket_map *m);
+void bucket_map_free(struct bucket_map *m);
+
+struct bucket_leaf *bucket_map_leaf_slow(struct bucket_map *m, uint64_t key);
+
+/* The entry of bucket, created zeroed on first use. */
+static inline struct bucket_entry *bucket_map_get(struct bucket_map *m, uint64_t bucket)
+{
+	uint64_t key = bucket >> BUCKET_LEAF_BITS;
+	struct bucket_leaf *l = m->last;
+
+	if (!l || l->key != key)
+		l = bucket_map_leaf_slow(m, key);
+	return &l->e[bucket & (BUCKET_LEAF_SIZE - 1)];
+}
+
+/* Calls fn for every bucket with count > 0, in no particular order. */
+void bucket_map_foreach(const struct bucket_map *m,
+			void (*fn)(void *ctx, uint64_t bucket, const struct bucket_entry *e),
+			void *ctx);
+
+/* Buckets with count > 0. */
+uint64_t bucket_map_used(const struct bucket_map *m);
+
+#endif

@@ -1,0 +1,513 @@
+/* cmd_report.c - `memtracectl report`: WSS over time, hot buckets, peaks. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "hot.h"
+#include "peaks.h"
+#include "resolve.h"
+#include "trace_format.h"
+#include "trace_scan.h"
+#include "util.h"
+#include "wss.h"
+
+#define PEAK_LOCATIONS 3
+#define CURVE_POINTS 40
+
+struct report_opts {
+	const char *window, *interval, *series;
+	uint64_t bucket;
+	size_t top;
+	int json;
+	double sensitivity;
+};
+
+struct report {
+	struct wss data, code;
+	int have_ip;
+	uint64_t samples, first_time, last_time;
+	uint64_t lost, throttled, nmaps;
+	struct resolver *res;
+	uint32_t pid;		/* whose mappings name hot buckets */
+	/* peak pass */
+	struct peak *peaks;
+	size_t npeaks;
+	uint64_t *peak_from, *peak_to;
+	struct bucket_map *peak_ips;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: memtracectl report FILE [options]\n"
+		"\n"
+		"Working-set size over time, hot buckets and peaks of a trace.\n"
+		"\n"
+		"  -w, --window TAU       working-set window (default 100ms; 100000 for instruction traces)\n"
+		"  -i, --interval T       one WSS value every T (default: the window)\n"
+		"  -b, --bucket SIZE      bucket size, a power of two from 64 to 2M (default: the trace's, 4K)\n"
+		"  -n, --top N            hot buckets to list (default 10)\n"
+		"      --json             machine-readable output on stdout\n"
+		"      --series FILE      write time,wss_data,wss_code (buckets) per interval as CSV\n"
+		"      --sensitivity G    peak detection sensitivity (default 1.0; smaller finds more)\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"Durations take ns/us/ms/s/min suffixes for time traces and plain counts (k/M/G)\n"
+		"for instruction traces. WSS(t) counts distinct buckets accessed in (t - TAU, t],\n"
+		"reported at t = start + k*T; series times are relative to the trace start.\n");
+}
+
+static void on_samples(void *ctx, const struct memtrace_sample *s, size_t n, uint32_t columns)
+{
+	struct report *r = ctx;
+
+	if (!r->samples && n) {
+		r->first_time = s[0].time;
+		if (!r->pid)
+			r->pid = s[0].pid;
+	}
+	if (columns & (1u << COL_IP))
+		r->have_ip = 1;
+	for (size_t i = 0; i < n; i++) {
+		wss_add(&r->data, s[i].time, s[i].addr);
+		if (s[i].ip)
+			wss_add(&r->code, s[i].time, s[i].ip);
+	}
+	if (n)
+		r->last_time = s[n - 1].time > r->last_time ? s[n - 1].time : r->last_time;
+	r->samples += n;
+}
+
+static void on_chunk(void *ctx, const struct trace_chunk *c)
+{
+	struct report *r = ctx;
+
+	if (c->type == CHUNK_MAPS && c->len >= MAPS_HDR_SIZE) {
+		resolver_add_maps(r->res, get_le64(c->data), get_le32(c->data + 8),
+				  (const char *)c->data + MAPS_HDR_SIZE, c->len - MAPS_HDR_SIZE);
+		r->nmaps++;
+	} else if (c->type == CHUNK_LOST) {
+		for (size_t off = 0; off + LOST_REC_SIZE <= c->len; off += LOST_REC_SIZE) {
+			r->lost += get_le64(c->data + off + 16);
+			r->throttled += get_le64(c->data + off + 24);
+		}
+	}
+}
+
+/* Pass 2: instruction pointers inside each peak's window. */
+static void on_peak_samples(void *ctx, const struct memtrace_sample *s, size_t n, uint32_t columns)
+{
+	struct report *r = ctx;
+
+	(void)columns;
+	for (size_t i = 0; i < n; i++) {
+		if (!s[i].ip)
+			continue;
+		for (size_t p = 0; p < r->npeaks; p++)
+			if (s[i].time > r->peak_from[p] && s[i].time <= r->peak_to[p])
+				bucket_map_get(&r->peak_ips[p], s[i].ip)->count++;
+	}
+}
+
+static void fmt_time(uint64_t t, int ns, char *buf, size_t len)
+{
+	if (!ns)
+		snprintf(buf, len, "%" PRIu64 " insn", t);
+	else if (t >= 1000000000ull)
+		snprintf(buf, len, "%.3f s", (double)t / 1e9);
+	else if (t >= 1000000ull)
+		snprintf(buf, len, "%.3f ms", (double)t / 1e6);
+	else
+		snprintf(buf, len, "%.3f us", (double)t / 1e3);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+struct summary {
+	double avg;
+	uint64_t peak, total;
+};
+
+static struct summary summarize(const struct wss *w)
+{
+	struct summary s = { 0, 0, wss_total_buckets(w) };
+	double sum = 0;
+
+	for (size_t i = 0; i < w->nrows; i++) {
+		sum += (double)w->rows[i];
+		if (w->rows[i] > s.peak)
+			s.peak = w->rows[i];
+	}
+	s.avg = w->nrows ? sum / (double)w->nrows : 0;
+	return s;
+}
+
+static int write_series(const char *path, const struct report *r, uint64_t interval)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!f) {
+		mt_errno("cannot create %s", path);
+		return -1;
+	}
+	fprintf(f, "time,wss_data,wss_code\n");
+	size_t n = r->data.nrows > r->code.nrows ? r->data.nrows : r->code.nrows;
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", (uint64_t)(i + 1) * interval,
+			i < r->data.nrows ? r->data.rows[i] : 0,
+			i < r->code.nrows ? r->code.rows[i] : 0);
+	int bad = ferror(f);
+	if (f != stdout)
+		bad |= fclose(f);
+	if (bad) {
+		mt_errno("writing %s", path);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *meta_or(struct trace_reader *tr, const char *key, const char *def)
+{
+	const char *v = trace_meta(tr, key);
+
+	return v && *v ? v : def;
+}
+
+static int parse_opts(int argc, char **argv, struct report_opts *o, const char **path)
+{
+	static const struct option opts[] = {
+		{ "window", required_argument, NULL, 'w' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "bucket", required_argument, NULL, 'b' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "series", required_argument, NULL, 's' },
+		{ "sensitivity", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	uint64_t v;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "w:i:b:n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w': o->window = optarg; break;
+		case 'i': o->interval = optarg; break;
+		case 'b':
+			if (mt_parse_size(optarg, &v) || v < 64 || v > (2u << 20) || (v & (v - 1))) {
+				mt_err("invalid bucket size '%s' (a power of two from 64 to 2M)", optarg);
+				return 2;
+			}
+			o->bucket = v;
+			break;
+		case 'n':
+			if (mt_parse_u64(optarg, &v) || v > 100000) {
+				mt_err("invalid --top '%s'", optarg);
+				return 2;
+			}
+			o->top = (size_t)v;
+			break;
+		case 'j': o->json = 1; break;
+		case 's': o->series = optarg; break;
+		case 'g': {
+			char *end;
+			o->sensitivity = strtod(optarg, &end);
+			if (*end || !(o->sensitivity > 0)) {
+				mt_err("invalid sensitivity '%s' (> 0)", optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'h': usage(stdout); return -1;
+		default:
+			fprintf(stderr, "memtracectl: see 'memtracectl report --help'\n");
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		mt_err("report needs exactly one trace file");
+		return 2;
+	}
+	*path = argv[optind];
+	return 0;
+}
+
+static void print_hot(FILE *f, struct report *r, const struct bucket_map *m, unsigned shift,
+		      size_t top, const char *title, int json, int *first_out)
+{
+	struct hot_bucket *hot = mt_xcalloc(top ? top : 1, sizeof(*hot));
+	size_t n = hot_top(m, top, hot);
+	char where[512];
+
+	if (json) {
+		fprintf(f, "%s\n  \"%s\": [", *first_out ? "" : ",", title);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t addr = hot[i].bucket << shift;
+			resolver_describe(r->res, r->pid, UINT64_MAX, addr, where, sizeof(where));
+			fprintf(f, "%s\n    {\"address\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
+				i ? "," : "", addr, hot[i].count);
+			json_str(f, where);
+			fputc('}', f);
+		}
+		fprintf(f, "%s]", n ? "\n  " : "");
+		*first_out = 0;
+	} else {
+		fprintf(f, "\n%s (top %zu of %" PRIu64 "):\n", title, n, bucket_map_used(m));
+		fprintf(f, "  %12s  %-18s  %s\n", "accesses", "address", "location");
+		for (size_t i = 0; i < n; i++) {
+			uint64_t addr = hot[i].bucket << shift;
+			resolver_describe(r->res, r->pid, UINT64_MAX, addr, where, sizeof(where));
+			fprintf(f, "  %12" PRIu64 "  0x%016" PRIx64 "  %s\n", hot[i].count, addr, where);
+		}
+	}
+	free(hot);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o = { .top = 10, .sensitivity = 1.0 };
+	const char *path;
+	struct trace_reader *tr = NULL;
+	char err[512], b1[64], b2[64], b3[64], t1[64], t2[64];
+	int rc = parse_opts(argc, argv, &o, &path);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+
+	/* The header decides the units: read it first. */
+	struct trace_reader *hdr = trace_open(path, err, sizeof(err));
+	if (!hdr) {
+		mt_err("%s", err);
+		return 1;
+	}
+	int ns = trace_time_is_ns(hdr);
+	uint64_t origin = trace_start_time(hdr);
+	uint64_t window, interval, bucket = o.bucket;
+	const char *bd = trace_meta(hdr, "bucket_default");
+	const char *tp = trace_meta(hdr, "target_pid");
+	uint32_t pid = tp ? (uint32_t)strtoul(tp, NULL, 10) : 0;
+	trace_close(hdr);
+	if (!bucket)
+		bucket = bd ? strtoull(bd, NULL, 10) : 4096;
+	if (bucket < 64 || bucket > (2u << 20) || (bucket & (bucket - 1)))
+		bucket = 4096;
+	if (o.window ? mt_parse_duration(o.window, ns, &window) || !window : 0) {
+		mt_err("invalid window '%s' (%s)", o.window,
+		       ns ? "e.g. 100ms, 1s, 500us" : "an instruction count, e.g. 100000 or 1M");
+		return 2;
+	}
+	if (!o.window)
+		window = ns ? 100000000ull : 100000ull;
+	if (o.interval ? mt_parse_duration(o.interval, ns, &interval) || !interval : 0) {
+		mt_err("invalid interval '%s' (%s)", o.interval,
+		       ns ? "e.g. 100ms, 1s, 500us" : "an instruction count, e.g. 100000 or 1M");
+		return 2;
+	}
+	if (!o.interval)
+		interval = window;
+	unsigned shift = 0;
+	while ((1ull << shift) < bucket)
+		shift++;
+
+	struct report r = { .pid = pid };
+	struct wss_config cfg = { origin, window, interval, shift };
+	if (wss_init(&r.data, &cfg, err, sizeof(err)) || wss_init(&r.code, &cfg, err, sizeof(err))) {
+		mt_err("%s", err);
+		return 2;
+	}
+	r.res = resolver_new();
+	const struct trace_scan_ops ops = { on_samples, on_chunk };
+	if (trace_scan(path, &ops, &r, o.json, &tr)) {
+		rc = 1;
+		goto out;
+	}
+	if (r.samples) {
+		uint64_t end = r.data.last_time > r.code.last_time ? r.data.last_time : r.code.last_time;
+		wss_finish(&r.data, end);
+		wss_finish(&r.code, end);
+	}
+
+	struct peak_config pc = peak_defaults;
+	pc.g = o.sensitivity;
+	r.npeaks = peaks_detect(r.data.rows, r.data.nrows, &pc, &r.peaks);
+	if (r.npeaks && r.have_ip) {
+		r.peak_from = mt_xcalloc(r.npeaks, sizeof(uint64_t));
+		r.peak_to = mt_xcalloc(r.npeaks, sizeof(uint64_t));
+		r.peak_ips = mt_xcalloc(r.npeaks, sizeof(struct bucket_map));
+		for (size_t p = 0; p < r.npeaks; p++) {
+			uint64_t tk = origin + (uint64_t)(r.peaks[p].index + 1) * interval;
+			r.peak_to[p] = tk;
+			r.peak_from[p] = tk > window ? tk - window : 0;
+			bucket_map_init(&r.peak_ips[p]);
+		}
+		const struct trace_scan_ops pops = { on_peak_samples, NULL };
+		if (trace_scan(path, &pops, &r, 1, NULL)) {
+			rc = 1;
+			goto out;
+		}
+	}
+
+	if (o.series && write_series(o.series, &r, interval)) {
+		rc = 1;
+		goto out;
+	}
+
+	struct summary sd = summarize(&r.data), sc = summarize(&r.code);
+	uint64_t duration = r.samples ? r.last_time - origin : 0;
+	const char *end_reason = trace_end_meta(tr, "end_reason");
+	const char *dropped = trace_end_meta(tr, "dropped");
+	FILE *f = stdout;
+	struct hot_point curve[CURVE_POINTS];
+	size_t ncurve = hot_curve(&r.data.map, curve, CURVE_POINTS);
+
+	if (o.json) {
+		int first = 0;
+		fprintf(f, "{\n  \"trace\": ");
+		json_str(f, path);
+		static const char *const keys[] = { "backend", "source", "event", "sees", "sample_period",
+						    "time_unit", "target_pid", "target_comm", "host",
+						    "kernel", "cpu_model", NULL };
+		for (int i = 0; keys[i]; i++) {
+			fprintf(f, ",\n  \"%s\": ", keys[i]);
+			json_str(f, meta_or(tr, keys[i], ""));
+		}
+		fprintf(f, ",\n  \"complete\": %s", trace_has_end(tr) ? "true" : "false");
+		fprintf(f, ",\n  \"end_reason\": ");
+		json_str(f, end_reason ? end_reason : "");
+		fprintf(f, ",\n  \"bucket_size\": %" PRIu64 ",\n  \"window\": %" PRIu64
+			   ",\n  \"interval\": %" PRIu64 ",\n  \"intervals\": %zu",
+			bucket, window, interval, r.data.nrows);
+		fprintf(f, ",\n  \"samples\": %" PRIu64 ",\n  \"lost\": %" PRIu64
+			   ",\n  \"throttled\": %" PRIu64 ",\n  \"dropped\": %s,\n  \"duration\": %" PRIu64,
+			r.samples, r.lost, r.throttled, dropped ? dropped : "0", duration);
+		fprintf(f, ",\n  \"reordered\": %" PRIu64, r.data.reordered);
+		fprintf(f, ",\n  \"wss_data\": {\"avg\": %.3f, \"peak\": %" PRIu64 ", \"total\": %" PRIu64
+			   ", \"peak_bytes\": %" PRIu64 ", \"total_bytes\": %" PRIu64 "}",
+			sd.avg, sd.peak, sd.total, sd.peak << shift, sd.total << shift);
+		fprintf(f, ",\n  \"wss_code\": {\"available\": %s, \"avg\": %.3f, \"peak\": %" PRIu64
+			   ", \"total\": %" PRIu64 "}",
+			r.have_ip ? "true" : "false", sc.avg, sc.peak, sc.total);
+		fprintf(f, ",\n  \"hot_wss\": [");
+		for (size_t i = 0; i < ncurve; i++)
+			fprintf(f, "%s\n    {\"min_count\": %" PRIu64 ", \"buckets\": %" PRIu64
+				   ", \"bytes\": %" PRIu64 ", \"accesses\": %" PRIu64 "}",
+				i ? "," : "", curve[i].min_count, curve[i].buckets,
+				curve[i].buckets << shift, curve[i].accesses);
+		fprintf(f, "%s]", ncurve ? "\n  " : "");
+		print_hot(f, &r, &r.data.map, shift, o.top, "hot_data", 1, &first);
+		print_hot(f, &r, &r.code.map, shift, o.top, "hot_code", 1, &first);
+		fprintf(f, ",\n  \"peaks\": [");
+		for (size_t p = 0; p < r.npeaks; p++) {
+			uint64_t tk = (uint64_t)(r.peaks[p].index + 1) * interval;
+			fprintf(f, "%s\n    {\"index\": %zu, \"time\": %" PRIu64 ", \"wss\": %" PRIu64
+				   ", \"locations\": [",
+				p ? "," : "", r.peaks[p].index, tk, r.peaks[p].value);
+			if (r.peak_ips) {
+				struct hot_bucket loc[PEAK_LOCATIONS];
+				size_t nl = hot_top(&r.peak_ips[p], PEAK_LOCATIONS, loc);
+				for (size_t j = 0; j < nl; j++) {
+					char where[512];
+					resolver_describe(r.res, r.pid, UINT64_MAX, loc[j].bucket, where,
+							  sizeof(where));
+					fprintf(f, "%s{\"ip\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
+						j ? ", " : "", loc[j].bucket, loc[j].count);
+					json_str(f, where);
+					fputc('}', f);
+				}
+			}
+			fprintf(f, "]}");
+		}
+		fprintf(f, "%s]\n}\n", r.npeaks ? "\n  " : "");
+		goto out;
+	}
+
+	fprintf(f, "trace:     %s%s\n", path, trace_has_end(tr) ? "" : "  (incomplete)");
+	fprintf(f, "source:    %s via %s backend, event %s, every %s-th event\n",
+		meta_or(tr, "source", "?"), meta_or(tr, "backend", "?"), meta_or(tr, "event", "?"),
+		meta_or(tr, "sample_period", "?"));
+	fprintf(f, "sees:      %s\n", meta_or(tr, "sees", "?"));
+	fprintf(f, "target:    pid %s (%s) on %s, kernel %s\n", meta_or(tr, "target_pid", "?"),
+		meta_or(tr, "target_comm", "?"), meta_or(tr, "host", "?"), meta_or(tr, "kernel", "?"));
+	fmt_time(duration, ns, t1, sizeof(t1));
+	fprintf(f, "samples:   %" PRIu64 " in %s   lost %" PRIu64 "   throttled %" PRIu64
+		   "   dropped %s%s%s\n",
+		r.samples, t1, r.lost, r.throttled, dropped ? dropped : "0",
+		end_reason ? "   ended: " : "", end_reason ? end_reason : "");
+	fmt_time(window, ns, t1, sizeof(t1));
+	fmt_time(interval, ns, t2, sizeof(t2));
+	fprintf(f, "windows:   bucket %s   window %s   interval %s   %zu intervals\n",
+		mt_fmt_bytes(bucket, b1, sizeof(b1)), t1, t2, r.data.nrows);
+	if (!r.samples) {
+		fprintf(f, "\nno samples in this trace\n");
+		goto out;
+	}
+	fprintf(f, "\nData WSS avg/peak/total: %.1f/%" PRIu64 "/%" PRIu64 " buckets (%s/%s/%s)\n",
+		sd.avg, sd.peak, sd.total, mt_fmt_bytes((uint64_t)(sd.avg * (double)bucket), b1, sizeof(b1)),
+		mt_fmt_bytes(sd.peak << shift, b2, sizeof(b2)),
+		mt_fmt_bytes(sd.total << shift, b3, sizeof(b3)));
+	if (r.have_ip)
+		fprintf(f, "Code WSS avg/peak/total: %.1f/%" PRIu64 "/%" PRIu64 " buckets (%s/%s/%s)\n",
+			sc.avg, sc.peak, sc.total,
+			mt_fmt_bytes((uint64_t)(sc.avg * (double)bucket), b1, sizeof(b1)),
+			mt_fmt_bytes(sc.peak << shift, b2, sizeof(b2)),
+			mt_fmt_bytes(sc.total << shift, b3, sizeof(b3)));
+	else
+		fprintf(f, "Code WSS: not available (no instruction pointers in this trace)\n");
+	int first = 1;
+	print_hot(f, &r, &r.data.map, shift, o.top, "Hot data buckets", 0, &first);
+	if (r.have_ip)
+		print_hot(f, &r, &r.code.map, shift, o.top, "Hot code buckets", 0, &first);
+	fprintf(f, "\nHot working set by access frequency:\n  %10s  %10s  %12s  %s\n", ">= accesses",
+		"buckets", "size", "share of accesses");
+	for (size_t i = 0; i < ncurve; i++)
+		fprintf(f, "  %10" PRIu64 "  %10" PRIu64 "  %12s  %5.1f %%\n", curve[i].min_count,
+			curve[i].buckets, mt_fmt_bytes(curve[i].buckets << shift, b1, sizeof(b1)),
+			100.0 * (double)curve[i].accesses / (double)r.samples);
+	fprintf(f, "\nPeaks of the data WSS (%zu):\n", r.npeaks);
+	for (size_t p = 0; p < r.npeaks; p++) {
+		fmt_time((uint64_t)(r.peaks[p].index + 1) * interval, ns, t1, sizeof(t1));
+		fprintf(f, "  [%zu] at %s: %" PRIu64 " buckets (%s)", p, t1, r.peaks[p].value,
+			mt_fmt_bytes(r.peaks[p].value << shift, b1, sizeof(b1)));
+		if (r.peak_ips) {
+			struct hot_bucket loc[PEAK_LOCATIONS];
+			size_t nl = hot_top(&r.peak_ips[p], PEAK_LOCATIONS, loc);
+			for (size_t j = 0; j < nl; j++) {
+				char where[512];
+				resolver_describe(r.res, r.pid, UINT64_MAX, loc[j].bucket, where, sizeof(where));
+				fprintf(f, "%s %s (%" PRIu64 ")", j ? "," : "  at", where, loc[j].count);
+			}
+		}
+		fputc('\n', f);
+	}
+out:
+	if (tr)
+		trace_close(tr);
+	if (r.peak_ips)
+		for (size_t p = 0; p < r.npeaks; p++)
+			bucket_map_free(&r.peak_ips[p]);
+	free(r.peak_ips);
+	free(r.peak_from);
+	free(r.peak_to);
+	free(r.peaks);
+	resolver_free(r.res);
+	wss_free(&r.data);
+	wss_free(&r.code);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/* mem_event.h - turning "-e EVENT" into a perf_event_attr.
+ *
+ * Hardware events are encoded by libpfm4 for the CPU at hand (Intel PEBS
+ * memory events, AMD IBS op); the software page-fault event needs no PMU.
+ */
+#ifndef MEMTRACE_MEM_EVENT_H
+#define MEMTRACE_MEM_EVENT_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mem_event {
+	char name[128];		/* what was resolved, e.g. "MEM_INST_RETIRED:ALL_LOADS" */
+	const char *alias;	/* the user's word: loads, page-faults, ... */
+	const char *source;	/* pebs, ibs, page-faults */
+	const char *sees;	/* one line: what this source can see */
+	struct perf_event_attr attr;	/* type, config, config1, precise_ip */
+	uint64_t default_period;
+	uint32_t fields;	/* MEMTRACE_FIELD_* the source fills */
+	int skip_zero_addr;	/* drop samples without a data address (IBS) */
+};
+
+/*
+ * Resolves name ("auto", "page-faults", "loads", "stores", "llc-miss-loads",
+ * "load-latency", "ibs-op" or a libpfm4 event string).  0, or -1 with a
+ * one-line reason and what to do in why.  For "auto" *fell_back is set when
+ * the hardware PMU is missing and page faults were chosen.
+ */
+int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
+		      char *why, size_t whylen);
+
+/* One line about the PMU of this machine for `memtracectl status`. */
+void mem_event_pmu_summary(char *buf, size_t len);
+
+/* Explains a perf_event_open errno for this event in one line. */
+void mem_event_open_error(const struct mem_event *ev, int err, char *why, size_t whylen);
+
+#endif

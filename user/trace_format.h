@@ -1,0 +1,97 @@
+/* trace_format.h - on-disk constants of the trace file (docs/trace-format.md). */
+#ifndef MEMTRACE_TRACE_FORMAT_H
+#define MEMTRACE_TRACE_FORMAT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define TRACE_MAGIC		"MEMTRACE"
+#define TRACE_MAJOR		1
+#define TRACE_MINOR		0
+#define TRACE_FILE_HDR_SIZE	16
+
+#define CHUNK_MAGIC		0x4B43544Du	/* "MTCK" little-endian */
+#define CHUNK_HDR_SIZE		32
+#define CHUNK_MAX_LEN		(64u << 20)
+#define CHUNK_MAX_SAMPLES	65536
+
+enum chunk_type {
+	CHUNK_HEADER = 1,
+	CHUNK_SAMPLES = 2,
+	CHUNK_MAPS = 3,
+	CHUNK_THREADS = 4,
+	CHUNK_LOST = 5,
+	CHUNK_WINDOWS = 6,
+	CHUNK_END = 7,
+};
+
+enum chunk_codec {
+	CODEC_STORED = 0,
+	CODEC_ZSTD = 1,
+};
+
+/* Sample columns, bit numbers of the SAMPLES column mask. */
+enum sample_column {
+	COL_TIME, COL_ADDR, COL_PID, COL_TID, COL_CPU,
+	COL_IP, COL_WEIGHT, COL_DATA_SRC,
+	COL_COUNT
+};
+
+#define COLS_REQUIRED	((1u << COL_TIME) | (1u << COL_ADDR) | (1u << COL_PID) | \
+			 (1u << COL_TID) | (1u << COL_CPU))
+#define COLS_ALL	((1u << COL_COUNT) - 1)
+
+#define THREAD_REC_SIZE	32
+#define LOST_REC_SIZE	32
+#define WINDOW_HDR_SIZE	24
+#define WINDOW_REC_SIZE	24
+#define MAPS_HDR_SIZE	16
+
+struct chunk_hdr {
+	uint32_t magic;
+	uint16_t type;
+	uint16_t codec;
+	uint32_t stored_len;
+	uint32_t raw_len;
+	uint32_t count;
+	uint32_t payload_crc;
+	uint32_t header_crc;
+	uint32_t reserved;
+};
+
+/* Little-endian helpers (the format is little-endian on every host). */
+static inline void put_le16(unsigned char *p, uint16_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+}
+
+static inline void put_le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline void put_le64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline uint16_t get_le16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t get_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+	       ((uint32_t)p[3] << 24);
+}
+
+static inline uint64_t get_le64(const unsigned char *p)
+{
+	return (uint64_t)get_le32(p) | ((uint64_t)get_le32(p + 4) << 32);
+}
+
+#endif

@@ -38,22 +38,25 @@ tests: $(UNIT_BINS) $(ASAN_BINS) $(WORKLOADS) $(BENCH_BINS)
 
 $(BUILD)/obj/%.o: user/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(CFLAGS) -c -o $@ $<
+	@echo '  CC     $<'
+	@$(CC) $(BASEFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/asan/obj/%.o: user/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(SANFLAGS) -c -o $@ $<
+	@echo '  CC     $< (asan)'
+	@$(CC) $(BASEFLAGS) $(SANFLAGS) -c -o $@ $<
 
 $(BUILD)/libmemtrace.a: $(LIB_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	@ar rcs $@ $^
 
 $(BUILD)/asan/libmemtrace.a: $(ASAN_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	@ar rcs $@ $^
 
 $(BUILD)/memtracectl: user/memtracectl.c $(LIB_OBJS) $(HDRS)
-	$(CC) $(BASEFLAGS) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
+	@echo '  LD     $@'
+	@$(CC) $(BASEFLAGS) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
 
 # A static memtracectl for minimal guests (tests/kernel initramfs).
 static: $(BUILD)/static/memtracectl
@@ -63,20 +66,24 @@ $(BUILD)/static/memtracectl: user/memtracectl.c $(LIB_SRCS) $(HDRS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmemtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libmemtrace.a $(LIBS)
+	@echo '  LD     $@'
+	@$(CC) $(BASEFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libmemtrace.a $(LIBS)
 
 $(BUILD)/asan/tests/%: tests/unit/%.c $(BUILD)/asan/libmemtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(SANFLAGS) -o $@ $< $(BUILD)/asan/libmemtrace.a $(LIBS)
+	@echo '  LD     $@'
+	@$(CC) $(BASEFLAGS) $(SANFLAGS) -o $@ $< $(BUILD)/asan/libmemtrace.a $(LIBS)
 
 # Test workloads are static so that the same binaries run in qemu guests.
 $(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/workload.h
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -O1 -g -static -pthread -o $@ $<
+	@echo '  LD     $@'
+	@$(CC) $(BASEFLAGS) -O1 -g -static -pthread -o $@ $<
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libmemtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< $(BUILD)/libmemtrace.a $(LIBS)
+	@echo '  LD     $@'
+	@$(CC) $(BASEFLAGS) -O2 -g -o $@ $< $(BUILD)/libmemtrace.a $(LIBS)
 
 deps:
 	@tools/install-deps.sh

@@ -26,7 +26,7 @@ MODULE_PARM_DESC(pebs_hook,
 
 const char *memtrace_pebs_mode_name(enum memtrace_pebs_mode mode)
 {
-	return mode == MEMTRACE_PEBS_MODE_HOOK ? "pebs-hook" : "compat";
+	return mode == MEMTRACE_PEBS_MODE_HOOK ? "pebs-hook" : "perf-overflow";
 }
 
 void memtrace_pebs_hook_tune_attr(struct perf_event_attr *attr, bool hooked)
@@ -48,8 +48,7 @@ void memtrace_pebs_hook_tune_attr(struct perf_event_attr *attr, bool hooked)
 struct memtrace_pebs_binding {
 	struct x86_pebs_sink sink;	/* handed to the kernel; ctx = this */
 	struct perf_event *event;
-	memtrace_pebs_sample_fn sample;
-	memtrace_pebs_lost_fn lost;
+	const struct memtrace_pebs_ops *ops;
 	void *ctx;
 };
 
@@ -111,7 +110,7 @@ static void memtrace_pebs_sink_sample(struct perf_event *event,
 		.tid = task_pid_nr(current),
 	};
 
-	b->sample(b->ctx, &s);
+	b->ops->sample(b->ctx, &s);
 }
 
 static void memtrace_pebs_sink_lost(struct perf_event *event, u64 nr,
@@ -119,8 +118,16 @@ static void memtrace_pebs_sink_lost(struct perf_event *event, u64 nr,
 {
 	struct memtrace_pebs_binding *b = ctx;
 
-	if (b->lost)
-		b->lost(b->ctx, nr);
+	if (b->ops->lost)
+		b->ops->lost(b->ctx, nr);
+}
+
+static void memtrace_pebs_sink_throttled(struct perf_event *event, void *ctx)
+{
+	struct memtrace_pebs_binding *b = ctx;
+
+	if (b->ops->throttled)
+		b->ops->throttled(b->ctx);
 }
 
 static u32 memtrace_pebs_sink_fields(u32 fields)
@@ -138,26 +145,26 @@ static u32 memtrace_pebs_sink_fields(u32 fields)
 
 struct memtrace_pebs_binding *
 memtrace_pebs_hook_attach(struct perf_event *event, u32 fields,
-			  memtrace_pebs_sample_fn sample,
-			  memtrace_pebs_lost_fn lost, void *ctx, bool *large)
+			  const struct memtrace_pebs_ops *ops, void *ctx,
+			  bool *large)
 {
 	struct memtrace_pebs_binding *b;
 	int ret;
 
 	if (!memtrace_pebs_hook_available())
 		return ERR_PTR(-EOPNOTSUPP);
-	if (!event || !sample)
+	if (!event || !ops || !ops->sample)
 		return ERR_PTR(-EINVAL);
 
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return ERR_PTR(-ENOMEM);
 	b->event = event;
-	b->sample = sample;
-	b->lost = lost;
+	b->ops = ops;
 	b->ctx = ctx;
 	b->sink.sample = memtrace_pebs_sink_sample;
 	b->sink.lost = memtrace_pebs_sink_lost;
+	b->sink.throttled = memtrace_pebs_sink_throttled;
 	b->sink.ctx = b;
 	b->sink.fields = memtrace_pebs_sink_fields(fields);
 
@@ -176,6 +183,11 @@ void memtrace_pebs_hook_detach(struct memtrace_pebs_binding *b)
 	if (!b)
 		return;
 	hook_detach(b->event);	/* waits for drains in flight */
+	kfree(b);
+}
+
+void memtrace_pebs_hook_free(struct memtrace_pebs_binding *b)
+{
 	kfree(b);
 }
 
@@ -198,13 +210,17 @@ bool memtrace_pebs_hook_available(void)
 
 struct memtrace_pebs_binding *
 memtrace_pebs_hook_attach(struct perf_event *event, u32 fields,
-			  memtrace_pebs_sample_fn sample,
-			  memtrace_pebs_lost_fn lost, void *ctx, bool *large)
+			  const struct memtrace_pebs_ops *ops, void *ctx,
+			  bool *large)
 {
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
 void memtrace_pebs_hook_detach(struct memtrace_pebs_binding *b)
+{
+}
+
+void memtrace_pebs_hook_free(struct memtrace_pebs_binding *b)
 {
 }
 

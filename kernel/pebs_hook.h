@@ -12,20 +12,21 @@
  * Use from the module:
  *
  *   load:    memtrace_pebs_hook_init();      (looks the hook up, logs mode)
- *   session: hooked = memtrace_pebs_hook_available();
+ *   session: hooked = memtrace_pebs_hook_available() && <PEBS event>;
  *            memtrace_pebs_hook_tune_attr(&attr, hooked);
- *            attr.disabled = 1;
+ *            attr.disabled = hooked;
  *            ev = perf_event_create_kernel_counter(&attr, cpu, task,
  *                                                  compat_handler, ctx);
  *            if (hooked) {
- *                    b = memtrace_pebs_hook_attach(ev, fields, push, lost,
- *                                                  ctx, &large);
- *                    if (IS_ERR(b)) -> recreate ev in compatible mode
+ *                    b = memtrace_pebs_hook_attach(ev, fields, &ops, ctx,
+ *                                                  &large);
+ *                    if (IS_ERR(b)) -> release ev, recreate it in the
+ *                                      compatible mode
+ *                    perf_event_enable(ev);
  *            }
- *            perf_event_enable(ev);
- *   stop:    perf_event_disable(ev);          (drains into the sink)
- *            memtrace_pebs_hook_detach(b);    (may sleep)
- *            perf_event_release_kernel(ev);
+ *   stop:    perf_event_release_kernel(ev);   (drains into the sink)
+ *            ... synchronize_rcu();           (once for all events)
+ *            memtrace_pebs_hook_free(b);
  *   unload:  memtrace_pebs_hook_exit();
  *
  * In hooked mode the overflow handler given to
@@ -36,7 +37,7 @@
 #define _MEMTRACE_PEBS_HOOK_H
 
 #include <linux/types.h>
-#include "memtrace_uapi.h"
+#include "../include/memtrace_uapi.h"
 
 struct perf_event;
 struct perf_event_attr;
@@ -49,15 +50,23 @@ enum memtrace_pebs_mode {
 };
 
 /*
- * Called in NMI context (or IRQs off, at a context switch) on the CPU that
- * took the sample, once per record.  Must not sleep or take locks that are
- * not NMI-safe.  time is CLOCK_MONOTONIC ns; pid/tid/cpu are filled in;
- * ip/weight/data_src only when asked for (MEMTRACE_FIELD_*), else 0.
+ * Callbacks, run in NMI context (or IRQs off, when perf flushes the buffer at
+ * a context switch) on the CPU that took the sample: they must not sleep or
+ * take locks that are not NMI-safe.
+ *
+ * sample:    once per record.  time is CLOCK_MONOTONIC ns (back-dated from
+ *            the record's TSC on PEBS format >= 3, else the drain time);
+ *            pid/tid (current's tgid/pid) and cpu are filled in; ip, weight
+ *            and data_src only when asked for (MEMTRACE_FIELD_*), else 0.
+ * lost:      records the kernel dropped (PEBS collisions on formats < 3,
+ *            undecodable records).  Optional.
+ * throttled: perf throttled the event after this interrupt.  Optional.
  */
-typedef void (*memtrace_pebs_sample_fn)(void *ctx,
-					const struct memtrace_sample *s);
-/* Records the kernel dropped (PEBS collisions, undecodable records). */
-typedef void (*memtrace_pebs_lost_fn)(void *ctx, u64 nr);
+struct memtrace_pebs_ops {
+	void (*sample)(void *ctx, const struct memtrace_sample *s);
+	void (*lost)(void *ctx, u64 nr);
+	void (*throttled)(void *ctx);
+};
 
 /* Module load: look the hook up (symbol_get).  Always returns 0. */
 int memtrace_pebs_hook_init(void);
@@ -67,7 +76,7 @@ void memtrace_pebs_hook_exit(void);
 /* The hook is present and not disabled by pebs_hook=0. */
 bool memtrace_pebs_hook_available(void);
 
-/* "compat" or "pebs-hook": for logs, status and the trace header. */
+/* "perf-overflow" or "pebs-hook": for logs, status and the trace header. */
 const char *memtrace_pebs_mode_name(enum memtrace_pebs_mode mode);
 
 /*
@@ -83,21 +92,32 @@ void memtrace_pebs_hook_tune_attr(struct perf_event_attr *attr, bool hooked);
 
 /*
  * Hand the records of @event (created by the caller, disabled or not yet
- * sampling) to @sample.  @fields: MEMTRACE_FIELD_* to fill in.  @lost may be
- * NULL.  *@large is set to whether the event got large PEBS.
- * Returns a binding or ERR_PTR(-EOPNOTSUPP / -EINVAL / -EBUSY / -ENOMEM);
- * on error the event is untouched.  Process context (allocates).
+ * sampling) to @ops with @ctx.  @fields: MEMTRACE_FIELD_* to fill in.
+ * *@large is set to whether the event got large PEBS.  @ops must outlive
+ * the binding.  Returns a binding or ERR_PTR(-EOPNOTSUPP / -EINVAL / -EBUSY
+ * / -ENOMEM); on error the event is untouched.  Process context.
  */
 struct memtrace_pebs_binding *
 memtrace_pebs_hook_attach(struct perf_event *event, u32 fields,
-			  memtrace_pebs_sample_fn sample,
-			  memtrace_pebs_lost_fn lost, void *ctx, bool *large);
+			  const struct memtrace_pebs_ops *ops, void *ctx,
+			  bool *large);
 
 /*
- * Stop delivering; waits for drains in flight (synchronize_rcu), so @ctx
- * may be freed afterwards.  Disable the event first so that its last
- * records are drained into the sink.  Might sleep.  NULL is a no-op.
+ * Ending a binding, two ways:
+ *
+ * memtrace_pebs_hook_detach(): the event lives on; stop delivering, wait
+ * for drains in flight (synchronize_rcu()) and free the binding.  Disable
+ * the event first if its last records should still reach the sink.  Might
+ * sleep.
+ *
+ * memtrace_pebs_hook_free(): the event has been released with the binding
+ * still attached (perf_event_release_kernel() drains the last records into
+ * the sink) and a grace period has passed since (synchronize_rcu()); only
+ * frees.  Lets a session end many events with one grace period.
+ *
+ * Both accept NULL.
  */
 void memtrace_pebs_hook_detach(struct memtrace_pebs_binding *b);
+void memtrace_pebs_hook_free(struct memtrace_pebs_binding *b);
 
 #endif /* _MEMTRACE_PEBS_HOOK_H */

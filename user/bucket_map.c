@@ -2,6 +2,8 @@
 #include "bucket_map.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include "util.h"
 
@@ -17,12 +19,37 @@ void bucket_map_init(struct bucket_map *m)
 	m->nleaves = 0;
 	m->slots = mt_xcalloc(m->cap, sizeof(*m->slots));
 	m->last = NULL;
+	m->arenas = NULL;
+	m->narenas = m->arena_used = 0;
+}
+
+#define ARENA_SIZE (2u << 20)
+
+static struct bucket_leaf *alloc_leaf(struct bucket_map *m)
+{
+	if (!m->narenas || m->arena_used + sizeof(struct bucket_leaf) > ARENA_SIZE) {
+		void *a = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (a == MAP_FAILED)
+			a = mt_xcalloc(1, ARENA_SIZE);	/* exits when out of memory */
+		else
+			madvise(a, ARENA_SIZE, MADV_HUGEPAGE);
+		m->arenas = mt_xrealloc(m->arenas, (m->narenas + 1) * sizeof(*m->arenas));
+		m->arenas[m->narenas++] = a;
+		m->arena_used = 0;
+	}
+	struct bucket_leaf *l = (void *)((char *)m->arenas[m->narenas - 1] + m->arena_used);
+	m->arena_used += sizeof(struct bucket_leaf);
+	return l;	/* fresh anonymous memory is zero */
 }
 
 void bucket_map_free(struct bucket_map *m)
 {
-	for (size_t i = 0; i < m->cap; i++)
-		free(m->slots[i]);
+	for (size_t i = 0; i < m->narenas; i++)
+		munmap(m->arenas[i], ARENA_SIZE);
+	free(m->arenas);
+	m->arenas = NULL;
+	m->narenas = m->arena_used = 0;
 	free(m->slots);
 	m->slots = NULL;
 	m->cap = m->nleaves = 0;
@@ -64,7 +91,7 @@ struct bucket_leaf *bucket_map_leaf_slow(struct bucket_map *m, uint64_t key)
 		grow(m);
 		return bucket_map_leaf_slow(m, key);
 	}
-	struct bucket_leaf *l = mt_xcalloc(1, sizeof(*l));
+	struct bucket_leaf *l = alloc_leaf(m);
 	l->key = key;
 	m->slots[i] = l;
 	m->nleaves++;

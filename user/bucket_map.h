@@ -29,6 +29,10 @@ struct bucket_map {
 	struct bucket_leaf **slots;	/* hash table of leaves */
 	size_t cap, nleaves;
 	struct bucket_leaf *last;
+	/* leaves come from 2 MiB arenas (transparent huge pages where the
+	 * kernel allows): fewer TLB misses when buckets are hit at random */
+	void **arenas;
+	size_t narenas, arena_used;
 };
 
 void bucket_map_init(struct bucket_map *m);

@@ -39,6 +39,7 @@ struct input {
 	bool raw_eof;
 	bool done;			/* decoder finished (or failed) */
 	bool truncated;			/* compressed stream ended early */
+	bool failed;			/* read or decode error (reported) */
 	lzma_stream xz;
 	ZSTD_DStream *zs;
 	uint64_t raw_bytes;
@@ -164,9 +165,9 @@ static ssize_t input_read(struct input *in, char *out, size_t cap)
 			} else if (ret == LZMA_BUF_ERROR && in->raw_eof) {
 				in->truncated = in->done = true;
 			} else if (ret != LZMA_OK) {
-				mt_err("%s: corrupt xz data (lzma error %d) after %llu bytes",
-				       in->name, (int)ret, (unsigned long long)in->raw_bytes);
-				in->done = true;
+				mt_err("%s: corrupt xz data (lzma error %d) near compressed byte %llu",
+				       in->name, (int)ret, (unsigned long long)in->xz.total_in);
+				in->done = in->failed = true;
 				return n ? (ssize_t)n : -1;
 			}
 			if (n)
@@ -183,7 +184,7 @@ static ssize_t input_read(struct input *in, char *out, size_t cap)
 		in->pos = ib.pos;
 		if (ZSTD_isError(ret)) {
 			mt_err("%s: corrupt zstd data (%s)", in->name, ZSTD_getErrorName(ret));
-			in->done = true;
+			in->done = in->failed = true;
 			return ob.pos ? (ssize_t)ob.pos : -1;
 		}
 		if (ob.pos || ib.pos != before)
@@ -438,7 +439,8 @@ int cmd_import(int argc, char **argv)
 
 	if (!c.failed && begin(&c) < 0)
 		mt_err("%s: cannot write the trace header", output);
-	if (cut && !strcmp(reason, "input-ended"))
+	read_failed |= in.failed;
+	if (cut && !strcmp(reason, "input-ended") && !read_failed)
 		mt_warn("%s: input ends in the middle of a line (%llu bytes ignored)",
 			in.name, (unsigned long long)cut);
 	if (in.truncated)
@@ -447,7 +449,7 @@ int cmd_import(int argc, char **argv)
 	if (p->other_pid)
 		mt_warn("%s: the log also holds process %u (a forked child?): its accesses "
 			"are mixed in and attributed to pid %u", in.name, p->other_pid, p->log_pid);
-	if (p->bad_lines)
+	if (p->bad_lines && !read_failed)	/* garbled by the damage: expected */
 		mt_warn("%s: %llu malformed lines ignored (first at line %llu: \"%s\")", in.name,
 			(unsigned long long)p->bad_lines, (unsigned long long)p->first_bad_line,
 			p->first_bad);

@@ -71,11 +71,8 @@ static void on_samples(void *ctx, const struct memtrace_sample *s, size_t n, uin
 	}
 	if (columns & (1u << COL_IP))
 		r->have_ip = 1;
-	for (size_t i = 0; i < n; i++) {
-		wss_add(&r->data, s[i].time, s[i].addr);
-		if (s[i].ip)
-			wss_add(&r->code, s[i].time, s[i].ip);
-	}
+	wss_add_samples(&r->data, s, n, 0);
+	wss_add_samples(&r->code, s, n, 1);
 	if (n)
 		r->last_time = s[n - 1].time > r->last_time ? s[n - 1].time : r->last_time;
 	r->samples += n;
@@ -439,9 +436,11 @@ int cmd_report(int argc, char **argv)
 	}
 
 	fprintf(f, "trace:     %s%s\n", path, trace_has_end(tr) ? "" : "  (incomplete)");
-	fprintf(f, "source:    %s via %s backend, event %s, every %s-th event\n",
-		meta_or(tr, "source", "?"), meta_or(tr, "backend", "?"), meta_or(tr, "event", "?"),
-		meta_or(tr, "sample_period", "?"));
+	const char *period = meta_or(tr, "sample_period", "?");
+	fprintf(f, "source:    %s via %s backend, event %s, %s%s%s\n", meta_or(tr, "source", "?"),
+		meta_or(tr, "backend", "?"), meta_or(tr, "event", "?"),
+		strcmp(period, "1") ? "one sample every " : "every event",
+		strcmp(period, "1") ? period : "", strcmp(period, "1") ? " events" : "");
 	fprintf(f, "sees:      %s\n", meta_or(tr, "sees", "?"));
 	fprintf(f, "target:    pid %s (%s) on %s, kernel %s\n", meta_or(tr, "target_pid", "?"),
 		meta_or(tr, "target_comm", "?"), meta_or(tr, "host", "?"), meta_or(tr, "kernel", "?"));

@@ -404,11 +404,8 @@ static int flush_samples(struct recorder *r, uint64_t limit)
 		const struct memtrace_sample *s = r->pending + done;
 		if (trace_write_samples(r->w, s, k, r->columns))
 			return -1;
-		for (size_t i = 0; i < k; i++) {
-			wss_add(&r->live_data, s[i].time, s[i].addr);
-			if (s[i].ip)
-				wss_add(&r->live_code, s[i].time, s[i].ip);
-		}
+		wss_add_samples(&r->live_data, s, k, 0);
+		wss_add_samples(&r->live_code, s, k, 1);
 		r->samples += k;
 		r->last_time = s[k - 1].time;
 		done += k;

@@ -93,3 +93,30 @@ uint64_t wss_total_buckets(const struct wss *w)
 {
 	return bucket_map_used(&w->map);
 }
+
+#define PREFETCH_AHEAD 16
+
+void wss_add_samples(struct wss *w, const struct memtrace_sample *s, size_t n, int use_ip)
+{
+	struct bucket_entry *ahead[PREFETCH_AHEAD];
+	uint64_t when[PREFETCH_AHEAD];
+	unsigned shift = w->cfg.bucket_shift;
+	size_t head = 0, tail = 0;	/* queued entries: [tail, head) */
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = use_ip ? s[i].ip : s[i].addr;
+		if (use_ip && !a)
+			continue;
+		if (head - tail == PREFETCH_AHEAD) {
+			wss_account(w, when[tail % PREFETCH_AHEAD], ahead[tail % PREFETCH_AHEAD]);
+			tail++;
+		}
+		struct bucket_entry *e = bucket_map_get(&w->map, a >> shift);
+		__builtin_prefetch(e, 1, 3);
+		ahead[head % PREFETCH_AHEAD] = e;
+		when[head % PREFETCH_AHEAD] = s[i].time;
+		head++;
+	}
+	for (; tail < head; tail++)
+		wss_account(w, when[tail % PREFETCH_AHEAD], ahead[tail % PREFETCH_AHEAD]);
+}

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../include/memtrace_uapi.h"
 #include "bucket_map.h"
 
 struct wss_config {
@@ -48,7 +49,8 @@ void wss_free(struct wss *w);
 
 void wss_emit_until(struct wss *w, uint64_t t);
 
-static inline void wss_add(struct wss *w, uint64_t t, uint64_t addr)
+/* Accounts one access to entry e at time t (the core of wss_add). */
+static inline void wss_account(struct wss *w, uint64_t t, struct bucket_entry *e)
 {
 	if (t < w->last_time) {
 		t = w->last_time;
@@ -59,7 +61,6 @@ static inline void wss_add(struct wss *w, uint64_t t, uint64_t addr)
 		wss_emit_until(w, t);
 	w->samples++;
 
-	struct bucket_entry *e = bucket_map_get(&w->map, addr >> w->cfg.bucket_shift);
 	uint64_t T = w->cfg.interval;
 	uint64_t off = t + T - w->t_k;	/* position in the slot, (0, T] */
 	uint64_t kend = w->k + w->q + (off + w->r > T ? 1 : 0);
@@ -72,6 +73,19 @@ static inline void wss_add(struct wss *w, uint64_t t, uint64_t addr)
 	w->diff[kend & w->mask]--;
 	e->kend = kend;
 }
+
+static inline void wss_add(struct wss *w, uint64_t t, uint64_t addr)
+{
+	wss_account(w, t, bucket_map_get(&w->map, addr >> w->cfg.bucket_shift));
+}
+
+/*
+ * The same for n samples, their data addresses (use_ip = 0) or their
+ * instruction pointers (use_ip = 1, samples without one are skipped).
+ * Looks bucket entries up a few samples ahead and prefetches them, which
+ * matters when the working set does not fit the caches.
+ */
+void wss_add_samples(struct wss *w, const struct memtrace_sample *s, size_t n, int use_ip);
 
 /*
  * Emits every report up to and including the one whose time is the first

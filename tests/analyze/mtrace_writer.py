@@ -7,7 +7,6 @@ per column so that every decoding path can be exercised.
 
 import struct
 
-import numpy as np
 import zstandard
 
 COLS = ("time", "addr", "pid", "tid", "cpu", "ip", "weight", "data_src")
@@ -60,7 +59,6 @@ def kv(d):
 
 def encode_column(values, transform=0, width=None):
     v = [int(x) & 0xFFFFFFFFFFFFFFFF for x in values]
-    n = len(v)
     if transform == 0:
         base = min(v) if v else 0
         xs = [x - base for x in v]

@@ -1,5 +1,4 @@
 """The command line: every verb writes a PNG; bad input gives one clear line."""
-import os
 import subprocess
 
 import numpy as np

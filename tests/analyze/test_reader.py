@@ -216,3 +216,21 @@ def test_default_maps_parse():
     from memtrace_analyze.maps import parse_maps_text
     ms = parse_maps_text(DEFAULT_MAPS)
     assert [m.short for m in ms] == ["dbtest", "dbtest", "dbtest", "[heap]", "[anon:column]", "[anon]", "[stack]"]
+
+
+def test_crc_fallbacks_agree(monkeypatch):
+    import importlib
+    import sys
+    monkeypatch.setitem(sys.modules, "crc32c", None)       # python3-crc32c missing
+    mod = importlib.reload(crcmod)
+    try:
+        assert mod.IMPLEMENTATION in ("python3-crcmod", "pure-python")
+        assert mod.crc32c(b"123456789") == 0xE3069283
+        monkeypatch.setitem(sys.modules, "crcmod", None)    # and python3-crcmod too
+        mod = importlib.reload(crcmod)
+        assert mod.IMPLEMENTATION == "pure-python"
+        data = make_trace(None, simple_samples([1, 2], [3, 4]))
+        assert parse_trace(data, "x").n == 2
+    finally:
+        monkeypatch.undo()
+        importlib.reload(crcmod)

@@ -2,7 +2,6 @@
 import json
 import os
 
-import numpy as np
 from conftest import assert_png
 from mtrace_writer import make_trace, simple_samples
 

@@ -77,3 +77,12 @@ def test_wss_plot_and_peak_table(tmp):
     rows = wss.peak_table(tr, res)
     txt = wss.format_peaks(tr, res, rows)
     assert txt.startswith("peaks")
+
+
+def test_wss_csv(tmp):
+    tr = parse_trace(make_trace(None, simple_samples([1, 5, 12, 30], [0, 4096, 0, 8192])), "c")
+    res = wss.compute(tr, 4096, 10, [10, 20])
+    wss.write_csv(res, str(tmp / "s.csv"))
+    lines = (tmp / "s.csv").read_text().splitlines()
+    assert lines[0] == "time,wss_data_tau10,wss_data_tau20"
+    assert lines[1:] == ["10,2,2", "20,1,2", "30,1,2"]

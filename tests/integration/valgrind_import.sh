@@ -54,8 +54,7 @@ vg_import_tests() {
 		fail import_exact "exit $rc: $(head -c 300 "$d/imp.err")"
 		return 0
 	fi
-	ok import_exact
-	echo "     (import of $(wc -l <"$log") lines: $(( (t1 - t0) / 1000000 )) ms)"
+	ok "import_exact ($(wc -l <"$log") lines in $(( (t1 - t0) / 1000000 )) ms)"
 
 	# header and end keys, sample count = every L/S/M line
 	local acc
@@ -103,6 +102,18 @@ vg_import_tests() {
 		ok import_stdin_xz
 	else
 		fail import_stdin_xz "differs from the plain import: $(head -c 200 "$d/stdin.err")"
+	fi
+
+	# corrupt compressed data: one-line error, non-zero exit, and the
+	# samples decoded before the damage are still a readable trace
+	/usr/bin/python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[len(d) // 2] ^= 0xff; open(sys.argv[2], "wb").write(d)' "$d/log.xz" "$d/bad.xz"
+	timeout 60 "$MT" import -o "$d/bad.mtrace" "$d/bad.xz" 2>"$d/bad.err"
+	rc=$?
+	if [ $rc != 0 ] && [ "$(wc -l <"$d/bad.err")" = 1 ] && grep -q '^memtracectl: .*corrupt xz' "$d/bad.err" &&
+	   [ "$(meta "$d/bad.mtrace" end_reason)" = input-ended ] && series "$d/bad.mtrace" 1000 1000 4096 "$d/bad.csv"; then
+		ok import_corrupt_xz
+	else
+		fail import_corrupt_xz "exit $rc: $(head -c 300 "$d/bad.err" | tr '\n' '|')"
 	fi
 
 	# every 3rd access

@@ -27,11 +27,10 @@ vg_record_tests() {
 		fail record_valgrind "exit $rc: $(head -c 300 "$d/err")"
 		return 0
 	fi
-	echo "     (valgrind record of pageramp -n $pages -c 2: $(( (t1 - t0) / 1000000 )) ms, $(grep -c '^I ' "$log") instructions)"
 	# the program's stdout is its own; lackey's lines went to the pipe only
 	if grep -q "^base=0x[0-9a-f]* pages=$pages cycles=2 " "$d/out" && [ "$(wc -l <"$d/out")" = 1 ] &&
 	   ! grep -q '^==[0-9]*==\|^ [LSM] \|^I  ' "$d/out" "$d/err" && grep -q '^I  ' "$log"; then
-		ok record_valgrind
+		ok "record_valgrind (pageramp -n $pages -c 2: $(grep -c '^I ' "$log") instructions in $(( (t1 - t0) / 1000000 )) ms)"
 	else
 		fail record_valgrind "stdout: $(head -c 200 "$d/out" | tr '\n' '|') stderr: $(head -c 200 "$d/err" | tr '\n' '|')"
 	fi
@@ -77,6 +76,20 @@ vg_record_tests() {
 		ok record_pageramp_wss_half_the_pages
 	else
 		fail record_pageramp_wss_half_the_pages "region max $big (want $((pages / 2))), tau=50: $small, whole trace max $whole"
+	fi
+
+	# ... and with tau = T = 2000 instructions it is a sawtooth: one climb
+	# from below PAGES/4 up to PAGES/2 per cycle (2 cycles)
+	local teeth
+	$REF "$log" --window 2000 --interval 2000 --range "$base:$end" --csv "$d/saw.csv" >/dev/null
+	teeth=$(awk -F, -v half=$((pages / 2)) -v low=$((pages / 4)) '
+		NR > 1 && $2 < low { armed = 1 }
+		NR > 1 && armed && $2 == half { n++; armed = 0 }
+		END { print n + 0 }' "$d/saw.csv")
+	if [ "$teeth" = 2 ]; then
+		ok record_pageramp_sawtooth
+	else
+		fail record_pageramp_sawtooth "$teeth climbs to $((pages / 2)) pages, expected 2: $(awk -F, 'NR > 1 {printf "%s ", $2}' "$d/saw.csv" | head -c 300)"
 	fi
 
 	# every 3rd access, same stream

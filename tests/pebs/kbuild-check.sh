@@ -180,14 +180,15 @@ step_build() {
 # Compile kernel/pebs_hook.c as an external-module object against OBJ.
 hook_compile() {
 	local src=$1 obj=$2 what=$3 m
+	# The same layout as the repository: kernel/ next to include/.
 	m=$cache/hook-$what
 	rm -rf "$m"
-	mkdir -p "$m"
-	cp "$top/kernel/pebs_hook.c" "$top/kernel/pebs_hook.h" "$m/"
-	cp "$top/include/memtrace_uapi.h" "$m/"
-	echo 'obj-m := pebs_hook.o' >"$m/Kbuild"
-	echo "ccflags-y := -I$m -Werror" >>"$m/Kbuild"
-	make -C "$obj" M="$m" pebs_hook.o >"$logdir/hook-$what.log" 2>&1 &&
+	mkdir -p "$m/kernel" "$m/include"
+	cp "$top/kernel/pebs_hook.c" "$top/kernel/pebs_hook.h" "$m/kernel/"
+	cp "$top/include/memtrace_uapi.h" "$m/include/"
+	echo 'obj-m := pebs_hook.o' >"$m/kernel/Kbuild"
+	echo 'ccflags-y := -Werror' >>"$m/kernel/Kbuild"
+	make -C "$obj" M="$m/kernel" pebs_hook.o >"$logdir/hook-$what.log" 2>&1 &&
 		! grep -q 'warning:' "$logdir/hook-$what.log"
 }
 
@@ -205,11 +206,11 @@ step_hook() {
 		return 1
 	fi
 	# Patched build uses the kernel API; the stock one must not.
-	if ! nm "$cache/hook-patched/pebs_hook.o" | grep -q ' U __symbol_get$'; then
+	if ! nm "$cache/hook-patched/kernel/pebs_hook.o" | grep -q ' U __symbol_get$'; then
 		fail hook "patched build of pebs_hook.o does not look the hook up"
 		return 1
 	fi
-	if nm "$cache/hook-stock/pebs_hook.o" | grep -q '__symbol_get\|x86_pebs_sink'; then
+	if nm "$cache/hook-stock/kernel/pebs_hook.o" | grep -q '__symbol_get\|x86_pebs_sink'; then
 		fail hook "stock build of pebs_hook.o refers to the hook"
 		return 1
 	fi

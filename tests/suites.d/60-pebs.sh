@@ -8,7 +8,7 @@
 #    against the patched and the stock tree (cached under
 #    /var/tmp/memtrace-cache/pebs: ~1 min cold, ~10 s warm)
 # Set MEMTRACE_PEBS_KBUILD=0 to leave the kernel build out (it is reported
-# as skipped, not passed).
+# as skipped, not passed); MEMTRACE_PEBS_BOOT=1 adds the qemu boot check.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -44,6 +44,16 @@ else
 		echo "FAIL pebs-kbuild: timed out after 1200 s" | tee -a "$out"
 	elif [ "$rc" != 0 ] && ! grep -q '^FAIL pebs-kbuild' "$out"; then
 		echo "FAIL pebs-kbuild: exit $rc" | tee -a "$out"
+	fi
+fi
+
+# Opt-in: boot a tiny patched kernel in qemu and run the glue in it
+# (minutes of kernel build the first time; see docs/pebs-hook.md).
+if [ "${MEMTRACE_PEBS_BOOT:-0}" = 1 ]; then
+	timeout 2400 tests/pebs/boot-check.sh 2>&1 | tee -a "$out"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" != 0 ] && ! grep -q '^FAIL pebs-boot' "$out"; then
+		echo "FAIL pebs-boot: exit $rc" | tee -a "$out"
 	fi
 fi
 

@@ -51,7 +51,10 @@ def range_label(maps, lo, hi, max_names=3):
 
 def _groups(maps, lo, hi):
     """(lo, hi, name) of the mappings inside [lo, hi), adjacent mappings of
-    one name merged; stretches covered by no mapping are 'unmapped'."""
+    one name merged; stretches covered by no mapping are 'unmapped'.  A
+    trace without MAPS chunks gets the start address as the name."""
+    if not len(maps):
+        return [[lo, hi, "%#x" % lo]]
     out = []
     cur = lo
     for m in maps.overlapping(lo, hi):
@@ -125,12 +128,15 @@ def draw(ax, data, tr, title=None, vmax=None, cbar=True, label_ranges=True, righ
     if label_ranges and n:
         ax.set_yticks(ticks)
         ax.set_yticklabels(labels, fontsize=7.5)
-        sec = ax.secondary_yaxis("right")
+        sec = ax.twinx()
+        sec.set_ylim(ax.get_ylim())
         sec.set_yticks(rticks)
         sec.set_yticklabels(rlabels, fontsize=6)
+        sec.tick_params(axis="y", length=3)
         if right_label:
             sec.set_ylabel("range start address", fontsize=8)
-    ax.set_ylabel("address (occupied ranges, gaps cut out; bucket %s)" % fmt_bytes(axis.bucket))
+    ax.set_ylabel("address (occupied ranges, gaps cut out; bucket %s)%s" % (
+        fmt_bytes(axis.bucket), "" if len(tr.maps) else "\nno MAPS chunk in the trace: ranges named by address"))
     if title:
         ax.set_title(title)
     if cbar and img is not None:

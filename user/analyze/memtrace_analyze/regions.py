@@ -44,13 +44,25 @@ class Region:
                 "touched_bytes": self.touched, "accessed_volume_bytes": self.volume}
 
 
+def pseudo_maps(tr, gap=64 << 10):
+    """Without MAPS chunks: the occupied address ranges (separated by more
+    than `gap` unsampled bytes) stand in for mappings, named 'range N'."""
+    from .binning import build_axis
+    from .maps import Mapping, MapSet
+    ms = MapSet()
+    axis = build_axis(tr.addr, 1 << 16, max_rows=1 << 62, gap=gap)
+    ms.add_snapshot([Mapping(lo, hi, "", 0, "range %d @%#x" % (i + 1, lo)) for i, (lo, hi) in enumerate(axis.ranges)])
+    return ms
+
+
 def compute(tr, bucket=None):
     """Regions with at least one sample, most sampled first."""
     bucket = bucket or tr.bucket_default
     shift = log2_exact(bucket)
-    maps = tr.maps.maps
-    keys = region_keys(maps)
-    idx = tr.maps.lookup(tr.addr)          # -1 = unmapped
+    ms = tr.maps if len(tr.maps) or not tr.n else pseudo_maps(tr)
+    maps = ms.maps
+    keys = region_keys(maps) if len(tr.maps) else ["range %d" % (i + 1) for i in range(len(maps))]
+    idx = ms.lookup(tr.addr)          # -1 = unmapped
     per = np.bincount(idx + 1, minlength=len(maps) + 1)
     # distinct buckets per region: unique (region, bucket) pairs
     b = tr.addr >> np.uint64(shift)

@@ -154,6 +154,11 @@ def peak_locations(tr, res, tau, peaks):
     readable) and the most-accessed data mapping."""
     out = []
     want = []
+    if len(tr.maps) or not peaks:
+        ms = tr.maps
+    else:
+        from .regions import pseudo_maps
+        ms = pseudo_maps(tr)
     for (i, first, last, value) in peaks:
         t = int(res.times[i])
         lo = np.searchsorted(tr.time, np.uint64(max(t - tau, 0)), side="right")
@@ -161,10 +166,10 @@ def peak_locations(tr, res, tau, peaks):
         info = {"index": i, "time": t, "wss_buckets": value, "samples": int(hi - lo),
                 "from": int(res.times[first]), "to": int(res.times[last])}
         if hi > lo:
-            idx = tr.maps.lookup(tr.addr[lo:hi])
+            idx = ms.lookup(tr.addr[lo:hi])
             vals, cnt = np.unique(idx, return_counts=True)
             j = int(np.argmax(cnt))
-            m = tr.maps.maps[vals[j]] if vals[j] >= 0 else None
+            m = ms.maps[vals[j]] if vals[j] >= 0 else None
             info["data_mapping"] = m.label if m else "unmapped"
             info["data_share"] = float(cnt[j]) / float(hi - lo)
             if tr.ip is not None:
@@ -192,13 +197,26 @@ def _elf_type(path):
     return int.from_bytes(h[16:18], "little")
 
 
+def _binary_from_command(tr):
+    """Traces without MAPS chunks (valgrind backend): the executable named
+    after '--' on the recording's command line, if it is a non-PIE ELF here."""
+    words = tr.header.get("command", "").split()
+    if "--" not in words or words.index("--") + 1 >= len(words):
+        return None
+    path = words[words.index("--") + 1]
+    return path if _elf_type(path) == 2 else None
+
+
 def symbolize(tr, ips):
     """{ip: 'func (file:line)' or 'binary+0xoff'} via addr2line, best effort."""
     out = {}
     by_file = {}
+    guess = None if len(tr.maps) else _binary_from_command(tr)
     for ip in set(ips):
         m = tr.maps.find(ip)
         if m is None:
+            if guess:   # no MAPS: a non-PIE executable runs at its link addresses
+                by_file.setdefault(guess, []).append((ip, ip))
             continue
         out[ip] = "%s+%#x" % (m.short, ip - m.start + m.offset)
         if m.name.startswith("/"):
@@ -284,6 +302,9 @@ def add_args(p):
     p.add_argument("--interval", default=None, help="evaluation interval T (default: span/400, rounded)")
     p.add_argument("--bucket", default=None, help="bucket size (default: trace's bucket_default, 4K)")
     p.add_argument("--peaks", default=None, help="also write the peak list (text) to this file")
+    p.add_argument("--csv", default=None,
+                   help="also write the series to this CSV file: time (from start), then wss_data and "
+                        "wss_code in buckets per τ")
     add_filter_args(p)
 
 
@@ -350,4 +371,20 @@ def run(args, traces):
     if args.peaks:
         with open(args.peaks, "w") as f:
             f.write(text + "\n")
-    return [out]
+    outs = [out]
+    if args.csv:
+        write_csv(res, args.csv)
+        outs.append(args.csv)
+    return outs
+
+
+def write_csv(res, path):
+    cols = [("time", (res.times - res.start).astype(np.int64))]
+    for tau in res.taus:
+        cols.append(("wss_data_tau%d" % tau, res.data[tau]))
+        if tau in res.code:
+            cols.append(("wss_code_tau%d" % tau, res.code[tau]))
+    with open(path, "w") as f:
+        f.write(",".join(c[0] for c in cols) + "\n")
+        for row in zip(*(c[1].tolist() for c in cols)):
+            f.write(",".join(str(v) for v in row) + "\n")

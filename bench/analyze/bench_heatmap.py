@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+"""Benchmark: N samples (default 10 M) -> heatmap PNG with memtrace-analyze.
+
+Generates a synthetic database-like trace once (cached), then runs the
+`heatmap` verb end to end as a fresh process RUNS times (default 7) and
+reports the median wall time, plus an in-process breakdown (read+decode,
+bin, render).  Target (issue 5): <= 5 s for 10 M samples.
+
+usage: bench_heatmap.py [N] [RUNS]
+"""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(TOP, "user", "analyze"))
+CACHE = os.environ.get("MEMTRACE_CACHE", "/var/tmp/memtrace-cache")
+
+
+def main():
+    n = int(float(sys.argv[1])) if len(sys.argv) > 1 else 10_000_000
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+    os.makedirs(CACHE, exist_ok=True)
+    trace = os.path.join(CACHE, "bench-analyze-%d.mtrace" % n)
+    if not os.path.exists(trace):
+        subprocess.run(["/usr/bin/python3", os.path.join(HERE, "gen_trace.py"), trace + ".tmp", str(n)], check=True)
+        os.rename(trace + ".tmp", trace)
+    out = os.path.join(CACHE, "bench-heatmap.png")
+    cli = [sys.executable, os.path.join(TOP, "user", "analyze", "memtrace-analyze"), "heatmap", trace, "-o", out]
+    walls = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run(cli, check=True, stdout=subprocess.DEVNULL)
+        walls.append(time.perf_counter() - t)
+
+    from memtrace_analyze import heatmap
+    from memtrace_analyze.select import View
+    from memtrace_analyze.trace import read_trace
+    parts = {"read+decode": [], "bin": [], "render": []}
+    for _ in range(max(3, runs // 2)):
+        t0 = time.perf_counter()
+        tr = read_trace(trace)
+        t1 = time.perf_counter()
+        heatmap.bin_view(View(tr))
+        t2 = time.perf_counter()
+        heatmap.plot(View(tr), out)
+        t3 = time.perf_counter()
+        parts["read+decode"].append(t1 - t0)
+        parts["bin"].append(t2 - t1)
+        parts["render"].append((t3 - t2) - (t2 - t1))   # plot() bins again
+        del tr
+        import gc
+        gc.collect()
+    size = os.path.getsize(trace)
+    print("heatmap benchmark: %d samples, trace %.1f MiB (%.2f bytes/sample), %d runs" %
+          (n, size / 2**20, size / n, runs))
+    print("  end to end (new process, CLI): median %.2f s  (min %.2f, max %.2f)  target <= 5 s" %
+          (statistics.median(walls), min(walls), max(walls)))
+    for k, v in parts.items():
+        print("  %-12s median %.2f s" % (k, statistics.median(v)))
+    print("  runs: " + " ".join("%.2f" % w for w in walls))
+
+
+if __name__ == "__main__":
+    main()

@@ -118,3 +118,26 @@ def test_report_of_empty_trace(tmp):
     index, files, s = report.build(read_trace(str(p)), str(tmp / "rep"))
     assert files == [] and s["samples"] == 0
     assert "no samples" in open(index).read()
+
+
+def test_hot_names_data_symbols_of_static_binary(tmp):
+    # a static non-PIE workload built by `make`: its .data symbols name the hot bucket
+    import shutil
+    import subprocess
+
+    import numpy as np
+    from conftest import TOP
+    exe = os.path.join(TOP, "build", "workloads", "dbquery")
+    nm = shutil.which("nm")
+    if not (os.path.exists(exe) and nm):
+        import pytest
+        pytest.skip("build/workloads/dbquery or nm missing")
+    out = subprocess.run([nm, "-n", "-S", exe], capture_output=True, text=True).stdout
+    sym = [ln.split() for ln in out.splitlines() if ln.endswith(" rng_state")][0]
+    a = int(sym[0], 16)
+    maps = "%x-%x rw-p 00000000 08:01 42 %s\n" % (a & ~0xFFF, (a & ~0xFFF) + 0x1000, exe)
+    tr = parse_trace(make_trace(None, simple_samples([1, 2, 3], [a, a + 4, a]), maps=maps), "s")
+    res = hot.bucket_counts(tr.addr, 4096)
+    top = hot.top_table(tr, res, 1)
+    assert top[0]["samples"] == 3 and top[0]["where"].endswith("(rng_state)")
+    assert isinstance(np.uint64(a), np.uint64)

@@ -44,11 +44,30 @@ def bucket_counts(addr, bucket):
 
 
 def top_table(tr, res, n=20):
+    """The n hottest buckets: address, samples, share and where: mapping +
+    offset (or the occupied range when the trace has no MAPS), plus the data
+    symbol at the bucket start when the executable is readable."""
+    from .regions import pseudo_maps
+    from .symbols import DataSymbols
     rows = []
     total = int(res.counts.sum()) or 1
-    for a, c in res.top(n):
-        m = tr.maps.find(a)
+    ms = tr.maps if len(tr.maps) or not tr.n else pseudo_maps(tr)
+    syms = DataSymbols(tr)
+    top = res.top(n)
+    by_bucket = {}
+    if syms.names and top:
+        keys = tr.addr >> np.uint64(res.shift)
+        want = np.array([a >> res.shift for a, _ in top], dtype=np.uint64)
+        sel = np.isin(keys, want)
+        ka, aa = keys[sel], tr.addr[sel]
+        for k in want.tolist():
+            by_bucket[k] = aa[ka == np.uint64(k)]
+    for a, c in top:
+        m = ms.find(a)
         where = "%s+%#x" % (m.short, a - m.start) if m else "unmapped"
+        sym = syms.hottest(by_bucket[a >> res.shift]) if by_bucket else ""
+        if sym:
+            where += " (%s)" % sym
         rows.append({"addr": a, "samples": c, "share": c / total, "where": where})
     return rows
 

@@ -1,0 +1,11 @@
+#!/bin/bash
+# make bench: every benchmark, medians of 5 runs.  Figures: docs/performance.md.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+echo "== engine and trace encoding (bench/engine_bench.c)"
+build/bench/engine_bench 5
+for b in bench/*/run.sh; do
+	[ -x "$b" ] || continue
+	echo "== $(dirname "$b")"
+	"$b"
+done

@@ -202,7 +202,12 @@ static int vg_record(const struct record_opts *o, struct recorder *r)
 	lackey_init(p, period, o->random_period, o->seed, vg_emit, &c);
 	p->pid = (uint32_t)pid;
 	set_meta(r, o, period, pid);
-	/* origin 0; no MAPS: /proc/PID/maps is valgrind's, not the guest's */
+	/*
+	 * Origin 0.  Valgrind runs the guest inside its own process, so
+	 * /proc/PID/maps of valgrind lists the guest's mappings at their guest
+	 * addresses (next to valgrind's own): snapshot it at every tick, the
+	 * recorder writes a MAPS chunk whenever the text changed.
+	 */
 	if (recorder_begin(r, 0, 0) < 0) {
 		kill(pid, SIGKILL);
 		c.failed = 1;
@@ -251,6 +256,7 @@ static int vg_record(const struct record_opts *o, struct recorder *r)
 		uint64_t now = mt_now_ns();
 
 		if (now - last_tick >= TICK_NS || p->samples - tick_samples >= TICK_SAMPLES) {
+			recorder_maps_changed(r, pid);
 			if (recorder_tick(r, p->insns) < 0) {
 				c.failed = 1;
 				break;

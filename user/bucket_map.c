@@ -1,6 +1,7 @@
 /* bucket_map.c - leaf hash table of struct bucket_entry. */
 #include "bucket_map.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -23,17 +24,32 @@ void bucket_map_init(struct bucket_map *m)
 	m->narenas = m->arena_used = 0;
 }
 
-#define ARENA_SIZE (2u << 20)
+#define ARENA_MAX (2u << 20)
+
+/* Arenas double from 4 leaves up to 2 MiB: small maps stay small. */
+static size_t arena_size(size_t n)
+{
+	size_t size = sizeof(struct bucket_leaf) * 4;
+
+	while (n-- > 0 && size < ARENA_MAX)
+		size *= 2;
+	return size < ARENA_MAX ? size : ARENA_MAX;
+}
 
 static struct bucket_leaf *alloc_leaf(struct bucket_map *m)
 {
-	if (!m->narenas || m->arena_used + sizeof(struct bucket_leaf) > ARENA_SIZE) {
-		void *a = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
+	if (!m->narenas ||
+	    m->arena_used + sizeof(struct bucket_leaf) > arena_size(m->narenas - 1)) {
+		size_t size = arena_size(m->narenas);
+		void *a = mmap(NULL, size, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (a == MAP_FAILED)
-			a = mt_xcalloc(1, ARENA_SIZE);	/* exits when out of memory */
-		else
-			madvise(a, ARENA_SIZE, MADV_HUGEPAGE);
+		if (a == MAP_FAILED) {
+			errno = ENOMEM;
+			mt_errno("bucket map of %zu leaves", m->nleaves);
+			exit(1);
+		}
+		if (size == ARENA_MAX)
+			madvise(a, size, MADV_HUGEPAGE);
 		m->arenas = mt_xrealloc(m->arenas, (m->narenas + 1) * sizeof(*m->arenas));
 		m->arenas[m->narenas++] = a;
 		m->arena_used = 0;
@@ -46,7 +62,7 @@ static struct bucket_leaf *alloc_leaf(struct bucket_map *m)
 void bucket_map_free(struct bucket_map *m)
 {
 	for (size_t i = 0; i < m->narenas; i++)
-		munmap(m->arenas[i], ARENA_SIZE);
+		munmap(m->arenas[i], arena_size(i));
 	free(m->arenas);
 	m->arenas = NULL;
 	m->narenas = m->arena_used = 0;

@@ -182,7 +182,7 @@ int cmd_record(int argc, char **argv)
 
 	if (o.argv && command_missing(o.argv[0]))
 		return 1;
-	if (o.pid && target_check(o.pid))
+	if (o.pid && strcmp(o.backend, "valgrind") && target_check(o.pid))
 		return 1;
 
 	const struct backend *b;

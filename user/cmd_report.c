@@ -16,6 +16,7 @@
 
 #define PEAK_LOCATIONS 3
 #define CURVE_POINTS 40
+#define MAX_PEAKS 100
 
 struct report_opts {
 	const char *window, *interval, *series;
@@ -37,6 +38,8 @@ struct report {
 	size_t npeaks;
 	uint64_t *peak_from, *peak_to;
 	struct bucket_map *peak_ips;
+	size_t peak_next;	/* first peak whose window may hold later samples */
+	size_t peaks_found;	/* before keeping the MAX_PEAKS largest */
 };
 
 static void usage(FILE *out)
@@ -100,13 +103,33 @@ static void on_peak_samples(void *ctx, const struct memtrace_sample *s, size_t n
 	struct report *r = ctx;
 
 	(void)columns;
+	/* peaks are in time order and samples nearly so: skip the windows
+	 * that ended before this sample, stop at the first not yet begun */
 	for (size_t i = 0; i < n; i++) {
 		if (!s[i].ip)
 			continue;
-		for (size_t p = 0; p < r->npeaks; p++)
-			if (s[i].time > r->peak_from[p] && s[i].time <= r->peak_to[p])
+		while (r->peak_next < r->npeaks && r->peak_to[r->peak_next] < s[i].time)
+			r->peak_next++;
+		for (size_t p = r->peak_next; p < r->npeaks && r->peak_from[p] < s[i].time; p++)
+			if (s[i].time <= r->peak_to[p])
 				bucket_map_get(&r->peak_ips[p], s[i].ip)->count++;
 	}
+}
+
+static int peak_by_value(const void *a, const void *b)
+{
+	const struct peak *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value > y->value ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static int peak_by_index(const void *a, const void *b)
+{
+	const struct peak *x = a, *y = b;
+
+	return (x->index > y->index) - (x->index < y->index);
 }
 
 static void fmt_time(uint64_t t, int ns, char *buf, size_t len)
@@ -343,7 +366,12 @@ int cmd_report(int argc, char **argv)
 
 	struct peak_config pc = peak_defaults;
 	pc.g = o.sensitivity;
-	r.npeaks = peaks_detect(r.data.rows, r.data.nrows, &pc, &r.peaks);
+	r.npeaks = r.peaks_found = peaks_detect(r.data.rows, r.data.nrows, &pc, &r.peaks);
+	if (r.npeaks > MAX_PEAKS) {	/* keep the largest, in time order */
+		qsort(r.peaks, r.npeaks, sizeof(*r.peaks), peak_by_value);
+		r.npeaks = MAX_PEAKS;
+		qsort(r.peaks, r.npeaks, sizeof(*r.peaks), peak_by_index);
+	}
 	if (r.npeaks && r.have_ip) {
 		r.peak_from = mt_xcalloc(r.npeaks, sizeof(uint64_t));
 		r.peak_to = mt_xcalloc(r.npeaks, sizeof(uint64_t));
@@ -410,6 +438,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(f, "%s]", ncurve ? "\n  " : "");
 		print_hot(f, &r, &r.data.map, shift, o.top, "hot_data", 1, &first);
 		print_hot(f, &r, &r.code.map, shift, o.top, "hot_code", 1, &first);
+		fprintf(f, ",\n  \"peaks_found\": %zu", r.peaks_found);
 		fprintf(f, ",\n  \"peaks\": [");
 		for (size_t p = 0; p < r.npeaks; p++) {
 			uint64_t tk = (uint64_t)(r.peaks[p].index + 1) * interval;
@@ -479,7 +508,11 @@ int cmd_report(int argc, char **argv)
 		fprintf(f, "  %10" PRIu64 "  %10" PRIu64 "  %12s  %5.1f %%\n", curve[i].min_count,
 			curve[i].buckets, mt_fmt_bytes(curve[i].buckets << shift, b1, sizeof(b1)),
 			100.0 * (double)curve[i].accesses / (double)r.samples);
-	fprintf(f, "\nPeaks of the data WSS (%zu):\n", r.npeaks);
+	if (r.peaks_found > r.npeaks)
+		fprintf(f, "\nPeaks of the data WSS (%zu, the %zu largest listed):\n", r.peaks_found,
+			r.npeaks);
+	else
+		fprintf(f, "\nPeaks of the data WSS (%zu):\n", r.npeaks);
 	for (size_t p = 0; p < r.npeaks; p++) {
 		fmt_time((uint64_t)(r.peaks[p].index + 1) * interval, ns, t1, sizeof(t1));
 		fprintf(f, "  [%zu] at %s: %" PRIu64 " buckets (%s)", p, t1, r.peaks[p].value,

@@ -116,3 +116,31 @@ def test_heatmap_zoom_mapping_and_range(tmp):
     from memtrace_analyze.trace import TraceError
     with pytest.raises(TraceError, match="no mapping of that name"):
         make_view(tr, A)
+
+
+@pytest.mark.parametrize("nranges", [3, 30])
+def test_rows_few_and_many_ranges_agree_with_definition(nranges):
+    rng = np.random.default_rng(nranges)
+    base = np.arange(nranges, dtype=np.uint64) * np.uint64(64 << 20) + np.uint64(COL)
+    addr = (base[rng.integers(0, nranges, 5000)] + rng.integers(0, 0x40000, 5000).astype(np.uint64))
+    axis = build_axis(addr, 4096, max_rows=100000)
+    assert len(axis.ranges) == nranges
+    rows = axis.rows(addr)
+    # definition: row = row0[range] + (addr - range_lo) // bucket
+    expect = []
+    for a in addr.tolist():
+        i = max(k for k, (lo, hi) in enumerate(axis.ranges) if lo <= a)
+        expect.append(int(axis.row0[i]) + (a - axis.ranges[i][0]) // axis.bucket)
+    assert rows.tolist() == expect
+    assert axis.rows(addr, check=False).tolist() == expect
+    outside = np.array([COL - 1, int(base[-1]) + (64 << 20)], dtype=np.uint64)
+    assert axis.rows(outside).tolist() == [-1, -1]
+
+
+def test_occupied_granules_equals_unique_random():
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        a = (rng.integers(0, 2**20, 300).astype(np.uint64) << np.uint64(int(rng.integers(0, 40)))) \
+            + rng.integers(0, 2**16, 300).astype(np.uint64)
+        sh = int(rng.integers(6, 20))
+        assert occupied_granules(a, sh).tolist() == np.unique(a >> np.uint64(sh)).tolist()

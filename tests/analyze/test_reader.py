@@ -234,3 +234,12 @@ def test_crc_fallbacks_agree(monkeypatch):
     finally:
         monkeypatch.undo()
         importlib.reload(crcmod)
+
+
+def test_decode_only_wanted_columns():
+    s = simple_samples(TIMES, ADDRS, ip=[7] * 6)
+    data = make_trace(None, s, chunk_size=4)
+    tr = parse_trace(data, "x", columns=("pid",))
+    assert sorted(tr.columns) == ["addr", "pid", "time"]
+    assert [int(a) for a in tr.addr] == ADDRS and tr.pid.tolist() == [100] * 6
+    assert tr.ip is None

@@ -1,6 +1,6 @@
 #!/bin/bash
 # -p covers threads that exist at attach time, threads created later and a
-# forked child: every page each worker touches appears once with its tid.
+# forked child: every page each worker touches appears with its tid.
 . "$(dirname "$0")/lib.sh"
 "$WL/mtfork" -b 3 -a 3 -k 40 -f -w >"$TMP/wl.out" &
 wl=$!
@@ -25,7 +25,11 @@ for w in workers:
     base, pages, pid = int(w["base"], 16), int(w["pages"]), int(w["pid"])
     got = [r for r in rows if int(r["pid"]) == pid and base <= int(r["addr"], 16) < base + pages * 4096]
     pg = sorted((int(r["addr"], 16) - base) // 4096 for r in got)
-    assert pg == list(range(pages)), f"worker {w['worker']} ({w['kind']}): pages {pg}"
+    # Every page appears.  A fault can be taken twice when another thread
+    # changes the address space at that moment (the kernel retries it and the
+    # page-fault event counts both entries): allow a few repeats, no others.
+    assert sorted(set(pg)) == list(range(pages)), f"worker {w['worker']} ({w['kind']}): pages {pg}"
+    assert len(pg) - pages <= 2, f"worker {w['worker']}: {len(pg) - pages} repeated faults"
     tids = {int(r["tid"]) for r in got}
     if w["kind"] == "thread":
         assert tids == {int(w["tid"])}, f"worker {w['worker']}: tids {tids}, want {w['tid']}"

@@ -85,9 +85,9 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 echo "GUEST-START $(uname -r)"
 echo "== run hooked"
-insmod /hookprobe.ko 2>&1
+insmod /hookprobe.ko 2>&1 && rmmod hookprobe 2>&1 && echo "RMMOD-OK 1"
 echo "== run pebs_hook=0"
-insmod /hookprobe.ko pebs_hook=0 2>&1
+insmod /hookprobe.ko pebs_hook=0 2>&1 && rmmod hookprobe 2>&1 && echo "RMMOD-OK 2"
 echo "== dmesg"
 dmesg | grep -E 'hookprobe|memtrace|Performance Events|WARNING|BUG'
 echo GUEST-DONE
@@ -100,7 +100,7 @@ log=$work/console.log
 timeout 300 qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp 2 -m 512 \
 	-nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$obj/arch/x86/boot/bzImage" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 loglevel=6" \
+	-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 loglevel=4" \
 	</dev/null >"$log" 2>&1
 tr -d '\r' <"$log" >"$log.txt"
 if ! grep -q '^GUEST-DONE' "$log.txt"; then
@@ -124,6 +124,12 @@ expect attach-sw-refused "$run1" 'hookprobe: attach_sw=-95'
 expect attach-null-ops-refused "$run1" 'hookprobe: attach_null_ops=-22'
 expect no-pebs-event "$run1" 'hookprobe: create_pebs=-'
 expect disabled-param "$run2" 'hookprobe: available=0'
+if [ "$(grep -c '^RMMOD-OK' "$log.txt")" != 2 ]; then
+	fail rmmod "hookprobe did not load and unload twice (see $log.txt)"
+fi
+if [ "$(echo "$dm" | grep -c 'hookprobe: done')" != 2 ]; then
+	fail runs "expected 2 probe runs in dmesg, got $(echo "$dm" | grep -c 'hookprobe: done')"
+fi
 expect mode-compat "$run2" 'hookprobe: mode=perf-overflow'
 expect compat-attach-refused "$run2" 'hookprobe: attach_sw=-95'
 if grep -qE 'WARNING:|BUG:|Oops|Call Trace' "$log.txt"; then

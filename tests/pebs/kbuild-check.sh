@@ -105,13 +105,18 @@ step_tree() {
 		ok tree
 		return 0
 	fi
+	local keep=$cache/tree-keep
+	rm -rf "$keep"
 	if [ ! -f "$stamp" ]; then
 		rm -rf "$patched"
 		cp -al "$pristine" "$patched" || { fail tree "cp -al failed"; return 1; }
 	else
-		# Undo the previous patch: restore or remove the files it touched.
+		# Undo the previous patch: restore or remove the files it touched,
+		# keeping a copy to give unchanged files their old mtime back.
 		local f
 		tail -n +2 "$stamp" | while read -r f; do
+			mkdir -p "$keep/$(dirname "$f")"
+			cp -p "$patched/$f" "$keep/$f" 2>/dev/null
 			rm -f "$patched/$f"
 			[ -f "$pristine/$f" ] && cp -p "$pristine/$f" "$patched/$f"
 		done
@@ -129,6 +134,14 @@ step_tree() {
 		fail tree "patch failed (see $logdir/patch.log)"
 		return 1
 	fi
+	# A file the new patch leaves as the old one did keeps its mtime, so
+	# that nothing is recompiled for it (e.g. after a commit message edit).
+	for f in $(patch_files); do
+		if [ -f "$keep/$f" ] && cmp -s "$keep/$f" "$patched/$f"; then
+			touch -r "$keep/$f" "$patched/$f"
+		fi
+	done
+	rm -rf "$keep"
 	{ echo "$sum"; patch_files; } >"$stamp"
 	ok tree
 }

@@ -11,7 +11,7 @@
  *   attach_pebs=ERR|large=0|1  attach to a PEBS load event, when the CPU
  *                        has one (none under qemu TCG: create=ERR instead)
  *
- * then unloads itself by failing init with -EAGAIN (nothing stays loaded).
+ * and stays loaded, doing nothing, until rmmod.
  */
 #include <linux/err.h>
 #include <linux/module.h>
@@ -102,9 +102,14 @@ static int __init hookprobe_init(void)
 
 	memtrace_pebs_hook_exit();
 	pr_info("hookprobe: done\n");
-	return -EAGAIN;
+	return 0;
+}
+
+static void __exit hookprobe_exit(void)
+{
 }
 
 module_init(hookprobe_init);
+module_exit(hookprobe_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("memtrace PEBS hook glue probe (tests only)");

@@ -21,18 +21,42 @@ def log2_exact(n, what="bucket size"):
     return n.bit_length() - 1
 
 
-def occupied_granules(addr, shift):
-    """Sorted unique values of addr >> shift, O(n) on typical traces: runs of
-    equal granules are collapsed before the sort."""
-    if addr.size == 0:
-        return np.zeros(0, dtype=_U64)
-    g = addr >> _U64(shift)
+def _unique_runs(g):
+    """np.unique of g after collapsing runs of equal values (cheap on traces,
+    whose consecutive samples often share a granule)."""
     if g.size > 1:
         keep = np.empty(g.size, dtype=bool)
         keep[0] = True
         np.not_equal(g[1:], g[:-1], out=keep[1:])
         g = g[keep]
     return np.unique(g)
+
+
+BLOCK_BITS = 12        # granules per block: 4096 (256 MiB of 64 KiB granules)
+
+
+def occupied_granules(addr, shift):
+    """Sorted unique values of addr >> shift, exact.
+
+    Two levels, no sort over all samples: the distinct blocks of 4096
+    granules (few: a process touches a handful of areas) come from a unique
+    over collapsed runs; within them np.bincount marks the occupied granules.
+    Falls back to a plain unique when there are many blocks."""
+    if addr.size == 0:
+        return np.zeros(0, dtype=_U64)
+    hi = addr >> _U64(shift + BLOCK_BITS)
+    blocks = _unique_runs(hi)
+    if blocks.size > 24:
+        return _unique_runs(addr >> _U64(shift))
+    if blocks.size == 1:
+        r = np.zeros(addr.shape, dtype=np.int64)
+    else:
+        r = np.searchsorted(blocks, hi).astype(np.int64)
+    del hi
+    r <<= BLOCK_BITS
+    r += ((addr >> _U64(shift)) & _U64((1 << BLOCK_BITS) - 1)).astype(np.int64)
+    k = np.nonzero(np.bincount(r, minlength=blocks.size << BLOCK_BITS))[0].astype(_U64)
+    return (blocks[k >> _U64(BLOCK_BITS)] << _U64(BLOCK_BITS)) | (k & _U64((1 << BLOCK_BITS) - 1))
 
 
 class AddressAxis:
@@ -52,17 +76,29 @@ class AddressAxis:
     def bucket(self):
         return 1 << self.shift
 
-    def rows(self, addr):
-        """Row of every address (addresses outside every range: -1)."""
+    def rows(self, addr, check=True):
+        """Row of every address (addresses outside every range: -1).
+        check=False skips the outside test for addresses the axis was built
+        from (inside by construction)."""
         if not self.ranges:
             return np.full(addr.shape, -1, dtype=np.int64)
-        r = np.searchsorted(self._lo, addr, side="right").astype(np.int64) - 1
-        rc = np.maximum(r, 0)
-        rel = (addr - self._lo[rc]) >> _U64(self.shift)
-        row = self.row0[rc] + rel.astype(np.int64)
-        bad = (r < 0) | (row >= self.row0[rc + 1])
-        if bad.any():
-            row[bad] = -1
+        sh = _U64(self.shift)
+        if len(self.ranges) <= 24:
+            # a few compares per sample beat a binary search here
+            r = np.zeros(addr.shape, dtype=np.int8)
+            for lo in self._lo[1:]:
+                r += addr >= lo
+        else:
+            r = np.searchsorted(self._lo, addr, side="right").astype(np.int64) - 1
+            np.maximum(r, 0, out=r)
+        # row = bucket - first bucket of the range + first row of the range
+        off = self.row0[:-1] - (self._lo >> sh).astype(np.int64)
+        row = (addr >> sh).astype(np.int64)
+        row += np.take(off, r)
+        if check:
+            bad = (addr < self._lo[0]) | (row >= np.take(self.row0[1:], r))
+            if bad.any():
+                row[bad] = -1
         return row
 
     def addr_of_row(self, row):

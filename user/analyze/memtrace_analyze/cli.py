@@ -54,8 +54,11 @@ def main(argv=None):
     mod = importlib.import_module("." + VERBS[args.verb][0], __package__)
     try:
         traces = []
+        columns = getattr(mod, "COLUMNS", None)
+        if columns is not None:
+            columns = set(columns) | {c for c in ("pid", "tid") if getattr(args, c, None) is not None}
         for path in args.traces:
-            tr = read_trace(path, verify_crc=not args.no_crc)
+            tr = read_trace(path, verify_crc=not args.no_crc, columns=columns)
             for w in tr.warnings:
                 print("memtrace-analyze: warning: %s: %s" % (tr.name, w), file=sys.stderr)
             traces.append(tr)

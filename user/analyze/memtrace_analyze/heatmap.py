@@ -11,6 +11,7 @@ from .binning import build_axis, count2d, time_bins
 from .select import add_filter_args, make_view
 from .units import TimeAxis, fmt_bytes, fmt_time, parse_size
 
+COLUMNS = ("time", "addr")      # sample columns this verb decodes
 MIN_RANGE_FRACTION = 0.025   # every address range gets at least this much height
 
 
@@ -28,7 +29,7 @@ class HeatmapData:
 def bin_view(view, bucket=4096, ncols=1000, max_rows=1024, gap=None):
     tr = view.tr
     axis = build_axis(tr.addr, bucket, max_rows=max_rows, gap=gap, clip=view.clip)
-    rows = axis.rows(tr.addr)
+    rows = axis.rows(tr.addr, check=view.clip is not None)
     cols = time_bins(tr.time, view.t0, view.t1, ncols)
     counts = count2d(rows, cols, axis.nrows, ncols)
     return HeatmapData(counts, axis, view.t0, view.t1, ncols, tr.n)

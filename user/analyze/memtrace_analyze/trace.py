@@ -197,8 +197,9 @@ def decode_column(buf, pos, n, offset):
     return v, pos
 
 
-def decode_samples(raw, count, offset):
-    """Decodes a SAMPLES payload; returns {column: array}."""
+def decode_samples(raw, count, offset, want=None):
+    """Decodes a SAMPLES payload; returns {column: array}.  want: the column
+    names to decode (None = all); the others are only skipped."""
     if len(raw) < 8:
         raise TraceError("corrupt SAMPLES chunk at offset %d: payload shorter than 8 bytes" % offset)
     n, mask = struct.unpack_from("<II", raw, 0)
@@ -213,10 +214,26 @@ def decode_samples(raw, count, offset):
     for bit in range(32):
         if not mask & (1 << bit):
             continue
+        name = COLUMNS[bit] if bit < len(COLUMNS) else None
+        if want is not None and name not in want:
+            pos = skip_column(raw, pos, n, offset)
+            continue
         v, pos = decode_column(raw, pos, n, offset)
-        if bit < len(COLUMNS):
-            cols[COLUMNS[bit]] = v
+        if name:
+            cols[name] = v
     return cols
+
+
+def skip_column(buf, pos, n, offset):
+    if pos + 16 > len(buf):
+        raise TraceError("corrupt SAMPLES chunk at offset %d: column header past end of payload" % offset)
+    width = buf[pos + 1]
+    if width not in (0, 1, 2, 4, 8):
+        raise TraceError("corrupt SAMPLES chunk at offset %d: column width %d" % (offset, width))
+    pos += 16 + n * width
+    if pos > len(buf):
+        raise TraceError("corrupt SAMPLES chunk at offset %d: column data past end of payload" % offset)
+    return pos
 
 
 def _records(payload, size, what, offset):
@@ -226,18 +243,20 @@ def _records(payload, size, what, offset):
     return [payload[i:i + size] for i in range(0, len(payload), size)]
 
 
-def read_trace(path, verify_crc=True):
-    """Reads a whole trace.  Raises TraceError with a one-line message."""
+def read_trace(path, verify_crc=True, columns=None):
+    """Reads a whole trace.  Raises TraceError with a one-line message.
+    columns: sample columns to decode (default all; time and addr always)."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
         raise TraceError("cannot read %s: %s" % (path, e.strerror or e)) from e
-    return parse_trace(data, path, verify_crc)
+    return parse_trace(data, path, verify_crc, columns)
 
 
-def parse_trace(data, path="<memory>", verify_crc=True):
+def parse_trace(data, path="<memory>", verify_crc=True, columns=None):
     tr = Trace(path)
+    want = None if columns is None else set(columns) | {"time", "addr"}
     size = len(data)
     if size == 0:
         raise TraceError("%s is empty (0 bytes): not a memtrace trace" % path)
@@ -299,7 +318,7 @@ def parse_trace(data, path="<memory>", verify_crc=True):
         else:
             raise TraceError("%s: corrupt chunk at offset %d: unknown codec %d" % (path, off, codec))
         try:
-            _handle_chunk(tr, ctype, raw, count, off)
+            _handle_chunk(tr, ctype, raw, count, off, want)
         except struct.error as e:
             raise TraceError("%s: corrupt %s chunk at offset %d: %s"
                              % (path, CHUNK_NAMES[ctype], off, e)) from e
@@ -316,13 +335,13 @@ def parse_trace(data, path="<memory>", verify_crc=True):
     return tr
 
 
-def _handle_chunk(tr, ctype, raw, count, off):
+def _handle_chunk(tr, ctype, raw, count, off, want=None):
     if ctype == T_HEADER:
         tr.header.update(parse_kv(raw))
     elif ctype == T_END:
         tr.end = parse_kv(raw)
     elif ctype == T_SAMPLES:
-        tr._last_samples = decode_samples(raw, count, off)
+        tr._last_samples = decode_samples(raw, count, off, want)
     elif ctype == T_MAPS:
         if len(raw) < 16:
             raise TraceError("corrupt MAPS chunk at offset %d: shorter than 16 bytes" % off)
@@ -368,7 +387,8 @@ def _join_samples(tr, parts):
         for name in COLUMNS[:5]:
             cols[name] = np.zeros(0, dtype=_U64)
     for name in ("pid", "tid", "cpu"):
-        cols[name] = cols[name].astype(np.uint32)
+        if name in cols:
+            cols[name] = cols[name].astype(np.uint32)
     fields = set(f.strip() for f in tr.header.get("fields", "").split(",") if f.strip())
     for name in ("ip", "weight", "data_src"):
         # A column written but declared empty by the header stays usable;

@@ -24,6 +24,7 @@ import numpy as np
 
 from .binning import log2_exact
 from .select import add_filter_args, make_view
+from .symbols import elf_type, executable_of
 from .units import TimeAxis, fmt_bytes, fmt_time, parse_size, parse_time
 
 PEAK_ALPHA, PEAK_G, PEAK_INFLUENCE, PEAK_WARMUP = 0.1, 1.0, 0.1, 4
@@ -186,32 +187,11 @@ def peak_locations(tr, res, tau, peaks):
     return out
 
 
-def _elf_type(path):
-    try:
-        with open(path, "rb") as f:
-            h = f.read(18)
-    except OSError:
-        return None
-    if len(h) < 18 or h[:4] != b"\x7fELF":
-        return None
-    return int.from_bytes(h[16:18], "little")
-
-
-def _binary_from_command(tr):
-    """Traces without MAPS chunks (valgrind backend): the executable named
-    after '--' on the recording's command line, if it is a non-PIE ELF here."""
-    words = tr.header.get("command", "").split()
-    if "--" not in words or words.index("--") + 1 >= len(words):
-        return None
-    path = words[words.index("--") + 1]
-    return path if _elf_type(path) == 2 else None
-
-
 def symbolize(tr, ips):
     """{ip: 'func (file:line)' or 'binary+0xoff'} via addr2line, best effort."""
     out = {}
     by_file = {}
-    guess = None if len(tr.maps) else _binary_from_command(tr)
+    guess = None if len(tr.maps) else executable_of(tr)
     for ip in set(ips):
         m = tr.maps.find(ip)
         if m is None:
@@ -222,7 +202,7 @@ def symbolize(tr, ips):
         if m.name.startswith("/"):
             # ELF address: ip itself for non-PIE executables (ET_EXEC, loaded
             # at the link address), file-offset based for PIE and libraries.
-            et = _elf_type(m.name)
+            et = elf_type(m.name)
             if et is None:
                 continue
             elf_addr = ip if et == 2 else ip - m.start + m.offset

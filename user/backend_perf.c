@@ -483,14 +483,8 @@ static void perf_status(FILE *out)
 {
 	char buf[512], why[512];
 	struct record_opts o = { .event = "page-faults" };
-	int paranoid = -9;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int paranoid = perf_event_paranoid();
 
-	if (f) {
-		if (fscanf(f, "%d", &paranoid) != 1)
-			paranoid = -9;
-		fclose(f);
-	}
 	mem_event_pmu_summary(buf, sizeof(buf));
 	fprintf(out, "  perf: hardware: %s\n", buf);
 	fprintf(out, "  perf: perf_event_paranoid=%d%s\n", paranoid,

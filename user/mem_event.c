@@ -249,14 +249,8 @@ int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
 
 void mem_event_open_error(const struct mem_event *ev, int err, char *why, size_t whylen)
 {
-	int paranoid = -9;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int paranoid = perf_event_paranoid();
 
-	if (f) {
-		if (fscanf(f, "%d", &paranoid) != 1)
-			paranoid = -9;
-		fclose(f);
-	}
 	switch (err) {
 	case EACCES:
 	case EPERM:
@@ -280,4 +274,17 @@ void mem_event_open_error(const struct mem_event *ev, int err, char *why, size_t
 	default:
 		snprintf(why, whylen, "perf_event_open(%s): %s", ev->name, strerror(err));
 	}
+}
+
+int perf_event_paranoid(void)
+{
+	int paranoid = -9;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+
+	if (f) {
+		if (fscanf(f, "%d", &paranoid) != 1)
+			paranoid = -9;
+		fclose(f);
+	}
+	return paranoid;
 }

@@ -33,6 +33,9 @@ int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
 /* One line about the PMU of this machine for `memtracectl status`. */
 void mem_event_pmu_summary(char *buf, size_t len);
 
+/* kernel.perf_event_paranoid, or -9 when it cannot be read. */
+int perf_event_paranoid(void);
+
 /* Explains a perf_event_open errno for this event in one line. */
 void mem_event_open_error(const struct mem_event *ev, int err, char *why, size_t whylen);
 

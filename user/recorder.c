@@ -173,11 +173,8 @@ static void cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
-static void live_row_data(void *ctx, uint64_t k, uint64_t t, uint64_t v)
+static void row_push(struct row_buf *b, uint64_t t, uint64_t v)
 {
-	struct row_buf *b = &((struct recorder *)ctx)->rows_data;
-
-	(void)k;
 	if (b->n == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 256;
 		b->t = mt_xrealloc(b->t, b->cap * sizeof(*b->t));
@@ -187,18 +184,16 @@ static void live_row_data(void *ctx, uint64_t k, uint64_t t, uint64_t v)
 	b->v[b->n++] = v;
 }
 
+static void live_row_data(void *ctx, uint64_t k, uint64_t t, uint64_t v)
+{
+	(void)k;
+	row_push(&((struct recorder *)ctx)->rows_data, t, v);
+}
+
 static void live_row_code(void *ctx, uint64_t k, uint64_t t, uint64_t v)
 {
-	struct row_buf *b = &((struct recorder *)ctx)->rows_code;
-
 	(void)k;
-	if (b->n == b->cap) {
-		b->cap = b->cap ? b->cap * 2 : 256;
-		b->t = mt_xrealloc(b->t, b->cap * sizeof(*b->t));
-		b->v = mt_xrealloc(b->v, b->cap * sizeof(*b->v));
-	}
-	b->t[b->n] = t;
-	b->v[b->n++] = v;
+	row_push(&((struct recorder *)ctx)->rows_code, t, v);
 }
 
 static int snapshot_maps(struct recorder *r, int i, uint64_t now)

@@ -21,18 +21,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 static long pages = 64, page_size;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t start_cond = PTHREAD_COND_INITIALIZER;
 static int started;
-static volatile sig_atomic_t go;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	go = 1;
-}
-
 static void work(long id, const char *kind)
 {
 	size_t len = (size_t)(pages * page_size);
@@ -89,13 +83,8 @@ int main(int argc, char **argv)
 	}
 	page_size = sysconf(_SC_PAGESIZE);
 
-	struct sigaction sa = { .sa_handler = on_usr1 };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGUSR1, &sa, NULL);
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	sigset_t old;
+	wl_go_prepare(&old);
 
 	pthread_t th[64];
 	long n = 0;
@@ -103,10 +92,7 @@ int main(int argc, char **argv)
 		pthread_create(&th[n], NULL, thread_main, (void *)(n + 1));
 	printf("ready pid=%d\n", (int)getpid());
 	fflush(stdout);
-	if (wait_go)
-		while (!go)
-			sigsuspend(&old);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	wl_go_wait(wait_go, &old);
 
 	pthread_mutex_lock(&start_lock);
 	started = 1;

@@ -25,14 +25,6 @@
 
 #include "workload.h"
 
-static volatile sig_atomic_t go;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	go = 1;
-}
-
 static void touch_pages(volatile char *region, long page, long claimed)
 {
 	for (long p = 0; p < claimed; p += 2)
@@ -68,21 +60,13 @@ int main(int argc, char **argv)
 	}
 	madvise(region, (size_t)(pages * page), MADV_NOHUGEPAGE);
 
-	struct sigaction sa = { .sa_handler = on_usr1 };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGUSR1, &sa, NULL);
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	sigset_t old;
+	wl_go_prepare(&old);
 
 	printf("base=%p pages=%ld cycles=%ld tid=%d page_size=%ld\n",
 	       (void *)region, pages, cycles, (int)getpid(), page);
 	fflush(stdout);
-	if (wait_go)
-		while (!go)
-			sigsuspend(&old);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	wl_go_wait(wait_go, &old);
 
 	for (long c = 0; c < cycles; c++) {
 		for (long n = 1; n <= pages; n++)

@@ -2,6 +2,7 @@
 #ifndef MEMTRACE_WORKLOAD_H
 #define MEMTRACE_WORKLOAD_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -11,6 +12,39 @@ static inline uint64_t wl_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The go signal: a workload started with -w prints where it works, then
+ * waits for SIGUSR1 so that a recorder can attach first.
+ */
+static volatile sig_atomic_t wl_go;
+
+static void wl_on_usr1(int sig)
+{
+	(void)sig;
+	wl_go = 1;
+}
+
+/* Installs the handler and blocks SIGUSR1; *old gets the previous mask. */
+static inline void wl_go_prepare(sigset_t *old)
+{
+	struct sigaction sa = { .sa_handler = wl_on_usr1 };
+	sigset_t block;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, old);
+}
+
+/* Waits for SIGUSR1 when wait is set, then restores the old mask. */
+static inline void wl_go_wait(int wait, const sigset_t *old)
+{
+	while (wait && !wl_go)
+		sigsuspend(old);
+	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
 #endif

@@ -15,10 +15,11 @@ echo "GUEST-START $(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)"
 
 run() {	# run NAME TIMEOUT CMD... : CMD prints its own ok/FAIL lines
 	name=$1 t=$2; shift 2
-	out=$(timeout "$t" "$@" 2>&1); rc=$?
-	echo "$out" | grep -E '^(ok |FAIL )' 
-	echo "$out" | grep -vE '^(ok |FAIL )' | sed 's/^/    /' | head -20
-	if [ $rc != 0 ] && ! echo "$out" | grep -q '^FAIL '; then
+	# to a file, not $(...): a killed test may leave children holding a pipe
+	timeout "$t" "$@" >/tmp/out.$name 2>&1; rc=$?
+	grep -E '^(ok |FAIL )' /tmp/out.$name
+	grep -vE '^(ok |FAIL )' /tmp/out.$name | sed 's/^/    /' | head -20
+	if [ $rc != 0 ] && ! grep -q '^FAIL ' /tmp/out.$name; then
 		echo "FAIL $name: exit $rc"
 	fi
 }

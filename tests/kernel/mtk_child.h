@@ -32,7 +32,7 @@ static inline uint64_t mtk_touch_addr(uint64_t base, int i)
 	return base + (uint64_t)i * PG + (uint64_t)(i % 64) * 8;
 }
 
-static inline void mtk_touch_region(struct mtk_report *rep, int slot)
+static inline void mtk_alloc_region(struct mtk_report *rep, int slot)
 {
 	size_t len = (size_t)rep->npages * PG;
 	unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -41,45 +41,67 @@ static inline void mtk_touch_region(struct mtk_report *rep, int slot)
 	if (p == MAP_FAILED)
 		_exit(90);
 	madvise(p, len, MADV_NOHUGEPAGE);
+	rep->base[slot] = (uint64_t)(uintptr_t)p;
+}
+
+static inline void mtk_touch(struct mtk_report *rep, int slot)
+{
 	rep->pid[slot] = getpid();
 	rep->tid[slot] = (pid_t)syscall(SYS_gettid);
-	rep->base[slot] = (uint64_t)(uintptr_t)p;
 	for (int i = 0; i < rep->npages; i++)
 		*(volatile unsigned char *)(uintptr_t)mtk_touch_addr(rep->base[slot], i) = 1;
+}
+
+static inline void mtk_touch_region(struct mtk_report *rep, int slot)
+{
+	mtk_alloc_region(rep, slot);
+	mtk_touch(rep, slot);
 }
 
 struct mtk_thread_arg {
 	struct mtk_report *rep;
 	int slot;
+	pthread_barrier_t *go;
 };
 
 static inline void *mtk_thread(void *a)
 {
 	struct mtk_thread_arg *ta = a;
 
-	mtk_touch_region(ta->rep, ta->slot);
+	pthread_barrier_wait(ta->go);
+	mtk_touch(ta->rep, ta->slot);
 	return NULL;
 }
 
-/* Threads 0..nthreads-1 touch their regions, then a forked child does. */
+/*
+ * Threads 0..nthreads-1 touch their regions, then a forked child does.  All
+ * regions are mapped and all threads exist before any page is touched, so
+ * no fault races with a change of the address space (no retried faults).
+ */
 static inline void mtk_pages_main(struct mtk_report *rep, int nthreads)
 {
 	pthread_t th[MTK_THREADS];
 	struct mtk_thread_arg ta[MTK_THREADS];
+	pthread_barrier_t go;
 	pid_t c;
 	int st;
 
+	for (int i = 0; i <= nthreads; i++)
+		mtk_alloc_region(rep, i);
+	pthread_barrier_init(&go, NULL, (unsigned)nthreads + 1);
 	for (int i = 0; i < nthreads; i++) {
 		ta[i].rep = rep;
 		ta[i].slot = i;
+		ta[i].go = &go;
 		if (pthread_create(&th[i], NULL, mtk_thread, &ta[i]))
 			_exit(91);
 	}
+	pthread_barrier_wait(&go);
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
 	c = fork();
 	if (c == 0) {
-		mtk_touch_region(rep, nthreads);
+		mtk_touch(rep, nthreads);
 		_exit(0);
 	}
 	if (c < 0 || waitpid(c, &st, 0) != c || st != 0)

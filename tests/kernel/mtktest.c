@@ -539,6 +539,9 @@ static void test_perm(void)
 			_exit(20);
 		if (set_caps(1ULL << 38 /* CAP_PERFMON */))
 			_exit(21);
+		/* the uid change made us non-dumpable: ptrace rules would
+		 * then refuse even our own children */
+		prctl(PR_SET_DUMPABLE, 1);
 		fd = open(MEMTRACE_DEVICE_PATH, O_RDWR);
 		if (fd < 0)
 			_exit(22);

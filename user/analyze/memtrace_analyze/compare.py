@@ -82,6 +82,7 @@ def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768)
     if img is not None:
         cb = fig.colorbar(img, ax=[a1, b], fraction=0.025, pad=0.08)
         cb.set_label("sampled accesses per bucket per time bin (log, same scale)")
+        hm._plain_log_ticks(cb)
     a3 = fig.add_subplot(gs[1, :])
     shown = rows[:top]
     x = np.arange(len(shown))

@@ -87,8 +87,9 @@ def draw(ax, data, tr, title=None, vmax=None, cbar=True, label_ranges=True, righ
     import matplotlib.colors as mcolors
     import matplotlib.pyplot as plt
 
+    # x: time since the trace start, also for a --time-range zoom
     tax = TimeAxis(tr.time_unit, data.t1 - data.t0)
-    x0, x1 = tax(0), tax(data.t1 - data.t0)
+    x0, x1 = tax(data.t0 - tr.start_time), tax(data.t1 - tr.start_time)
     axis = data.axis
     cmap = plt.get_cmap("viridis").copy()
     cmap.set_bad("white")
@@ -121,6 +122,12 @@ def draw(ax, data, tr, title=None, vmax=None, cbar=True, label_ranges=True, righ
                 cands.append(((ya + yb) / 2, yb - ya, "%s (%s)" % (name, fmt_bytes(ghi - glo))))
             rticks.append(y)
             rlabels.append("%#x" % lo)
+            if h >= 0.25 * total and r >= 8:
+                # a tall range (or a zoom): addresses inside it too
+                for f in (0.25, 0.5, 0.75):
+                    a = lo + int((hi - lo) * f) // axis.bucket * axis.bucket
+                    rticks.append(y + (a - lo) / (hi - lo) * h)
+                    rlabels.append("%#x" % a)
         y += h
     ticks, labels = _thin_labels(cands, max(y, 1))
     ax.set_xlim(x0, x1)
@@ -135,7 +142,7 @@ def draw(ax, data, tr, title=None, vmax=None, cbar=True, label_ranges=True, righ
         sec.set_yticklabels(rlabels, fontsize=6)
         sec.tick_params(axis="y", length=3)
         if right_label:
-            sec.set_ylabel("range start address", fontsize=8)
+            sec.set_ylabel("address (range starts)", fontsize=8)
     ax.set_ylabel("address (occupied ranges, gaps cut out; bucket %s)%s" % (
         fmt_bytes(axis.bucket), "" if len(tr.maps) else "\nno MAPS chunk in the trace: ranges named by address"))
     if title:
@@ -143,7 +150,16 @@ def draw(ax, data, tr, title=None, vmax=None, cbar=True, label_ranges=True, righ
     if cbar and img is not None:
         cb = ax.figure.colorbar(img, ax=ax, pad=0.09, fraction=0.04)
         cb.set_label("sampled accesses per bucket per time bin (log)")
+        _plain_log_ticks(cb)
     return img
+
+
+def _plain_log_ticks(cb):
+    from matplotlib.ticker import FuncFormatter
+    f = FuncFormatter(lambda v, _: "%g" % v)
+    cb.ax.yaxis.set_major_formatter(f)
+    cb.ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: "%g" % v if str(int(v))[0] in "25" and v == int(v)
+                                                  else ""))
 
 
 def subtitle(data, tr, what="", sep=", "):

@@ -83,7 +83,7 @@ def plot(view, out, bucket, max_rows=1024):
     per_row = np.bincount(rows[rows >= 0], minlength=axis.nrows)
 
     fig = plt.figure(figsize=(12, 8.5))
-    gs = fig.add_gridspec(2, 2, height_ratios=[1, 1], hspace=0.45, wspace=0.25)
+    gs = fig.add_gridspec(2, 2, height_ratios=[1, 1], hspace=0.62, wspace=0.25)
     ax1 = fig.add_subplot(gs[0, :])
     ax2 = fig.add_subplot(gs[1, 0])
     ax3 = fig.add_subplot(gs[1, 1])
@@ -101,10 +101,10 @@ def plot(view, out, bucket, max_rows=1024):
             b = r0 + (-(-(ghi - lo) // axis.bucket))
             if glo > lo:
                 ax1.axvline(a - 0.5, color="0.6", lw=0.5, ls=":")
-            cands.append(((a + min(b, r1)) / 2, b - a, "%s\n%s" % (name, fmt_bytes(ghi - glo))))
-    ticks, labels = _thin_labels(cands, max(axis.nrows, 1), 0.06)
+            cands.append(((a + min(b, r1)) / 2, b - a, "%s (%s)" % (name, fmt_bytes(ghi - glo))))
+    ticks, labels = _thin_labels(cands, max(axis.nrows, 1), 0.035)
     ax1.set_xticks(ticks)
-    ax1.set_xticklabels(labels, fontsize=7)
+    ax1.set_xticklabels(labels, fontsize=7, rotation=25, ha="right", rotation_mode="anchor")
     ax1.set_xlim(-0.5, axis.nrows - 0.5)
     ax1.set_yscale("log")
     ax1.set_ylabel("sampled accesses per bucket")

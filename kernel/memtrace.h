@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * memtrace.h - internals of memtrace.ko shared by its source files.
+ * Internals of memtrace.ko shared by its source files.
  *
  * A session is one open file of /dev/memtrace.  It owns one ring per
  * possible CPU (one vmalloc area, mapped read-only by the collector), the
@@ -72,7 +72,7 @@ struct memtrace_session {
 	struct perf_event **cpu_events;	/* [nr_cpu_ids] */
 	struct hlist_node cpuhp_node;
 	bool cpuhp_added;
-	bool cpuhp_starting;		/* START is adding the instance */
+	struct work_struct cpu_work;	/* reconciles counters after hotplug */
 
 	bool configured;		/* rings exist (set once, release) */
 	spinlock_t consume_lock;	/* serialises tail updates */

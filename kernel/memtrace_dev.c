@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memtrace_dev.c - /dev/memtrace: sessions, ioctls, mmap, poll, module init.
+ * /dev/memtrace: sessions, ioctls, mmap, poll, module init.
  *
  * Every open file is an independent session:
  *   open (CAP_PERFMON or CAP_SYS_ADMIN) -> CONFIGURE (once) -> mmap rings
@@ -59,7 +59,10 @@ static int memtrace_release(struct inode *inode, struct file *file)
 	cancel_delayed_work_sync(&s->exit_work);
 	mutex_lock(&s->lock);
 	memtrace_events_stop(s);
+	s->state = MT_STOPPED;
 	mutex_unlock(&s->lock);
+	/* the hotplug instance is gone: nothing queues cpu_work any more */
+	cancel_work_sync(&s->cpu_work);
 	irq_work_sync(&s->wake_work);
 	memtrace_rings_free(s);
 	put_pid(s->target);
@@ -149,6 +152,10 @@ static long memtrace_configure(struct memtrace_session *s, void __user *arg)
 		goto out;
 	}
 	s->state = MT_READY;
+	/*
+	 * Rings before the flag: pairs with the acquires of the lockless
+	 * paths (stats, consume, mmap, poll).
+	 */
 	smp_store_release(&s->configured, true);
 out:
 	mutex_unlock(&s->lock);
@@ -208,6 +215,7 @@ static long memtrace_stats(struct memtrace_session *s, void __user *arg)
 		return -EFAULT;
 	if (st.size != sizeof(st))
 		return -EINVAL;
+	/* pairs with the release in memtrace_configure(): rings are set */
 	if (!smp_load_acquire(&s->configured))
 		return -EINVAL;
 	if (st.nr_cpus && !st.cpus)
@@ -232,6 +240,7 @@ static long memtrace_consume(struct memtrace_session *s, void __user *arg)
 
 	if (copy_from_user(&c, arg, sizeof(c)))
 		return -EFAULT;
+	/* pairs with the release in memtrace_configure(): rings are set */
 	if (!smp_load_acquire(&s->configured))
 		return -EINVAL;
 	spin_lock(&s->consume_lock);
@@ -268,6 +277,7 @@ static int memtrace_mmap(struct file *file, struct vm_area_struct *vma)
 	unsigned long size = vma->vm_end - vma->vm_start;
 	unsigned long off = vma->vm_pgoff;
 
+	/* pairs with the release in memtrace_configure(): rings are set */
 	if (!smp_load_acquire(&s->configured))
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
@@ -275,10 +285,11 @@ static int memtrace_mmap(struct file *file, struct vm_area_struct *vma)
 	if (off >= (s->area_bytes >> PAGE_SHIFT) ||
 	    size > s->area_bytes - (off << PAGE_SHIFT))
 		return -EINVAL;
+	/* read-only for good; not inherited by children of the collector */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_clear(vma, VM_MAYWRITE);
+	vm_flags_mod(vma, VM_DONTCOPY, VM_MAYWRITE);
 #else
-	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags = (vma->vm_flags | VM_DONTCOPY) & ~VM_MAYWRITE;
 #endif
 	return remap_vmalloc_range(vma, s->area, off);
 }
@@ -290,6 +301,7 @@ static __poll_t memtrace_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 
 	poll_wait(file, &s->wq, wait);
+	/* pairs with the release in memtrace_configure(): rings are set */
 	if (!smp_load_acquire(&s->configured))
 		return 0;
 	state = READ_ONCE(s->state);

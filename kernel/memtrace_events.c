@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memtrace_events.c - the in-kernel perf counters that feed a session.
+ * The in-kernel perf counters that feed a session.
  *
  * Process target (-p PID): one counter per thread that exists at START,
  * created with attr.inherit so that threads and processes forked later get
@@ -24,8 +24,14 @@
  * rings marked MEMTRACE_RING_ENDED, and poll() reports EPOLLHUP.
  *
  * System-wide (-a): one counter per online CPU, kept by a multi-instance
- * CPU hotplug state: a CPU going offline releases its counter, a CPU coming
- * online gets a new one.  The rings exist for every possible CPU.
+ * CPU hotplug state: a CPU going offline has its counter released, a CPU
+ * coming online gets a new one (from a work item, see below).  The rings
+ * exist for every possible CPU.
+ *
+ * Locking: s->lock (a mutex) is taken before cpu_hotplug_lock (hotplug
+ * instance add/remove, static keys of software counters) and perf's context
+ * mutexes.  The hotplug callbacks take no lock; they only queue cpu_work.
+ * cpu_work and exit_work take s->lock; release() cancels them without it.
  */
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
@@ -40,6 +46,8 @@
 #include "memtrace.h"
 
 static enum cpuhp_state memtrace_cpuhp_state;
+
+static void memtrace_stop_cpus(struct memtrace_session *s);
 
 static void memtrace_overflow(struct perf_event *event,
 			      struct perf_sample_data *data,
@@ -84,65 +92,111 @@ static struct perf_event *memtrace_counter(struct memtrace_session *s,
 
 /* ---- system-wide: CPU hotplug keeps one counter per online CPU ---- */
 
-static int memtrace_cpu_online(unsigned int cpu, struct hlist_node *node)
+/*
+ * Creating or freeing a software counter flips a static key, which takes
+ * cpus_read_lock(): a hotplug callback (which runs under the hotplug lock)
+ * must not do it.  The callbacks only queue cpu_work; the work, outside the
+ * hotplug lock, releases counters whose CPU went away (perf detached them:
+ * state OFF) and creates counters for online CPUs that have none.
+ */
+static int memtrace_cpu_changed(unsigned int cpu, struct hlist_node *node)
 {
 	struct memtrace_session *s =
 		hlist_entry(node, struct memtrace_session, cpuhp_node);
-	struct perf_event *ev;
 
-	if (s->cpu_events[cpu])
-		return 0;
-	ev = memtrace_counter(s, cpu, NULL);
-	if (IS_ERR(ev)) {
-		/* fail START, but never a CPU coming online */
-		if (READ_ONCE(s->cpuhp_starting))
-			return PTR_ERR(ev);
-		pr_info("memtrace: no counter on CPU %u: %ld\n", cpu,
-			PTR_ERR(ev));
-		return 0;
-	}
-	s->cpu_events[cpu] = ev;
+	schedule_work(&s->cpu_work);
 	return 0;
 }
 
-static int memtrace_cpu_offline(unsigned int cpu, struct hlist_node *node)
+static void memtrace_cpu_reconcile(struct memtrace_session *s)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct perf_event *ev = s->cpu_events[cpu];
+
+		if (ev && (!cpu_online(cpu) ||
+			   READ_ONCE(ev->state) < PERF_EVENT_STATE_INACTIVE)) {
+			perf_event_release_kernel(ev);
+			s->cpu_events[cpu] = NULL;
+			ev = NULL;
+		}
+		if (!ev && cpu_online(cpu)) {
+			ev = memtrace_counter(s, (int)cpu, NULL);
+			/* -ENODEV: it went offline again; the work runs again */
+			if (IS_ERR(ev)) {
+				if (PTR_ERR(ev) != -ENODEV)
+					pr_info("memtrace: no counter on CPU %u: %ld\n",
+						cpu, PTR_ERR(ev));
+				continue;
+			}
+			s->cpu_events[cpu] = ev;
+		}
+	}
+}
+
+static void memtrace_cpu_work(struct work_struct *work)
 {
 	struct memtrace_session *s =
-		hlist_entry(node, struct memtrace_session, cpuhp_node);
-	struct perf_event *ev = s->cpu_events[cpu];
+		container_of(work, struct memtrace_session, cpu_work);
 
-	s->cpu_events[cpu] = NULL;
-	if (ev)
-		perf_event_release_kernel(ev);
-	return 0;
+	mutex_lock(&s->lock);
+	if (s->state == MT_RUNNING && s->cpu_events)
+		memtrace_cpu_reconcile(s);
+	mutex_unlock(&s->lock);
+}
+
+static void memtrace_release_cpu_events(struct memtrace_session *s)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (s->cpu_events[cpu])
+			perf_event_release_kernel(s->cpu_events[cpu]);
+		s->cpu_events[cpu] = NULL;
+	}
 }
 
 static int memtrace_start_cpus(struct memtrace_session *s)
 {
+	unsigned int cpu;
 	int ret;
 
 	s->cpu_events = kcalloc(nr_cpu_ids, sizeof(*s->cpu_events),
 				GFP_KERNEL_ACCOUNT);
 	if (!s->cpu_events)
 		return -ENOMEM;
-	WRITE_ONCE(s->cpuhp_starting, true);
-	ret = cpuhp_state_add_instance(memtrace_cpuhp_state, &s->cpuhp_node);
-	WRITE_ONCE(s->cpuhp_starting, false);
-	if (ret) {
-		kfree(s->cpu_events);
-		s->cpu_events = NULL;
-		return ret;
-	}
+	/* from here on every CPU coming or going queues cpu_work */
+	ret = cpuhp_state_add_instance_nocalls(memtrace_cpuhp_state,
+					       &s->cpuhp_node);
+	if (ret)
+		goto fail;
 	s->cpuhp_added = true;
+	for_each_online_cpu(cpu) {
+		struct perf_event *ev = memtrace_counter(s, (int)cpu, NULL);
+
+		if (IS_ERR(ev)) {
+			ret = PTR_ERR(ev);
+			if (ret == -ENODEV)	/* went offline meanwhile */
+				continue;
+			goto fail;
+		}
+		s->cpu_events[cpu] = ev;
+	}
 	return 0;
+fail:
+	memtrace_stop_cpus(s);
+	return ret;
 }
 
 static void memtrace_stop_cpus(struct memtrace_session *s)
 {
 	if (s->cpuhp_added)
-		cpuhp_state_remove_instance(memtrace_cpuhp_state,
-					    &s->cpuhp_node);
+		cpuhp_state_remove_instance_nocalls(memtrace_cpuhp_state,
+						    &s->cpuhp_node);
 	s->cpuhp_added = false;
+	if (s->cpu_events)
+		memtrace_release_cpu_events(s);
 	kfree(s->cpu_events);
 	s->cpu_events = NULL;
 }
@@ -391,6 +445,7 @@ void memtrace_session_init_events(struct memtrace_session *s)
 {
 	INIT_LIST_HEAD(&s->task_events);
 	INIT_DELAYED_WORK(&s->exit_work, memtrace_exit_poll);
+	INIT_WORK(&s->cpu_work, memtrace_cpu_work);
 }
 
 int memtrace_events_start(struct memtrace_session *s)
@@ -417,9 +472,12 @@ int memtrace_events_start(struct memtrace_session *s)
  */
 void memtrace_events_stop(struct memtrace_session *s)
 {
+	bool had = s->cpu_events || !list_empty(&s->task_events);
+
 	memtrace_stop_cpus(s);
 	memtrace_stop_task(s);
-	synchronize_rcu();
+	if (had)
+		synchronize_rcu();
 }
 
 int memtrace_events_init(void)
@@ -427,8 +485,8 @@ int memtrace_events_init(void)
 	int ret;
 
 	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "memtrace:online",
-				      memtrace_cpu_online,
-				      memtrace_cpu_offline);
+				      memtrace_cpu_changed,
+				      memtrace_cpu_changed);
 	if (ret < 0)
 		return ret;
 	memtrace_cpuhp_state = ret;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memtrace_ring.c - the per-CPU sample rings of a session.
+ * The per-CPU sample rings of a session.
  *
  * One vmalloc_user() area holds a ring per possible CPU, ring_bytes apart.
  * Each ring is a header page (struct memtrace_ring_header) followed by
@@ -133,12 +133,15 @@ int memtrace_ring_consume(struct memtrace_session *s,
 	if (c->reserved || c->cpu >= nr_cpu_ids || !cpu_possible(c->cpu))
 		return -EINVAL;
 	h = s->rings[c->cpu].hdr;
+	/* pairs with the release of head in the producer */
 	head = smp_load_acquire(&h->head);
 	tail = READ_ONCE(h->tail);
 	if (c->tail < tail || c->tail > head)
 		return -EINVAL;
-	/* our reads of the records (done by the caller) before the slot is
-	 * reused: pairs with smp_load_acquire(&h->tail) in the producer */
+	/*
+	 * The caller's reads of the records come before the slots are reused:
+	 * pairs with smp_load_acquire(&h->tail) in the producer.
+	 */
 	smp_store_release(&h->tail, c->tail);
 	return 0;
 }
@@ -150,6 +153,7 @@ bool memtrace_rings_readable(struct memtrace_session *s, bool any)
 
 	for_each_possible_cpu(cpu) {
 		struct memtrace_ring_header *h = s->rings[cpu].hdr;
+		/* pairs with the release of head in the producer */
 		u64 unread = smp_load_acquire(&h->head) - READ_ONCE(h->tail);
 
 		if (any ? unread > 0 : unread >= s->rings[cpu].wake_at)
@@ -173,6 +177,7 @@ void memtrace_ring_stats(struct memtrace_session *s, unsigned int cpu,
 {
 	struct memtrace_ring *r = &s->rings[cpu];
 
+	/* pairs with the release of head in the producer */
 	st->produced = smp_load_acquire(&r->hdr->head);
 	st->dropped = local64_read(&r->dropped);
 	st->lost = 0;	/* no perf ring on this path: perf cannot lose */

@@ -29,3 +29,9 @@ $(BUILD)/kernel-tests/%: tests/kernel/%.c $(wildcard tests/kernel/*.h) include/m
 
 check-kernel: all static kernel-tests
 	@tests/suites.d/50-kernel.sh
+
+# Guest benchmark (bench/kernel/run.sh boots it; figures: docs/kernel-module.md)
+kernel-tests: $(BUILD)/kernel-tests/mtbench
+$(BUILD)/kernel-tests/mtbench: bench/kernel/mtbench.c tests/kernel/mtlib.h include/memtrace_uapi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -O2 -g -static -o $@ $<

@@ -3,7 +3,8 @@
 # headers in KDIR, in a copy of the sources under OUTDIR (the source tree
 # stays clean).  Fails on any compiler warning.  Prints the .ko path.
 set -eu
-kdir=$1 out=$2
+kdir=$1
+mkdir -p "$2" && out=$(cd "$2" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$out"
 mkdir -p "$out/kernel" "$out/include"

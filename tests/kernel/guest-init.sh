@@ -30,8 +30,8 @@ if insmod /memtrace.ko; then
 		case $t in
 		fuzz) run fuzz 240 /bin/mtktest fuzz 3000 ;;
 		lifecycle) run lifecycle 120 /bin/mtktest lifecycle /memtrace.ko ;;
-		record) run record 240 /bin/guest-record.sh ;;
-		bench) run bench 400 /bin/mtbench 5 ;;
+		record) timeout 300 /bin/guest-record.sh || echo "FAIL record: exit $?" ;;
+		bench) run bench 800 /bin/mtbench 9 ;;
 		*) run "$t" 120 /bin/mtktest "$t" ;;
 		esac
 	done

@@ -116,23 +116,31 @@ static inline void mtk_pages_main(struct mtk_report *rep, int nthreads)
  */
 static inline pid_t mtk_spawn(void (*fn)(void *), void *arg, int *release_fd)
 {
-	int p[2];
+	int p[2], ready[2];
 	pid_t c;
+	char b = 0;
 
-	if (pipe(p))
+	if (pipe(p) || pipe(ready))
 		return -1;
 	c = fork();
 	if (c == 0) {
-		char b;
-
 		close(p[1]);
-		if (read(p[0], &b, 1) != 1)
+		close(ready[0]);
+		/* say so right before blocking: counters attached after this
+		 * see nothing of the fork's own page faults */
+		if (write(ready[1], &b, 1) != 1 || read(p[0], &b, 1) != 1)
 			_exit(93);
 		close(p[0]);
+		close(ready[1]);
 		fn(arg);
 		_exit(0);
 	}
 	close(p[0]);
+	close(ready[1]);
+	if (read(ready[0], &b, 1) != 1)
+		perror("spawn");
+	close(ready[0]);
+	usleep(20000);	/* let it block in read() */
 	*release_fd = p[1];
 	return c;
 }

@@ -439,21 +439,36 @@ static void test_fuzz(int iters)
 			FAIL("fuzz", "open: %s", strerror(errno));
 			return;
 		}
-		for (size_t i = 0; i < sizeof(c); i++)
-			raw[i] = (unsigned char)rnd();
-		/* keep some fields sane so that deeper paths are reached */
-		if (rnd() % 4) c.size = sizeof(c);
-		if (rnd() % 4) c.version = MEMTRACE_ABI_VERSION;
-		if (rnd() % 2) c.flags &= MEMTRACE_CFG_FLAGS_ALL;
-		if (rnd() % 2) c.fields &= MEMTRACE_FIELDS_ALL;
-		if (rnd() % 2) { c.reserved32 = 0; memset(c.reserved, 0, sizeof(c.reserved)); }
-		if (rnd() % 2) c.precise_ip %= 4;
-		if (rnd() % 2) c.sample_period = 1 + rnd() % 1000;
-		if (rnd() % 2) c.ring_records = 1U << (rnd() % 13);
-		if (rnd() % 2) c.wakeup_records %= 64;
-		if (rnd() % 2) c.pid = getpid();
-		if (rnd() % 2) c.event_type = (uint32_t)(rnd() % 6);
-		if (rnd() % 2) c.event_config %= 12;
+		if (rnd() % 5 == 0) {
+			/* all random */
+			for (size_t i = 0; i < sizeof(c); i++)
+				raw[i] = (unsigned char)rnd();
+			if (rnd() % 2)
+				c.size = sizeof(c);
+		} else {
+			/* a good config with 1..3 fields broken or varied */
+			mt_default_config(&c, rnd() % 2 ? getpid() : 1 + (pid_t)(rnd() % 300),
+					  1U << (1 + rnd() % 12));
+			c.flags = (uint32_t)(rnd() % 4);
+			c.fields = (uint32_t)(rnd() % 8);
+			c.sample_period = 1 + rnd() % 100;
+			for (int k = 1 + (int)(rnd() % 3); k > 0; k--) {
+				switch (rnd() % 12) {
+				case 0: c.size = (uint32_t)rnd() % 256; break;
+				case 1: c.flags = (uint32_t)rnd(); break;
+				case 2: c.pid = (pid_t)rnd(); break;
+				case 3: c.event_type = (uint32_t)(rnd() % 12); break;
+				case 4: c.event_config = rnd() % 16; break;
+				case 5: c.event_config1 = rnd(); c.event_config2 = rnd(); break;
+				case 6: c.sample_period = rnd() >> (rnd() % 64); break;
+				case 7: c.ring_records = (uint32_t)rnd() >> (rnd() % 32); break;
+				case 8: c.wakeup_records = (uint32_t)rnd() % 8192; break;
+				case 9: c.precise_ip = (uint32_t)rnd() % 6; break;
+				case 10: c.fields = (uint32_t)rnd(); break;
+				default: c.reserved[rnd() % 3] = rnd() % 2; break;
+				}
+			}
+		}
 		rc = ioctl(fd, MEMTRACE_IOC_CONFIGURE, &c);
 		if (rc && !allowed_errno(errno)) {
 			printf("  configure: errno %d\n", errno);

@@ -11,7 +11,7 @@ tests=${*:-pages overflow ioctl fuzz perm lifecycle cpuoff record}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 tag="[${abi%%+*}]"
-mkdir -p "$out"
+mkdir -p "$out" && out=$(cd "$out" && pwd)
 fail=0
 
 hdr=$root/usr/src/linux-headers-$abi-amd64
@@ -48,7 +48,8 @@ rc=$?
 tr -d '\r' <"$log" >"$log.txt"
 grep -E '^(ok |FAIL |    )' "$log.txt" | sed -E "s/^(ok  |FAIL) ?/\1 $tag /"
 grep -q '^FAIL ' "$log.txt" && fail=1
-if grep -nE 'WARNING:|BUG:|Oops|Kernel panic|Call Trace|lockdep|possible circular' "$log.txt" | head -20 | grep .; then
+if grep -vE '^(ok |FAIL )' "$log.txt" |
+   grep -nE 'WARNING:|BUG:|Oops|Kernel panic|Call Trace|lockdep|possible circular' | head -20 | grep .; then
 	echo "FAIL $tag console: kernel splat (see $log.txt)"
 	fail=1
 fi

@@ -46,10 +46,17 @@ OBJS="arch/x86/events/intel/ds.o arch/x86/events/core.o arch/x86/events/intel/co
 step_source() {
 	if [ ! -f "$pristine/.memtrace-pristine" ]; then
 		if [ ! -f "$deb" ]; then
-			(cd "$cache" && apt-get download -q \
+			# Retry once after refreshing the package lists (a fresh
+			# machine may have none, or stale ones).
+			if ! (cd "$cache" && apt-get download -q \
 				"linux-source-$PIN_SERIES=$PIN_DEB_VERSION") \
-				>"$logdir/download.log" 2>&1 ||
-				{ fail source "apt-get download linux-source-$PIN_SERIES=$PIN_DEB_VERSION failed (see $logdir/download.log)"; return 1; }
+				>"$logdir/download.log" 2>&1; then
+				apt-get update -qq >>"$logdir/download.log" 2>&1
+				(cd "$cache" && apt-get download -q \
+					"linux-source-$PIN_SERIES=$PIN_DEB_VERSION") \
+					>>"$logdir/download.log" 2>&1 ||
+					{ fail source "apt-get download linux-source-$PIN_SERIES=$PIN_DEB_VERSION failed (see $logdir/download.log)"; return 1; }
+			fi
 		fi
 		rm -rf "$pristine" "$pristine.tmp"
 		mkdir -p "$pristine.tmp"

@@ -1,0 +1,80 @@
+#!/bin/bash
+# check-record.sh CONSOLE.txt DIR TAG - extracts the traces guest-record.sh
+# shipped on the console and checks them on the host with the same exact
+# checks as the perf backend's traces (tests/integration/record_*.sh).
+set -u
+log=$1 dir=$2 tag=$3
+top=$(cd "$(dirname "$0")/../.." && pwd)
+MT=${MT:-$top/build/memtracectl}
+PY=${PYTHON:-/usr/bin/python3}
+rm -rf "$dir"; mkdir -p "$dir"
+awk -v d="$dir" '/^BEGIN-FILE /{f=d"/"$2".b64"; next} /^END-FILE/{f=""; next}
+	/^\[ *[0-9]+\.[0-9]+\]/{next} f{print > f}' "$log"
+for b in "$dir"/*.b64; do [ -e "$b" ] && base64 -d "$b" >"${b%.b64}"; done
+rc=0
+ok() { echo "ok   $tag $*"; }
+bad() { echo "FAIL $tag $*"; rc=1; }
+
+if [ ! -s "$dir/ramp.mtrace" ]; then
+	bad "record-pageramp: no trace came back from the guest"
+elif [ ! -x "$MT" ]; then
+	bad "record-pageramp: no host memtracectl ($MT)"
+else
+	t=$dir/ramp.mtrace
+	if "$MT" dump "$t" >"$dir/ramp.csv" 2>"$dir/err" &&
+	   err=$($PY "$top/tests/integration/check_pageramp.py" "$dir/ramp.csv" "$dir/ramp.out" 1024 10 2>&1); then
+		ok "record-pageramp: 5120 faults of pageramp: exact pages, order, addresses, tid"
+	else
+		bad "record-pageramp: $err $(head -2 "$dir/err")"
+	fi
+	start=$("$MT" dump --meta "$t" | sed -n 's/^start_time=//p')
+	series_ok=1
+	for spec in "20ms 20ms 4K 20000000 20000000 512" "40ms 20ms 4K 40000000 20000000 512" \
+		    "20ms 20ms 8K 20000000 20000000 512"; do
+		set -- $spec
+		if ! "$MT" report "$t" --window $1 --interval $2 --bucket $3 --series "$dir/s.csv" >/dev/null 2>&1 ||
+		   ! err=$($PY "$top/tests/integration/check_series.py" "$dir/s.csv" "$dir/ramp.csv" "$start" $4 $5 $6 10 2>&1); then
+			bad "record-wss: series window $1 interval $2 bucket $3: $err"
+			series_ok=0
+		fi
+	done
+	[ $series_ok = 1 ] && ok "record-wss: WSS series (tau=T, tau=2T, 8K buckets) equal the known pageramp pattern"
+	if "$MT" report "$t" --json >"$dir/r.json" 2>/dev/null && err=$($PY - "$dir/r.json" <<'PY' 2>&1
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["samples"] == 5120, r["samples"]
+assert r["wss_data"]["total"] == 512, r["wss_data"]
+assert r["complete"] and r["end_reason"] == "target-exited", r["end_reason"]
+assert r["source"] == "page-faults" and r["backend"] == "module", (r["source"], r["backend"])
+assert [h["count"] for h in r["hot_data"]] == [10] * 10
+PY
+	); then
+		ok "record-report: backend=module, 5120 samples, WSS 512 pages, hot pages x10, end target-exited"
+	else
+		bad "record-report: $err"
+	fi
+fi
+
+if [ ! -s "$dir/fork.mtrace" ]; then
+	bad "record-mtfork: no trace came back from the guest"
+elif "$MT" dump "$dir/fork.mtrace" >"$dir/fork.csv" 2>/dev/null && err=$($PY - "$dir/fork.csv" "$dir/fork.out" <<'PY' 2>&1
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+workers = [dict(re.findall(r"(\w+)=(\S+)", l)) for l in open(sys.argv[2]) if l.startswith("worker=")]
+assert len(workers) == 7, f"{len(workers)} workers reported"
+assert sorted(w["kind"] for w in workers) == ["child"] + ["thread"] * 6
+for w in workers:
+    base, pages, pid = int(w["base"], 16), int(w["pages"]), int(w["pid"])
+    got = [r for r in rows if int(r["pid"]) == pid and base <= int(r["addr"], 16) < base + pages * 4096]
+    pg = sorted((int(r["addr"], 16) - base) // 4096 for r in got)
+    assert pg == list(range(pages)), f"worker {w['worker']} ({w['kind']}): pages {pg}"
+    tids = {int(r["tid"]) for r in got}
+    want = {int(w["tid"])} if w["kind"] == "thread" else {pid}
+    assert tids == want, f"worker {w['worker']}: tids {tids}, want {want}"
+PY
+); then
+	ok "record-mtfork: 6 threads (3 before, 3 after start) + forked child: every page once, right tid"
+else
+	bad "record-mtfork: $err"
+fi
+exit $rc

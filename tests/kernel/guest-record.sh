@@ -1,0 +1,56 @@
+#!/bin/sh
+# guest-record.sh - memtracectl with the module backend inside the guest.
+# Records pageramp (page-fault source, period 1) and mtfork through
+# /dev/memtrace, prints ok/FAIL lines and ships the traces to the host as
+# base64 between "BEGIN-FILE NAME" and "END-FILE" lines; the host checks
+# them exactly like the perf backend's traces (tests/suites.d/50-kernel.sh).
+MT=/bin/memtracectl
+if [ ! -x $MT ]; then
+	echo "FAIL record: no static memtracectl in the initramfs (make static)"
+	exit 1
+fi
+ship() {
+	echo "BEGIN-FILE $1"
+	base64 "$2"
+	echo "END-FILE"
+}
+wait_file() {	# wait_file FILE TENTHS
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt "$2" ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$1" ]
+}
+
+# status sees the module
+if $MT status >/tmp/status.out 2>&1 && grep -q 'module: loaded, mode perf-overflow' /tmp/status.out &&
+   grep -q 'module: available' /tmp/status.out; then
+	echo "ok   status: $(grep 'module: loaded' /tmp/status.out | sed 's/^ *//')"
+else
+	echo "FAIL status: $(grep module: /tmp/status.out | head -3 | tr '\n' ' ')"
+fi
+
+# pageramp through -p, like tests/integration/record_pageramp.sh
+/bin/pageramp -n 1024 -c 10 -g 100 -w >/tmp/wl.out &
+wl=$!
+wait_file /tmp/wl.out 100 || echo "FAIL record: pageramp did not start"
+$MT record --backend module -p $wl -e page-faults -c 1 -o /tmp/ramp.mtrace 2>/tmp/rec.err &
+rec=$!
+wait_file /tmp/ramp.mtrace 200 || echo "FAIL record: record did not start: $(cat /tmp/rec.err)"
+sleep 0.2
+kill -USR1 $wl
+if wait $rec; then
+	echo "ok   record: --backend module -p pageramp ($(wc -c </tmp/ramp.mtrace) bytes)"
+	ship ramp.mtrace /tmp/ramp.mtrace
+	ship ramp.out /tmp/wl.out
+else
+	echo "FAIL record: memtracectl record --backend module failed: $(cat /tmp/rec.err)"
+fi
+
+# threads created before and after, and a forked child, through -- CMD
+if $MT record --backend module -c 1 -o /tmp/fork.mtrace -- /bin/mtfork -b 3 -a 3 -k 40 -f \
+	>/tmp/mtfork.out 2>/tmp/rec2.err; then
+	echo "ok   record: --backend module -- mtfork ($(wc -c </tmp/fork.mtrace) bytes)"
+	ship fork.mtrace /tmp/fork.mtrace
+	ship fork.out /tmp/mtfork.out
+else
+	echo "FAIL record: -- mtfork failed: $(cat /tmp/rec2.err)"
+fi

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../include/memtrace_uapi.h"
 #include "backend.h"
 #include "commands.h"
 #include "recorder.h"
@@ -30,7 +31,7 @@ static void usage(FILE *out)
 		"      --random-period    valgrind: periods drawn uniformly in [N/2, 3N/2]\n"
 		"      --seed N           seed of --random-period (default 1)\n"
 		"      --kernel           with -a: also sample kernel-mode accesses\n"
-		"      --ring N           module backend: records per CPU ring (power of two)\n"
+		"      --ring N           module backend: records per CPU ring (power of two, <= 1M)\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Ctrl-C or SIGTERM ends the recording and leaves a complete file. A status line\n"
@@ -156,8 +157,8 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'K': o.kernel_addrs = true; break;
 		case 'r':
-			if (mt_parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > (1u << 24)) {
-				mt_err("invalid ring size '%s' (a power of two up to 16M records)", optarg);
+			if (mt_parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > MEMTRACE_RING_MAX_RECORDS) {
+				mt_err("invalid ring size '%s' (a power of two up to 1M records)", optarg);
 				return 2;
 			}
 			o.ring_records = (uint32_t)v;

@@ -1,0 +1,52 @@
+#!/bin/bash
+# 50-kernel: memtrace.ko built against Debian's 6.1 and 6.12 kernels and
+# tested inside qemu guests of both (tests/kernel/).  One line per test,
+# ends with "N passed, N failed".  The kernels are downloaded once into
+# $MEMTRACE_CACHE (default /var/tmp/memtrace-cache/kernel).
+#   KERNEL_TESTS="pages overflow"  run only these guest tests
+#   KERNELS="6.1.0-56"            boot only these kernels
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+build=${BUILD:-build}
+pass=0 fail=0
+tally() {	# reads test lines, echoes them, counts them
+	while IFS= read -r l; do
+		echo "$l"
+		case "$l" in
+		"ok "*) pass=$((pass + 1)) ;;
+		"FAIL "*) fail=$((fail + 1)) ;;
+		esac
+	done
+}
+missing=""
+for t in qemu-system-x86_64 cpio gzip; do command -v $t >/dev/null || missing="$missing $t"; done
+[ -x /bin/busybox ] || missing="$missing busybox(-static)"
+if [ -n "$missing" ]; then
+	echo "FAIL kernel-prereqs: missing$missing (tools/deps/kernel.txt; make deps)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+if ! make -s --no-print-directory static kernel-tests >/tmp/mt-kernel-make.$$ 2>&1; then
+	echo "FAIL kernel-build-tests: $(tail -3 /tmp/mt-kernel-make.$$ | tr '\n' ' ')"
+	fail=$((fail + 1))
+fi
+rm -f /tmp/mt-kernel-make.$$
+if ! kernels=$(timeout 600 tests/kernel/fetch-kernels.sh 2>/tmp/mt-kernel-fetch.$$); then
+	echo "FAIL kernel-fetch: $(tail -3 /tmp/mt-kernel-fetch.$$ | tr '\n' ' ')"
+	rm -f /tmp/mt-kernel-fetch.$$
+	echo "$pass passed, $((fail + 1)) failed"
+	exit 1
+fi
+rm -f /tmp/mt-kernel-fetch.$$
+tests=${KERNEL_TESTS:-pages overflow ioctl fuzz perm lifecycle cpuoff record}
+while read -r abi root; do
+	[ -n "${KERNELS:-}" ] && ! echo " $KERNELS " | grep -q " $abi " && continue
+	out=$build/kernel-guest/$abi
+	tally < <(GUEST_TIMEOUT=${GUEST_TIMEOUT:-600} tests/kernel/run-guest.sh "$abi" "$root" "$out" $tests)
+	if echo " $tests " | grep -q " record " && [ -s "$out/console.log.txt" ]; then
+		tally < <(tests/kernel/check-record.sh "$out/console.log.txt" "$out/record" "[${abi%%+*}]")
+	fi
+done <<<"$kernels"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -19,7 +19,8 @@ def main():
     region = [r for r in rows if base <= int(r["addr"], 16) < base + pages * page]
     others = len(rows) - len(region)
     if others:
-        sys.exit(f"{others} samples outside the pageramp region")
+        out = [f'{r["addr"]}@{r["ip"]}' for r in rows if r not in region][:5]
+        sys.exit(f"{others} samples outside the pageramp region (addr@ip: {' '.join(out)})")
     got = [(int(r["addr"], 16) - base) // page for r in region]
     want = list(range(0, pages, 2)) * cycles
     if got != want:

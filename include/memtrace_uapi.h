@@ -119,7 +119,18 @@ struct memtrace_ring_header {
 	__u32 cpu;
 	__u32 flags;		/* MEMTRACE_RING_* */
 	__u64 dropped;		/* mirror of the per-CPU dropped count */
+	__u32 mode;		/* MEMTRACE_MODE_*, set at START */
+	__u32 mode_flags;	/* MEMTRACE_MODE_F_*, set at START */
 };
+
+/* memtrace_ring_header.mode: how samples reach the rings */
+#define MEMTRACE_MODE_PERF_OVERFLOW	0 /* perf overflow handler, an
+					   * interrupt per sample */
+#define MEMTRACE_MODE_PEBS_HOOK		1 /* patched kernel's PEBS sink
+					   * (docs/pebs-hook.md) */
+/* memtrace_ring_header.mode_flags */
+#define MEMTRACE_MODE_F_LARGE_PEBS	(1U << 0) /* an interrupt per PEBS
+					   * buffer, not per sample */
 
 #define MEMTRACE_RING_ENDED	(1U << 0) /* target exited, no more data */
 

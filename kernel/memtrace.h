@@ -21,6 +21,7 @@
 #include <linux/workqueue.h>
 
 #include "../include/memtrace_uapi.h"
+#include "pebs_hook.h"
 
 /* Upper bound of per-thread counters of one process-target session. */
 #define MEMTRACE_MAX_TASK_EVENTS	4096
@@ -42,12 +43,14 @@ struct memtrace_ring {
 	local_t busy;				/* a producer is inside */
 	local64_t dropped;			/* ring full or nested producer */
 	local64_t throttled;			/* overflows perf throttled */
+	local64_t lost;				/* records the PEBS hook lost */
 	u64 wake_at;				/* unread count that wakes poll */
 };
 
 struct memtrace_task_event {
 	struct list_head node;
 	struct perf_event *event;
+	struct memtrace_pebs_binding *binding;	/* hooked mode */
 	pid_t tid;
 };
 
@@ -70,9 +73,14 @@ struct memtrace_session {
 
 	/* system-wide: one counter per online CPU, kept by cpuhp callbacks */
 	struct perf_event **cpu_events;	/* [nr_cpu_ids] */
+	/* hooked mode: [nr_cpu_ids]; kept after release until a grace period */
+	struct memtrace_pebs_binding **cpu_bindings;
 	struct hlist_node cpuhp_node;
 	bool cpuhp_added;
 	struct work_struct cpu_work;	/* reconciles counters after hotplug */
+
+	enum memtrace_pebs_mode mode;	/* chosen at START */
+	bool large_pebs;		/* every hooked event got large PEBS */
 
 	bool configured;		/* rings exist (set once, release) */
 	spinlock_t consume_lock;	/* serialises tail updates */
@@ -87,6 +95,10 @@ void memtrace_rings_free(struct memtrace_session *s);
 void memtrace_ring_produce(struct memtrace_session *s,
 			   struct perf_event *event,
 			   struct perf_sample_data *data, struct pt_regs *regs);
+void memtrace_ring_push(struct memtrace_session *s,
+			const struct memtrace_sample *smp);
+void memtrace_rings_set_mode(struct memtrace_session *s);
+extern const struct memtrace_pebs_ops memtrace_pebs_ops;
 int memtrace_ring_consume(struct memtrace_session *s,
 			  const struct memtrace_consume *c);
 bool memtrace_rings_readable(struct memtrace_session *s, bool any);

@@ -337,8 +337,10 @@ static struct miscdevice memtrace_misc = {
 /* /sys/module/memtrace/parameters/{mode,sessions} for memtracectl status */
 static int memtrace_get_mode(char *buf, const struct kernel_param *kp)
 {
-	/* stock perf: one overflow (one interrupt) per record */
-	return sysfs_emit(buf, "perf-overflow\n");
+	/* what PEBS sessions use; software events always perf-overflow */
+	return sysfs_emit(buf, "%s\n", memtrace_pebs_mode_name(
+		memtrace_pebs_hook_available() ? MEMTRACE_PEBS_MODE_HOOK :
+						 MEMTRACE_PEBS_MODE_COMPAT));
 }
 
 static const struct kernel_param_ops memtrace_mode_ops = {
@@ -362,21 +364,26 @@ static int __init memtrace_init(void)
 {
 	int ret;
 
+	memtrace_pebs_hook_init();
 	ret = memtrace_events_init();
 	if (ret)
-		return ret;
+		goto out_hook;
 	ret = misc_register(&memtrace_misc);
-	if (ret) {
-		memtrace_events_exit();
-		return ret;
-	}
+	if (ret)
+		goto out_events;
 	return 0;
+out_events:
+	memtrace_events_exit();
+out_hook:
+	memtrace_pebs_hook_exit();
+	return ret;
 }
 
 static void __exit memtrace_exit(void)
 {
 	misc_deregister(&memtrace_misc);
 	memtrace_events_exit();
+	memtrace_pebs_hook_exit();
 }
 
 module_init(memtrace_init);

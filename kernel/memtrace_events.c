@@ -47,7 +47,6 @@
 
 static enum cpuhp_state memtrace_cpuhp_state;
 
-static void memtrace_stop_cpus(struct memtrace_session *s);
 
 static void memtrace_overflow(struct perf_event *event,
 			      struct perf_sample_data *data,
@@ -57,10 +56,27 @@ static void memtrace_overflow(struct perf_event *event,
 			      regs);
 }
 
+/*
+ * A PEBS event goes through the patched kernel's PEBS sink when the module
+ * found the hook (kernel/pebs_hook.h): large PEBS on, records handed over in
+ * the drain loop.  Otherwise (stock kernel, software events) perf calls
+ * memtrace_overflow() once per sample, with large PEBS off.
+ */
+static bool memtrace_wants_hook(const struct memtrace_config *c)
+{
+	return c->precise_ip > 0 && c->event_type != PERF_TYPE_SOFTWARE &&
+	       memtrace_pebs_hook_available();
+}
+
 static struct perf_event *memtrace_counter(struct memtrace_session *s,
-					   int cpu, struct task_struct *task)
+					   int cpu, struct task_struct *task,
+					   struct memtrace_pebs_binding **bp)
 {
 	const struct memtrace_config *c = &s->cfg;
+	bool hooked = s->mode == MEMTRACE_PEBS_MODE_HOOK;
+	struct memtrace_pebs_binding *b;
+	struct perf_event *ev;
+	bool large = false;
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
 		.type = c->event_type,
@@ -74,20 +90,37 @@ static struct perf_event *memtrace_counter(struct memtrace_session *s,
 		.exclude_kernel = !(c->flags & MEMTRACE_CFG_KERNEL_ADDRS),
 		.exclude_hv = 1,
 		.inherit = task != NULL,
-		/*
-		 * One overflow per record: on a stock kernel this keeps Intel
-		 * large PEBS off, else perf would hand all but the last record
-		 * of a PEBS buffer to perf_event_output() and never to us.
-		 */
-		.wakeup_events = 1,
+		.disabled = hooked,	/* enabled once the sink is attached */
 	};
 
 	if (c->fields & MEMTRACE_FIELD_WEIGHT)
 		attr.sample_type |= PERF_SAMPLE_WEIGHT;
 	if (c->fields & MEMTRACE_FIELD_DATA_SRC)
 		attr.sample_type |= PERF_SAMPLE_DATA_SRC;
-	return perf_event_create_kernel_counter(&attr, cpu, task,
-						memtrace_overflow, s);
+	/*
+	 * Compatible mode: wakeup_events = 1, one overflow per record; on a
+	 * stock kernel this keeps Intel large PEBS off, else perf would hand
+	 * all but the last record of a PEBS buffer to perf_event_output() and
+	 * never to us.  Hooked mode: the attr large PEBS needs.
+	 */
+	memtrace_pebs_hook_tune_attr(&attr, hooked);
+
+	*bp = NULL;
+	ev = perf_event_create_kernel_counter(&attr, cpu, task,
+					      memtrace_overflow, s);
+	if (IS_ERR(ev) || !hooked)
+		return ev;
+	b = memtrace_pebs_hook_attach(ev, c->fields, &memtrace_pebs_ops, s,
+				      &large);
+	if (IS_ERR(b)) {
+		perf_event_release_kernel(ev);
+		return ERR_CAST(b);
+	}
+	if (!large)
+		s->large_pebs = false;
+	*bp = b;
+	perf_event_enable(ev);
+	return ev;
 }
 
 /* ---- system-wide: CPU hotplug keeps one counter per online CPU ---- */
@@ -110,6 +143,8 @@ static int memtrace_cpu_changed(unsigned int cpu, struct hlist_node *node)
 
 static void memtrace_cpu_reconcile(struct memtrace_session *s)
 {
+	struct memtrace_pebs_binding *b;
+	bool released = false;
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -117,21 +152,37 @@ static void memtrace_cpu_reconcile(struct memtrace_session *s)
 
 		if (ev && (!cpu_online(cpu) ||
 			   READ_ONCE(ev->state) < PERF_EVENT_STATE_INACTIVE)) {
+			/* drains the last PEBS records into the sink */
 			perf_event_release_kernel(ev);
 			s->cpu_events[cpu] = NULL;
-			ev = NULL;
+			released = true;
 		}
-		if (!ev && cpu_online(cpu)) {
-			ev = memtrace_counter(s, (int)cpu, NULL);
-			/* -ENODEV: it went offline again; the work runs again */
-			if (IS_ERR(ev)) {
-				if (PTR_ERR(ev) != -ENODEV)
-					pr_info("memtrace: no counter on CPU %u: %ld\n",
-						cpu, PTR_ERR(ev));
+	}
+	/* hooked mode: bindings of released counters, after a grace period */
+	if (released) {
+		synchronize_rcu();
+		for_each_possible_cpu(cpu) {
+			if (s->cpu_events[cpu])
 				continue;
-			}
-			s->cpu_events[cpu] = ev;
+			memtrace_pebs_hook_free(s->cpu_bindings[cpu]);
+			s->cpu_bindings[cpu] = NULL;
 		}
+	}
+	for_each_possible_cpu(cpu) {
+		struct perf_event *ev;
+
+		if (s->cpu_events[cpu] || !cpu_online(cpu))
+			continue;
+		ev = memtrace_counter(s, (int)cpu, NULL, &b);
+		/* -ENODEV: it went offline again; the work runs again */
+		if (IS_ERR(ev)) {
+			if (PTR_ERR(ev) != -ENODEV)
+				pr_info("memtrace: no counter on CPU %u: %ld\n",
+					cpu, PTR_ERR(ev));
+			continue;
+		}
+		s->cpu_events[cpu] = ev;
+		s->cpu_bindings[cpu] = b;
 	}
 }
 
@@ -146,58 +197,68 @@ static void memtrace_cpu_work(struct work_struct *work)
 	mutex_unlock(&s->lock);
 }
 
-static void memtrace_release_cpu_events(struct memtrace_session *s)
+static int memtrace_start_cpus(struct memtrace_session *s)
+{
+	struct memtrace_pebs_binding *b;
+	unsigned int cpu;
+	int ret;
+
+	s->cpu_events = kcalloc(nr_cpu_ids, sizeof(*s->cpu_events),
+				GFP_KERNEL_ACCOUNT);
+	s->cpu_bindings = kcalloc(nr_cpu_ids, sizeof(*s->cpu_bindings),
+				  GFP_KERNEL_ACCOUNT);
+	if (!s->cpu_events || !s->cpu_bindings)
+		return -ENOMEM;	/* memtrace_events_stop() frees the arrays */
+	/* from here on every CPU coming or going queues cpu_work */
+	ret = cpuhp_state_add_instance_nocalls(memtrace_cpuhp_state,
+					       &s->cpuhp_node);
+	if (ret)
+		return ret;
+	s->cpuhp_added = true;
+	for_each_online_cpu(cpu) {
+		struct perf_event *ev = memtrace_counter(s, (int)cpu, NULL, &b);
+
+		if (IS_ERR(ev)) {
+			ret = PTR_ERR(ev);
+			if (ret == -ENODEV)	/* went offline meanwhile */
+				continue;
+			return ret;
+		}
+		s->cpu_events[cpu] = ev;
+		s->cpu_bindings[cpu] = b;
+	}
+	return 0;
+}
+
+/* Releases the counters; the arrays and bindings wait for a grace period. */
+static void memtrace_stop_cpus(struct memtrace_session *s)
 {
 	unsigned int cpu;
 
+	if (s->cpuhp_added)
+		cpuhp_state_remove_instance_nocalls(memtrace_cpuhp_state,
+						    &s->cpuhp_node);
+	s->cpuhp_added = false;
+	if (!s->cpu_events)
+		return;
 	for_each_possible_cpu(cpu) {
+		/* drains the last PEBS records into the sink */
 		if (s->cpu_events[cpu])
 			perf_event_release_kernel(s->cpu_events[cpu]);
 		s->cpu_events[cpu] = NULL;
 	}
 }
 
-static int memtrace_start_cpus(struct memtrace_session *s)
+static void memtrace_free_cpus(struct memtrace_session *s)
 {
 	unsigned int cpu;
-	int ret;
 
-	s->cpu_events = kcalloc(nr_cpu_ids, sizeof(*s->cpu_events),
-				GFP_KERNEL_ACCOUNT);
-	if (!s->cpu_events)
-		return -ENOMEM;
-	/* from here on every CPU coming or going queues cpu_work */
-	ret = cpuhp_state_add_instance_nocalls(memtrace_cpuhp_state,
-					       &s->cpuhp_node);
-	if (ret)
-		goto fail;
-	s->cpuhp_added = true;
-	for_each_online_cpu(cpu) {
-		struct perf_event *ev = memtrace_counter(s, (int)cpu, NULL);
-
-		if (IS_ERR(ev)) {
-			ret = PTR_ERR(ev);
-			if (ret == -ENODEV)	/* went offline meanwhile */
-				continue;
-			goto fail;
-		}
-		s->cpu_events[cpu] = ev;
-	}
-	return 0;
-fail:
-	memtrace_stop_cpus(s);
-	return ret;
-}
-
-static void memtrace_stop_cpus(struct memtrace_session *s)
-{
-	if (s->cpuhp_added)
-		cpuhp_state_remove_instance_nocalls(memtrace_cpuhp_state,
-						    &s->cpuhp_node);
-	s->cpuhp_added = false;
-	if (s->cpu_events)
-		memtrace_release_cpu_events(s);
+	if (s->cpu_bindings)
+		for_each_possible_cpu(cpu)
+			memtrace_pebs_hook_free(s->cpu_bindings[cpu]);
+	kfree(s->cpu_bindings);
 	kfree(s->cpu_events);
+	s->cpu_bindings = NULL;
 	s->cpu_events = NULL;
 }
 
@@ -328,7 +389,7 @@ static int memtrace_attach_batch(struct memtrace_session *s,
 			ret = -ENOMEM;
 			goto next;
 		}
-		ev = memtrace_counter(s, -1, t);
+		ev = memtrace_counter(s, -1, t, &te->binding);
 		if (IS_ERR(ev)) {
 			kfree(te);
 			/* a thread that is exiting needs no counter */
@@ -391,12 +452,24 @@ static int memtrace_start_task(struct memtrace_session *s)
 	return ret;
 }
 
+/* Releases the counters; entries and bindings wait for a grace period. */
 static void memtrace_stop_task(struct memtrace_session *s)
+{
+	struct memtrace_task_event *te;
+
+	list_for_each_entry(te, &s->task_events, node) {
+		if (te->event)
+			perf_event_release_kernel(te->event);
+		te->event = NULL;
+	}
+}
+
+static void memtrace_free_task(struct memtrace_session *s)
 {
 	struct memtrace_task_event *te, *tmp;
 
 	list_for_each_entry_safe(te, tmp, &s->task_events, node) {
-		perf_event_release_kernel(te->event);
+		memtrace_pebs_hook_free(te->binding);
 		list_del(&te->node);
 		kfree(te);
 	}
@@ -448,12 +521,16 @@ void memtrace_session_init_events(struct memtrace_session *s)
 	INIT_WORK(&s->cpu_work, memtrace_cpu_work);
 }
 
-int memtrace_events_start(struct memtrace_session *s)
+static int memtrace_events_start_mode(struct memtrace_session *s)
 {
 	int ret;
 
-	if (s->cfg.flags & MEMTRACE_CFG_SYSTEM_WIDE)
-		return memtrace_start_cpus(s);
+	if (s->cfg.flags & MEMTRACE_CFG_SYSTEM_WIDE) {
+		ret = memtrace_start_cpus(s);
+		if (ret)
+			memtrace_events_stop(s);
+		return ret;
+	}
 
 	ret = memtrace_start_task(s);
 	if (ret) {
@@ -465,19 +542,47 @@ int memtrace_events_start(struct memtrace_session *s)
 	return 0;
 }
 
+int memtrace_events_start(struct memtrace_session *s)
+{
+	int ret;
+
+	s->mode = memtrace_wants_hook(&s->cfg) ? MEMTRACE_PEBS_MODE_HOOK :
+						 MEMTRACE_PEBS_MODE_COMPAT;
+	s->large_pebs = s->mode == MEMTRACE_PEBS_MODE_HOOK;
+	ret = memtrace_events_start_mode(s);
+	if ((ret == -EOPNOTSUPP || ret == -EINVAL) &&
+	    s->mode == MEMTRACE_PEBS_MODE_HOOK) {
+		/* a PEBS format or event the hook cannot take */
+		pr_info("memtrace: PEBS sink refused the event (%d): %s mode\n",
+			ret, memtrace_pebs_mode_name(MEMTRACE_PEBS_MODE_COMPAT));
+		s->mode = MEMTRACE_PEBS_MODE_COMPAT;
+		s->large_pebs = false;
+		ret = memtrace_events_start_mode(s);
+	}
+	if (!ret)
+		memtrace_rings_set_mode(s);
+	return ret;
+}
+
 /*
  * Releases every counter.  perf_event_release_kernel() takes each counter
  * off its PMU; software events are found by their producers under RCU, so
- * wait a grace period before anyone may free the rings.
+ * wait a grace period before anyone may free the rings.  In hooked mode the
+ * counters are released with their PEBS sink bindings still attached (the
+ * release drains the last records into the sink); the same grace period
+ * ends every drain that could still use a binding, then they are freed.
  */
 void memtrace_events_stop(struct memtrace_session *s)
 {
-	bool had = s->cpu_events || !list_empty(&s->task_events);
+	bool had = s->cpu_events || s->cpu_bindings ||
+		   !list_empty(&s->task_events);
 
 	memtrace_stop_cpus(s);
 	memtrace_stop_task(s);
 	if (had)
 		synchronize_rcu();
+	memtrace_free_cpus(s);
+	memtrace_free_task(s);
 }
 
 int memtrace_events_init(void)

@@ -55,6 +55,7 @@ int memtrace_rings_alloc(struct memtrace_session *s)
 		local_set(&r->busy, 0);
 		local64_set(&r->dropped, 0);
 		local64_set(&r->throttled, 0);
+		local64_set(&r->lost, 0);
 		r->wake_at = s->cfg.wakeup_records;
 		r->hdr->ring_records = n;
 		r->hdr->record_size = sizeof(struct memtrace_sample);
@@ -71,19 +72,18 @@ void memtrace_rings_free(struct memtrace_session *s)
 	s->rings = NULL;
 }
 
-void memtrace_ring_produce(struct memtrace_session *s,
-			   struct perf_event *event,
-			   struct perf_sample_data *data, struct pt_regs *regs)
+/* Producer on the ring's own CPU: NMI, IRQ or preemption disabled. */
+void memtrace_ring_push(struct memtrace_session *s,
+			const struct memtrace_sample *smp)
 {
-	unsigned int cpu = smp_processor_id();
-	struct memtrace_ring *r = &s->rings[cpu];
-	struct memtrace_ring_header *h = r->hdr;
-	u32 fields = s->cfg.fields;
-	struct memtrace_sample *rec;
+	struct memtrace_ring *r;
+	struct memtrace_ring_header *h;
 	u64 head, tail, unread;
 
-	if (unlikely(event->hw.interrupts == MEMTRACE_PERF_THROTTLED))
-		local64_inc(&r->throttled);
+	if (unlikely(smp->cpu >= nr_cpu_ids))
+		return;
+	r = &s->rings[smp->cpu];
+	h = r->hdr;
 
 	if (local_cmpxchg(&r->busy, 0, 1) != 0) {
 		local64_inc(&r->dropped);
@@ -100,28 +100,83 @@ void memtrace_ring_produce(struct memtrace_session *s,
 		goto out;
 	}
 
-	rec = &r->rec[head & (s->cfg.ring_records - 1)];
-	rec->time = ktime_get_mono_fast_ns();
-	rec->addr = (data->sample_flags & PERF_SAMPLE_ADDR) ? data->addr : 0;
-	rec->ip = (fields & MEMTRACE_FIELD_IP) ? instruction_pointer(regs) : 0;
-	rec->pid = current->tgid;
-	rec->tid = current->pid;
-	rec->cpu = cpu;
-	rec->weight = 0;
-	if ((fields & MEMTRACE_FIELD_WEIGHT) &&
-	    (data->sample_flags & PERF_SAMPLE_WEIGHT_TYPE))
-		rec->weight = (u32)min_t(u64, data->weight.full, U32_MAX);
-	rec->data_src = 0;
-	if ((fields & MEMTRACE_FIELD_DATA_SRC) &&
-	    (data->sample_flags & PERF_SAMPLE_DATA_SRC))
-		rec->data_src = data->data_src.val;
-
+	r->rec[head & (s->cfg.ring_records - 1)] = *smp;
 	smp_store_release(&h->head, head + 1);	/* record before head */
 	if (unread + 1 == r->wake_at)
 		irq_work_queue(&s->wake_work);
 out:
 	barrier();
 	local_set(&r->busy, 0);
+}
+
+/* The perf overflow handler's path (compatible mode, software events). */
+void memtrace_ring_produce(struct memtrace_session *s,
+			   struct perf_event *event,
+			   struct perf_sample_data *data, struct pt_regs *regs)
+{
+	unsigned int cpu = smp_processor_id();
+	u32 fields = s->cfg.fields;
+	struct memtrace_sample smp = {
+		.time = ktime_get_mono_fast_ns(),
+		.pid = current->tgid,
+		.tid = current->pid,
+		.cpu = cpu,
+	};
+
+	if (unlikely(event->hw.interrupts == MEMTRACE_PERF_THROTTLED))
+		local64_inc(&s->rings[cpu].throttled);
+
+	if (data->sample_flags & PERF_SAMPLE_ADDR)
+		smp.addr = data->addr;
+	if (fields & MEMTRACE_FIELD_IP)
+		smp.ip = instruction_pointer(regs);
+	if ((fields & MEMTRACE_FIELD_WEIGHT) &&
+	    (data->sample_flags & PERF_SAMPLE_WEIGHT_TYPE))
+		smp.weight = (u32)min_t(u64, data->weight.full, U32_MAX);
+	if ((fields & MEMTRACE_FIELD_DATA_SRC) &&
+	    (data->sample_flags & PERF_SAMPLE_DATA_SRC))
+		smp.data_src = data->data_src.val;
+	memtrace_ring_push(s, &smp);
+}
+
+/* Hooked mode (kernel/pebs_hook.h): called in the PEBS drain, NMI. */
+static void memtrace_pebs_sample(void *ctx, const struct memtrace_sample *smp)
+{
+	memtrace_ring_push(ctx, smp);
+}
+
+static void memtrace_pebs_lost(void *ctx, u64 nr)
+{
+	struct memtrace_session *s = ctx;
+
+	local64_add(nr, &s->rings[smp_processor_id()].lost);
+}
+
+static void memtrace_pebs_throttled(void *ctx)
+{
+	struct memtrace_session *s = ctx;
+
+	local64_inc(&s->rings[smp_processor_id()].throttled);
+}
+
+const struct memtrace_pebs_ops memtrace_pebs_ops = {
+	.sample = memtrace_pebs_sample,
+	.lost = memtrace_pebs_lost,
+	.throttled = memtrace_pebs_throttled,
+};
+
+/* Tell the collector which mode START chose (ring headers, mapped). */
+void memtrace_rings_set_mode(struct memtrace_session *s)
+{
+	u32 flags = s->large_pebs ? MEMTRACE_MODE_F_LARGE_PEBS : 0;
+	u32 mode = s->mode == MEMTRACE_PEBS_MODE_HOOK ?
+		   MEMTRACE_MODE_PEBS_HOOK : MEMTRACE_MODE_PERF_OVERFLOW;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		WRITE_ONCE(s->rings[cpu].hdr->mode, mode);
+		WRITE_ONCE(s->rings[cpu].hdr->mode_flags, flags);
+	}
 }
 
 int memtrace_ring_consume(struct memtrace_session *s,
@@ -180,6 +235,6 @@ void memtrace_ring_stats(struct memtrace_session *s, unsigned int cpu,
 	/* pairs with the release of head in the producer */
 	st->produced = smp_load_acquire(&r->hdr->head);
 	st->dropped = local64_read(&r->dropped);
-	st->lost = 0;	/* no perf ring on this path: perf cannot lose */
+	st->lost = local64_read(&r->lost);	/* PEBS hook only */
 	st->throttled = local64_read(&r->throttled);
 }

@@ -5,7 +5,8 @@
 #   make kernel-tests  static guest test programs -> build/kernel-tests/
 #   make check-kernel  the qemu suite alone (tests/suites.d/50-kernel.sh)
 KDIR ?= /lib/modules/$(shell uname -r)/build
-KERNEL_SRCS = $(wildcard kernel/memtrace*.c kernel/memtrace*.h) kernel/Kbuild \
+KERNEL_SRCS = $(wildcard kernel/memtrace*.c kernel/memtrace*.h) \
+	      kernel/pebs_hook.c kernel/pebs_hook.h kernel/Kbuild \
 	      include/memtrace_uapi.h
 KTEST_SRCS  = $(wildcard tests/kernel/*.c)
 KTEST_BINS  = $(KTEST_SRCS:tests/kernel/%.c=$(BUILD)/kernel-tests/%)

@@ -224,6 +224,17 @@ static void mod_meta(struct recorder *r, const struct record_opts *o,
 		      ev->fields & MEMTRACE_FIELD_DATA_SRC ? ",data_src" : "");
 }
 
+/* How samples reach the rings: the module sets it in every ring header at START. */
+static void mod_meta_mode(struct recorder *r, const struct mod_session *s)
+{
+	const struct memtrace_ring_header *h = (const void *)s->map;
+	uint32_t mode = __atomic_load_n(&h->mode, __ATOMIC_RELAXED);
+	uint32_t flags = __atomic_load_n(&h->mode_flags, __ATOMIC_RELAXED);
+
+	recorder_meta(r, "mode", "%s", mode == MEMTRACE_MODE_PEBS_HOOK ? "pebs-hook" : "perf-overflow");
+	recorder_meta(r, "large_pebs", "%d", (flags & MEMTRACE_MODE_F_LARGE_PEBS) ? 1 : 0);
+}
+
 static int mod_record(const struct record_opts *o, struct recorder *r)
 {
 	struct mod_session s = { .fd = -1 };
@@ -277,6 +288,7 @@ static int mod_record(const struct record_opts *o, struct recorder *r)
 	if (o->argv)
 		snprintf(comm, sizeof(comm), "%s", o->argv[0]);
 	mod_meta(r, o, &ev, period, target, comm);
+	mod_meta_mode(r, &s);
 
 	uint64_t start = mt_now_ns();
 	if (recorder_begin(r, start, o->system_wide ? 0 : target))
@@ -376,8 +388,11 @@ static void mod_status(FILE *out)
 	if (read_param("sessions", sessions, sizeof(sessions)))
 		snprintf(sessions, sizeof(sessions), "?");
 	fprintf(out, "  module: loaded, mode %s (%s), %s open session(s)\n", mode,
-		strcmp(mode, "perf-overflow") ? "see docs/kernel-module.md" :
-		"stock perf: one interrupt per record, large PEBS off", sessions);
+		!strcmp(mode, "perf-overflow") ?
+		"stock perf: one interrupt per record, large PEBS off" :
+		!strcmp(mode, "pebs-hook") ?
+		"patched kernel's PEBS sink for PEBS events, large PEBS on; software events: perf-overflow" :
+		"see docs/kernel-module.md", sessions);
 	if (mod_probe(NULL, why, sizeof(why)))
 		fprintf(out, "  module: unavailable - %s\n", why);
 	else

@@ -9,7 +9,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$out"
 mkdir -p "$out/kernel" "$out/include"
 cp "$top"/kernel/Kbuild "$top"/kernel/Makefile "$top"/kernel/memtrace*.c \
-	"$top"/kernel/memtrace*.h "$out/kernel/"
+	"$top"/kernel/memtrace*.h "$top"/kernel/pebs_hook.c \
+	"$top"/kernel/pebs_hook.h "$out/kernel/"
 cp "$top/include/memtrace_uapi.h" "$out/include/"
 log=$out/build.log
 # BTF for modules needs pahole and vmlinux; the module works without it.

@@ -54,3 +54,22 @@ if $MT record --backend module -c 1 -o /tmp/fork.mtrace -- /bin/mtfork -b 3 -a 3
 else
 	echo "FAIL record: -- mtfork failed: $(cat /tmp/rec2.err)"
 fi
+
+# system-wide: every CPU, for a fixed duration, while pageramp runs
+$MT record --backend module -a --duration 3 -o /tmp/all.mtrace 2>/tmp/rec3.err &
+rec=$!
+wait_file /tmp/all.mtrace 200
+sleep 0.5
+/bin/pageramp -n 512 -c 4 >/tmp/wl3.out
+tid=$(sed -n 's/.*tid=\([0-9]*\).*/\1/p' /tmp/wl3.out)
+if wait $rec && $MT dump /tmp/all.mtrace >/tmp/all.csv 2>/dev/null; then
+	n=$(awk -F, -v t="$tid" '$2 == t' /tmp/all.csv | wc -l)
+	reason=$($MT dump --meta /tmp/all.mtrace | sed -n 's/^end_reason=//p')
+	if [ "$n" -ge 1024 ] && [ "$reason" = duration ]; then
+		echo "ok   record: --backend module -a --duration 3: $n faults of pageramp (>= 1024), end_reason=duration"
+	else
+		echo "FAIL record: -a: $n faults of pageramp tid $tid (want >= 1024), end_reason=$reason"
+	fi
+else
+	echo "FAIL record: -a failed: $(cat /tmp/rec3.err)"
+fi

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "event_meta.h"
 #include "mem_event.h"
 #include "recorder.h"
 #include "target.h"
@@ -202,28 +203,6 @@ static int mod_setup(struct mod_session *s, const struct record_opts *o,
 	return 0;
 }
 
-static void mod_meta(struct recorder *r, const struct record_opts *o,
-		     const struct mem_event *ev, uint64_t period, pid_t target,
-		     const char *comm)
-{
-	recorder_meta(r, "backend", "module");
-	recorder_meta(r, "source", "%s", ev->source);
-	recorder_meta(r, "event", "%s", ev->alias && strcmp(ev->alias, "raw") ? ev->alias : ev->name);
-	recorder_meta(r, "event_encoding", "%s type=%u config=0x%llx config1=0x%llx", ev->name,
-		      ev->attr.type, (unsigned long long)ev->attr.config,
-		      (unsigned long long)ev->attr.config1);
-	recorder_meta(r, "sees", "%s", ev->sees);
-	recorder_meta(r, "sample_period", "%llu", (unsigned long long)period);
-	recorder_meta(r, "random_period", "0");
-	recorder_meta(r, "clock", "monotonic");
-	recorder_meta(r, "time_unit", "ns");
-	recorder_meta(r, "target_pid", "%d", o->system_wide ? 0 : (int)target);
-	recorder_meta(r, "target_comm", "%s", o->system_wide ? "" : comm);
-	recorder_meta(r, "fields", "%s%s%s", "ip",
-		      ev->fields & MEMTRACE_FIELD_WEIGHT ? ",weight" : "",
-		      ev->fields & MEMTRACE_FIELD_DATA_SRC ? ",data_src" : "");
-}
-
 /* How samples reach the rings: the module sets it in every ring header at START. */
 static void mod_meta_mode(struct recorder *r, const struct mod_session *s)
 {
@@ -287,7 +266,7 @@ static int mod_record(const struct record_opts *o, struct recorder *r)
 		target_comm(target, target, comm, sizeof(comm));
 	if (o->argv)
 		snprintf(comm, sizeof(comm), "%s", o->argv[0]);
-	mod_meta(r, o, &ev, period, target, comm);
+	event_meta(r, "module", o, &ev, period, target, comm);
 	mod_meta_mode(r, &s);
 
 	uint64_t start = mt_now_ns();

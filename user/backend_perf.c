@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "event_meta.h"
 #include "mem_event.h"
 #include "perf_ring.h"
 #include "recorder.h"
@@ -407,22 +408,7 @@ static int perf_record(const struct record_opts *o, struct recorder *r)
 		target_comm(target, target, comm, sizeof(comm));
 	if (o->argv)
 		snprintf(comm, sizeof(comm), "%s", o->argv[0]);
-	recorder_meta(r, "backend", "perf");
-	recorder_meta(r, "source", "%s", s->ev.source);
-	recorder_meta(r, "event", "%s", s->ev.alias && strcmp(s->ev.alias, "raw") ? s->ev.alias : s->ev.name);
-	recorder_meta(r, "event_encoding", "%s type=%u config=0x%llx config1=0x%llx", s->ev.name,
-		      s->ev.attr.type, (unsigned long long)s->ev.attr.config,
-		      (unsigned long long)s->ev.attr.config1);
-	recorder_meta(r, "sees", "%s", s->ev.sees);
-	recorder_meta(r, "sample_period", "%llu", (unsigned long long)period);
-	recorder_meta(r, "random_period", "0");
-	recorder_meta(r, "clock", "monotonic");
-	recorder_meta(r, "time_unit", "ns");
-	recorder_meta(r, "target_pid", "%d", o->system_wide ? 0 : (int)target);
-	recorder_meta(r, "target_comm", "%s", o->system_wide ? "" : comm);
-	recorder_meta(r, "fields", "%s%s%s", "ip",
-		      s->ev.fields & MEMTRACE_FIELD_WEIGHT ? ",weight" : "",
-		      s->ev.fields & MEMTRACE_FIELD_DATA_SRC ? ",data_src" : "");
+	event_meta(r, "perf", o, &s->ev, period, target, comm);
 	uint64_t start = mt_now_ns();
 	if (recorder_begin(r, start, o->system_wide ? 0 : target))
 		goto out;

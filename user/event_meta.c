@@ -1,0 +1,28 @@
+/* event_meta.c - header keys for perf-event recordings (docs/trace-format.md). */
+#include "event_meta.h"
+
+#include <string.h>
+
+#include "../include/memtrace_uapi.h"
+#include "recorder.h"
+
+void event_meta(struct recorder *r, const char *backend, const struct record_opts *o,
+		const struct mem_event *ev, uint64_t period, pid_t target, const char *comm)
+{
+	recorder_meta(r, "backend", "%s", backend);
+	recorder_meta(r, "source", "%s", ev->source);
+	recorder_meta(r, "event", "%s", ev->alias && strcmp(ev->alias, "raw") ? ev->alias : ev->name);
+	recorder_meta(r, "event_encoding", "%s type=%u config=0x%llx config1=0x%llx", ev->name,
+		      ev->attr.type, (unsigned long long)ev->attr.config,
+		      (unsigned long long)ev->attr.config1);
+	recorder_meta(r, "sees", "%s", ev->sees);
+	recorder_meta(r, "sample_period", "%llu", (unsigned long long)period);
+	recorder_meta(r, "random_period", "0");
+	recorder_meta(r, "clock", "monotonic");
+	recorder_meta(r, "time_unit", "ns");
+	recorder_meta(r, "target_pid", "%d", o->system_wide ? 0 : (int)target);
+	recorder_meta(r, "target_comm", "%s", o->system_wide ? "" : comm);
+	recorder_meta(r, "fields", "%s%s%s", "ip",
+		      ev->fields & MEMTRACE_FIELD_WEIGHT ? ",weight" : "",
+		      ev->fields & MEMTRACE_FIELD_DATA_SRC ? ",data_src" : "");
+}

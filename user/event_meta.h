@@ -1,0 +1,17 @@
+/* event_meta.h - trace header keys of a recording made from a perf event
+ * (the perf and module backends share them). */
+#ifndef MEMTRACE_EVENT_META_H
+#define MEMTRACE_EVENT_META_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "backend.h"
+#include "mem_event.h"
+
+struct recorder;
+
+void event_meta(struct recorder *r, const char *backend, const struct record_opts *o,
+		const struct mem_event *ev, uint64_t period, pid_t target, const char *comm);
+
+#endif

@@ -218,7 +218,7 @@ static int mod_record(const struct record_opts *o, struct recorder *r)
 {
 	struct mod_session s = { .fd = -1 };
 	struct mem_event ev;
-	char why[512], comm[64] = "";
+	char why[512];
 	int fell_back = 0, rc = -1, release_fd = -1, watch = -1;
 	pid_t child = -1, target = o->pid;
 	const char *reason = "target-exited";
@@ -262,18 +262,12 @@ static int mod_record(const struct record_opts *o, struct recorder *r)
 		mt_err("module could not start the event: %s", buf);
 		goto out;
 	}
-	if (target > 0)
-		target_comm(target, target, comm, sizeof(comm));
-	if (o->argv)
-		snprintf(comm, sizeof(comm), "%s", o->argv[0]);
-	event_meta(r, "module", o, &ev, period, target, comm);
+	event_meta(r, "module", o, &ev, period, target);
 	mod_meta_mode(r, &s);
 
-	uint64_t start = mt_now_ns();
-	if (recorder_begin(r, start, o->system_wide ? 0 : target))
+	uint64_t start;
+	if (event_begin(r, o, target, &start))
 		goto out;
-	if (o->duration > 0)
-		recorder_set_deadline(r, start + (uint64_t)(o->duration * 1e9));
 	if (child > 0) {
 		int e = target_release(release_fd);
 

@@ -403,17 +403,10 @@ static int perf_record(const struct record_opts *o, struct recorder *r)
 	}
 	s->target = target;
 
-	char comm[64] = "";
-	if (target > 0)
-		target_comm(target, target, comm, sizeof(comm));
-	if (o->argv)
-		snprintf(comm, sizeof(comm), "%s", o->argv[0]);
-	event_meta(r, "perf", o, &s->ev, period, target, comm);
-	uint64_t start = mt_now_ns();
-	if (recorder_begin(r, start, o->system_wide ? 0 : target))
+	event_meta(r, "perf", o, &s->ev, period, target);
+	uint64_t start;
+	if (event_begin(r, o, target, &start))
 		goto out;
-	if (o->duration > 0)
-		recorder_set_deadline(r, start + (uint64_t)(o->duration * 1e9));
 	if (child > 0) {
 		if (target_release(release_fd)) {
 			release_fd = -1;

@@ -1,14 +1,23 @@
 /* event_meta.c - header keys for perf-event recordings (docs/trace-format.md). */
 #include "event_meta.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "../include/memtrace_uapi.h"
 #include "recorder.h"
+#include "target.h"
+#include "util.h"
 
 void event_meta(struct recorder *r, const char *backend, const struct record_opts *o,
-		const struct mem_event *ev, uint64_t period, pid_t target, const char *comm)
+		const struct mem_event *ev, uint64_t period, pid_t target)
 {
+	char comm[64] = "";
+
+	if (o->argv)
+		snprintf(comm, sizeof(comm), "%s", o->argv[0]);
+	else if (target > 0)
+		target_comm(target, target, comm, sizeof(comm));
 	recorder_meta(r, "backend", "%s", backend);
 	recorder_meta(r, "source", "%s", ev->source);
 	recorder_meta(r, "event", "%s", ev->alias && strcmp(ev->alias, "raw") ? ev->alias : ev->name);
@@ -25,4 +34,14 @@ void event_meta(struct recorder *r, const char *backend, const struct record_opt
 	recorder_meta(r, "fields", "%s%s%s", "ip",
 		      ev->fields & MEMTRACE_FIELD_WEIGHT ? ",weight" : "",
 		      ev->fields & MEMTRACE_FIELD_DATA_SRC ? ",data_src" : "");
+}
+
+int event_begin(struct recorder *r, const struct record_opts *o, pid_t target, uint64_t *start)
+{
+	*start = mt_now_ns();
+	if (recorder_begin(r, *start, o->system_wide ? 0 : target))
+		return -1;
+	if (o->duration > 0)
+		recorder_set_deadline(r, *start + (uint64_t)(o->duration * 1e9));
+	return 0;
 }

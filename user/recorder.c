@@ -109,21 +109,6 @@ void recorder_meta(struct recorder *r, const char *key, const char *fmt, ...)
 	bytebuf_put(&r->meta, "\n", 1);
 }
 
-static int meta_has(const struct recorder *r, const char *key)
-{
-	size_t klen = strlen(key);
-	const char *p = (const char *)r->meta.data, *end = p + r->meta.len;
-
-	while (p && p < end) {
-		if ((size_t)(end - p) > klen && !memcmp(p, key, klen) && p[klen] == '=')
-			return 1;
-		p = memchr(p, '\n', (size_t)(end - p));
-		if (p)
-			p++;
-	}
-	return 0;
-}
-
 static const char *meta_value(const struct recorder *r, const char *key, char *buf,
 			      size_t len)
 {
@@ -147,6 +132,13 @@ static const char *meta_value(const struct recorder *r, const char *key, char *b
 	memcpy(buf, found, n);
 	buf[n] = 0;
 	return buf;
+}
+
+static int meta_has(const struct recorder *r, const char *key)
+{
+	char buf[2];
+
+	return meta_value(r, key, buf, sizeof(buf)) != NULL;
 }
 
 static void cpu_model(char *buf, size_t len)

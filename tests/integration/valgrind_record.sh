@@ -74,7 +74,7 @@ vg_record_tests() {
 	whole=$(awk -F, 'NR > 1 && $2 > m {m = $2} END {print m + 0}' "$d/whole.csv")
 	if [ "$big" = $((pages / 2)) ] && [ "$small" -lt $((pages / 2)) ] &&
 	   [ "$whole" -ge $((pages / 2)) ] && [ "$whole" -le $((pages / 2 + 24 + 65)) ]; then
-		ok record_pageramp_wss_half_the_pages
+		ok "record_pageramp_wss_half_the_pages (region $big, whole trace $whole <= $((pages / 2 + 24 + 65)))"
 	else
 		fail record_pageramp_wss_half_the_pages "region max $big (want $((pages / 2))), tau=50: $small, whole trace max $whole"
 	fi

@@ -2,12 +2,13 @@
 #ifndef MEMTRACE_WORKLOAD_H
 #define MEMTRACE_WORKLOAD_H
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
@@ -48,42 +49,86 @@ static __attribute__((noinline)) void wl_prefault_stack(void)
 	pad[sizeof(pad) - 1] = 0;
 }
 
+/* Parses a hex number at *p, advancing *p past it. */
+static inline unsigned long wl_hex(const char **p)
+{
+	unsigned long v = 0;
+
+	for (;; (*p)++) {
+		char c = **p;
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (unsigned long)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (unsigned long)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
+/* Populates one /proc/self/maps line's mapping if it is file or vdso. */
+static inline void wl_prefault_line(const char *line)
+{
+	const char *p = line, *name;
+	unsigned long start = wl_hex(&p), end;
+	char perms[4];
+
+	if (*p++ != '-')
+		return;
+	end = wl_hex(&p);
+	if (*p++ != ' ')
+		return;
+	for (int i = 0; i < 4; i++)
+		if (!(perms[i] = *p++))
+			return;
+	name = strchr(p, '/');
+	if (!name)
+		name = strstr(p, "[vdso]");
+	if (!name || perms[0] != 'r')
+		return;
+	madvise((void *)start, end - start,
+		perms[1] == 'w' && perms[3] == 'p' ? MADV_POPULATE_WRITE
+						  : MADV_POPULATE_READ);
+}
+
 /*
  * Maps every page of the program's file-backed mappings (text, rodata,
  * data) and of the vdso, so that code run for the first time after the go
  * signal (nanosleep, exit paths) makes no instruction-fetch fault: text
  * is faulted in lazily, 64 KiB around each first touch, so such a fault
  * otherwise lands in the recording at random.  Anonymous mappings, the
- * workload's own regions among them, are left alone.  Errors (kernels
- * before 5.14 lack MADV_POPULATE_*) only cost that determinism.
+ * workload's own regions among them, are left alone.  Reads the maps with
+ * read(2) into the (pre-faulted) stack, so that no heap or stdio page is
+ * touched.  Errors (kernels before 5.14 lack MADV_POPULATE_*) only cost
+ * that determinism.
  */
 static inline void wl_prefault_mappings(void)
 {
-	FILE *maps = fopen("/proc/self/maps", "r");
-	char line[512];
+	char buf[4096];
+	size_t have = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 
-	if (!maps)
+	if (fd < 0)
 		return;
-	while (fgets(line, sizeof(line), maps)) {
-		unsigned long start, end;
-		char perms[8];
-		int name_at = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		char *line = buf, *nl;
 
-		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &start, &end,
-			   perms, &name_at) < 3 || !name_at)
-			continue;
-		const char *name = line + name_at;
-		int file = name[0] == '/', vdso = !strncmp(name, "[vdso]", 6);
-
-		if (!file && !vdso)
-			continue;
-		if (perms[0] != 'r')
-			continue;
-		madvise((void *)start, end - start,
-			perms[1] == 'w' && perms[3] == 'p' ? MADV_POPULATE_WRITE
-							  : MADV_POPULATE_READ);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = 0;
+		while ((nl = strchr(line, '\n'))) {
+			*nl = 0;
+			wl_prefault_line(line);
+			line = nl + 1;
+		}
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)
+			have = 0;	/* an absurdly long line: skip it */
 	}
-	fclose(maps);
+	close(fd);
 }
 
 /* Installs the handler and blocks SIGUSR1; *old gets the previous mask. */

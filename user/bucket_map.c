@@ -72,22 +72,22 @@ void bucket_map_free(struct bucket_map *m)
 	m->last = NULL;
 }
 
-static void insert(struct bucket_leaf **slots, size_t cap, struct bucket_leaf *l)
+static void insert(struct bucket_slot *slots, size_t cap, struct bucket_slot s)
 {
-	size_t i = hash_key(l->key, cap);
+	size_t i = hash_key(s.key, cap);
 
-	while (slots[i])
+	while (slots[i].leaf)
 		i = (i + 1) & (cap - 1);
-	slots[i] = l;
+	slots[i] = s;
 }
 
 static void grow(struct bucket_map *m)
 {
 	size_t cap = m->cap * 2;
-	struct bucket_leaf **slots = mt_xcalloc(cap, sizeof(*slots));
+	struct bucket_slot *slots = mt_xcalloc(cap, sizeof(*slots));
 
 	for (size_t i = 0; i < m->cap; i++)
-		if (m->slots[i])
+		if (m->slots[i].leaf)
 			insert(slots, cap, m->slots[i]);
 	free(m->slots);
 	m->slots = slots;
@@ -98,9 +98,11 @@ struct bucket_leaf *bucket_map_leaf_slow(struct bucket_map *m, uint64_t key)
 {
 	size_t i = hash_key(key, m->cap);
 
-	while (m->slots[i]) {
-		if (m->slots[i]->key == key)
-			return m->last = m->slots[i];
+	while (m->slots[i].leaf) {
+		if (m->slots[i].key == key) {
+			m->last_key = key;
+			return m->last = m->slots[i].leaf;
+		}
 		i = (i + 1) & (m->cap - 1);
 	}
 	if ((m->nleaves + 1) * 2 > m->cap) {
@@ -108,9 +110,9 @@ struct bucket_leaf *bucket_map_leaf_slow(struct bucket_map *m, uint64_t key)
 		return bucket_map_leaf_slow(m, key);
 	}
 	struct bucket_leaf *l = alloc_leaf(m);
-	l->key = key;
-	m->slots[i] = l;
+	m->slots[i] = (struct bucket_slot){ key, l };
 	m->nleaves++;
+	m->last_key = key;
 	return m->last = l;
 }
 
@@ -119,12 +121,12 @@ void bucket_map_foreach(const struct bucket_map *m,
 			void *ctx)
 {
 	for (size_t i = 0; i < m->cap; i++) {
-		const struct bucket_leaf *l = m->slots[i];
+		const struct bucket_leaf *l = m->slots[i].leaf;
 		if (!l)
 			continue;
 		for (unsigned j = 0; j < BUCKET_LEAF_SIZE; j++)
 			if (l->e[j].count)
-				fn(ctx, (l->key << BUCKET_LEAF_BITS) | j, &l->e[j]);
+				fn(ctx, (m->slots[i].key << BUCKET_LEAF_BITS) | j, &l->e[j]);
 	}
 }
 
@@ -133,7 +135,7 @@ uint64_t bucket_map_used(const struct bucket_map *m)
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < m->cap; i++) {
-		const struct bucket_leaf *l = m->slots[i];
+		const struct bucket_leaf *l = m->slots[i].leaf;
 		if (!l)
 			continue;
 		for (unsigned j = 0; j < BUCKET_LEAF_SIZE; j++)

@@ -5,6 +5,10 @@
  * address ranges (heaps, columns, mappings) cost one hash probe per leaf
  * change and an array index per sample.  Memory is bounded by the number of
  * distinct leaves touched.
+ *
+ * Leaf numbers live in the hash slots, not in the leaves: a probe reads only
+ * the (small, cache-resident) slot table, and a leaf is nothing but its
+ * entries, page-aligned, so no 16-byte entry ever straddles two cache lines.
  */
 #ifndef MEMTRACE_BUCKET_MAP_H
 #define MEMTRACE_BUCKET_MAP_H
@@ -21,14 +25,19 @@ struct bucket_entry {
 };
 
 struct bucket_leaf {
-	uint64_t key;		/* bucket >> BUCKET_LEAF_BITS */
 	struct bucket_entry e[BUCKET_LEAF_SIZE];
 };
 
+struct bucket_slot {
+	uint64_t key;			/* bucket >> BUCKET_LEAF_BITS */
+	struct bucket_leaf *leaf;	/* NULL: empty slot */
+};
+
 struct bucket_map {
-	struct bucket_leaf **slots;	/* hash table of leaves */
+	struct bucket_slot *slots;	/* hash table of leaves */
 	size_t cap, nleaves;
-	struct bucket_leaf *last;
+	struct bucket_leaf *last;	/* the leaf of last_key, or NULL */
+	uint64_t last_key;
 	/* leaves come from 2 MiB arenas (transparent huge pages where the
 	 * kernel allows): fewer TLB misses when buckets are hit at random */
 	void **arenas;
@@ -46,7 +55,7 @@ static inline struct bucket_entry *bucket_map_get(struct bucket_map *m, uint64_t
 	uint64_t key = bucket >> BUCKET_LEAF_BITS;
 	struct bucket_leaf *l = m->last;
 
-	if (!l || l->key != key)
+	if (!l || m->last_key != key)
 		l = bucket_map_leaf_slow(m, key);
 	return &l->e[bucket & (BUCKET_LEAF_SIZE - 1)];
 }

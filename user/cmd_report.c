@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "hot.h"
+#include "hot_attr.h"
 #include "peaks.h"
 #include "resolve.h"
 #include "trace_format.h"
@@ -15,6 +16,9 @@
 #include "wss.h"
 
 #define PEAK_LOCATIONS 3
+#define HOT_FNS_TEXT 2	/* functions shown per hot bucket */
+#define HOT_IPS_JSON 3	/* functions and instructions in --json */
+#define HOT_FNS_MAX 64	/* distinct functions counted per hot bucket */
 #define CURVE_POINTS 40
 #define MAX_PEAKS 100
 
@@ -40,6 +44,10 @@ struct report {
 	struct bucket_map *peak_ips;
 	size_t peak_next;	/* first peak whose window may hold later samples */
 	size_t peaks_found;	/* before keeping the MAX_PEAKS largest */
+	/* hot buckets, and the instructions that touched them (pass 2) */
+	struct hot_bucket *hot_data, *hot_code;
+	size_t nhot_data, nhot_code;
+	struct hot_attr attr_data, attr_code;
 };
 
 static void usage(FILE *out)
@@ -97,8 +105,11 @@ static void on_chunk(void *ctx, const struct trace_chunk *c)
 	}
 }
 
-/* Pass 2: instruction pointers inside each peak's window. */
-static void on_peak_samples(void *ctx, const struct memtrace_sample *s, size_t n, uint32_t columns)
+/*
+ * Pass 2: instruction pointers inside each peak's window, and of the
+ * samples that fell into a hot bucket.
+ */
+static void on_ip_samples(void *ctx, const struct memtrace_sample *s, size_t n, uint32_t columns)
 {
 	struct report *r = ctx;
 
@@ -108,6 +119,8 @@ static void on_peak_samples(void *ctx, const struct memtrace_sample *s, size_t n
 	for (size_t i = 0; i < n; i++) {
 		if (!s[i].ip)
 			continue;
+		hot_attr_add(&r->attr_data, s[i].addr, s[i].ip);
+		hot_attr_add(&r->attr_code, s[i].ip, s[i].ip);
 		while (r->peak_next < r->npeaks && r->peak_to[r->peak_next] < s[i].time)
 			r->peak_next++;
 		for (size_t p = r->peak_next; p < r->npeaks && r->peak_from[p] < s[i].time; p++)
@@ -269,35 +282,144 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 	return 0;
 }
 
-static void print_hot(FILE *f, struct report *r, const struct bucket_map *m, unsigned shift,
-		      size_t top, const char *title, int json, int *first_out)
+/* An instruction, short: "symbol+0xoff" where known, else as describe. */
+static void describe_ip(struct report *r, uint64_t ip, char *buf, size_t len)
 {
-	struct hot_bucket *hot = mt_xcalloc(top ? top : 1, sizeof(*hot));
-	size_t n = hot_top(m, top, hot);
-	char where[512];
+	struct resolved res;
+
+	if (resolver_lookup(r->res, r->pid, UINT64_MAX, ip, &res) == MT_RESOLVE_SYMBOL)
+		snprintf(buf, len, "%s+0x%" PRIx64, res.sym, res.sym_off);
+	else
+		resolver_describe(r->res, r->pid, UINT64_MAX, ip, buf, len);
+}
+
+struct fn_count {
+	const char *name;	/* symbol, else mapping ("[vdso]"), else "?" */
+	uint64_t count;
+};
+
+static int by_fn_count(const void *a, const void *b)
+{
+	const struct fn_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * The functions whose instructions touched a hot bucket, most samples
+ * first, into fn (at most HOT_FNS_MAX; later ones are left out).
+ * Returns how many; *total gets all samples of the bucket that had an ip.
+ */
+static size_t hot_functions(struct report *r, const struct hot_attr *attr, uint64_t bucket,
+			    struct fn_count *fn, uint64_t *total)
+{
+	const struct hot_attr_slot *p;
+	size_t np = hot_attr_pairs(attr, bucket, &p), nf = 0;
+
+	*total = 0;
+	for (size_t i = 0; i < np; i++) {
+		struct resolved res;
+		int how = resolver_lookup(r->res, r->pid, UINT64_MAX, p[i].ip, &res);
+		const char *name = how == MT_RESOLVE_SYMBOL ? res.sym
+				   : how == MT_RESOLVE_MAPPING ? res.region : "?";
+		size_t j = 0;
+
+		*total += p[i].count;
+		while (j < nf && strcmp(fn[j].name, name))
+			j++;
+		if (j == nf) {
+			if (nf == HOT_FNS_MAX)
+				continue;
+			fn[nf++] = (struct fn_count){ name, 0 };
+		}
+		fn[j].count += p[i].count;
+	}
+	qsort(fn, nf, sizeof(*fn), by_fn_count);
+	return nf;
+}
+
+static void fmt_share(uint64_t part, uint64_t whole, char *buf, size_t len)
+{
+	double pct = whole ? 100.0 * (double)part / (double)whole : 0;
+
+	if (pct < 0.5)
+		snprintf(buf, len, "<1 %%");
+	else
+		snprintf(buf, len, "%.0f %%", pct);
+}
+
+/*
+ * Where a hot bucket is.  A data bucket gets the symbol of the object at
+ * its start (a table, a buffer); a code bucket only its mapping: the
+ * function at a code page's first byte says nothing about what runs in it,
+ * its hottest instructions do.
+ */
+static void describe_bucket(struct report *r, uint64_t addr, int code, char *buf, size_t len)
+{
+	struct resolved res;
+
+	if (code && resolver_lookup(r->res, r->pid, UINT64_MAX, addr, &res) != MT_RESOLVE_UNMAPPED)
+		snprintf(buf, len, "%s+0x%" PRIx64, res.region, res.region_off);
+	else
+		resolver_describe(r->res, r->pid, UINT64_MAX, addr, buf, len);
+}
+
+static void print_hot(FILE *f, struct report *r, const struct hot_bucket *hot, size_t n,
+		      const struct hot_attr *attr, uint64_t used, unsigned shift, int code,
+		      const char *title, int json, int *first_out)
+{
+	char where[512], ipw[512], share[16];
+	struct hot_bucket ips[HOT_IPS_JSON];
+	struct fn_count fn[HOT_FNS_MAX];
+	uint64_t with_ip;
 
 	if (json) {
 		fprintf(f, "%s\n  \"%s\": [", *first_out ? "" : ",", title);
 		for (size_t i = 0; i < n; i++) {
 			uint64_t addr = hot[i].bucket << shift;
-			resolver_describe(r->res, r->pid, UINT64_MAX, addr, where, sizeof(where));
+			describe_bucket(r, addr, code, where, sizeof(where));
 			fprintf(f, "%s\n    {\"address\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
 				i ? "," : "", addr, hot[i].count);
 			json_str(f, where);
-			fputc('}', f);
+			size_t nf = hot_functions(r, attr, hot[i].bucket, fn, &with_ip);
+			fprintf(f, ", \"ip_samples\": %" PRIu64 ", \"functions\": [", with_ip);
+			for (size_t j = 0; j < nf && j < HOT_IPS_JSON; j++) {
+				fprintf(f, "%s{\"name\": ", j ? ", " : "");
+				json_str(f, fn[j].name);
+				fprintf(f, ", \"count\": %" PRIu64 "}", fn[j].count);
+			}
+			size_t ni = hot_attr_top(attr, hot[i].bucket, HOT_IPS_JSON, ips, NULL);
+			fprintf(f, "], \"ips\": [");
+			for (size_t j = 0; j < ni; j++) {
+				describe_ip(r, ips[j].bucket, ipw, sizeof(ipw));
+				fprintf(f, "%s{\"ip\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
+					j ? ", " : "", ips[j].bucket, ips[j].count);
+				json_str(f, ipw);
+				fputc('}', f);
+			}
+			fprintf(f, "]}");
 		}
 		fprintf(f, "%s]", n ? "\n  " : "");
 		*first_out = 0;
-	} else {
-		fprintf(f, "\n%s (top %zu of %" PRIu64 "):\n", title, n, bucket_map_used(m));
-		fprintf(f, "  %12s  %-18s  %s\n", "accesses", "address", "location");
-		for (size_t i = 0; i < n; i++) {
-			uint64_t addr = hot[i].bucket << shift;
-			resolver_describe(r->res, r->pid, UINT64_MAX, addr, where, sizeof(where));
-			fprintf(f, "  %12" PRIu64 "  0x%016" PRIx64 "  %s\n", hot[i].count, addr, where);
-		}
+		return;
 	}
-	free(hot);
+	fprintf(f, "\n%s (top %zu of %" PRIu64 "):\n", title, n, used);
+	fprintf(f, "  %12s  %-18s  %s\n", "accesses", "address",
+		r->have_ip ? (code ? "location  [functions running there]" : "location  [accessed by]")
+			   : "location");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t addr = hot[i].bucket << shift;
+		describe_bucket(r, addr, code, where, sizeof(where));
+		fprintf(f, "  %12" PRIu64 "  0x%016" PRIx64 "  %s", hot[i].count, addr, where);
+		size_t nf = hot_functions(r, attr, hot[i].bucket, fn, &with_ip);
+		for (size_t j = 0; j < nf && j < HOT_FNS_TEXT; j++) {
+			fmt_share(fn[j].count, with_ip, share, sizeof(share));
+			fprintf(f, "%s%s %s", j ? ", " : "  [", fn[j].name, share);
+		}
+		fprintf(f, "%s\n", nf ? (nf > HOT_FNS_TEXT ? ", ...]" : "]") : "");
+	}
 }
 
 int cmd_report(int argc, char **argv)
@@ -372,6 +494,12 @@ int cmd_report(int argc, char **argv)
 		r.npeaks = MAX_PEAKS;
 		qsort(r.peaks, r.npeaks, sizeof(*r.peaks), peak_by_index);
 	}
+	r.hot_data = mt_xcalloc(o.top ? o.top : 1, sizeof(*r.hot_data));
+	r.hot_code = mt_xcalloc(o.top ? o.top : 1, sizeof(*r.hot_code));
+	r.nhot_data = hot_top(&r.data.map, o.top, r.hot_data);
+	r.nhot_code = hot_top(&r.code.map, o.top, r.hot_code);
+	hot_attr_init(&r.attr_data, r.hot_data, r.have_ip ? r.nhot_data : 0, shift);
+	hot_attr_init(&r.attr_code, r.hot_code, r.have_ip ? r.nhot_code : 0, shift);
 	if (r.npeaks && r.have_ip) {
 		r.peak_from = mt_xcalloc(r.npeaks, sizeof(uint64_t));
 		r.peak_to = mt_xcalloc(r.npeaks, sizeof(uint64_t));
@@ -382,12 +510,16 @@ int cmd_report(int argc, char **argv)
 			r.peak_from[p] = tk > window ? tk - window : 0;
 			bucket_map_init(&r.peak_ips[p]);
 		}
-		const struct trace_scan_ops pops = { on_peak_samples, NULL };
+	}
+	if (r.have_ip && (r.npeaks || r.nhot_data || r.nhot_code)) {
+		const struct trace_scan_ops pops = { on_ip_samples, NULL };
 		if (trace_scan(path, &pops, &r, 1, NULL)) {
 			rc = 1;
 			goto out;
 		}
 	}
+	hot_attr_finish(&r.attr_data);
+	hot_attr_finish(&r.attr_code);
 
 	if (o.series && write_series(o.series, &r, interval)) {
 		rc = 1;
@@ -436,8 +568,10 @@ int cmd_report(int argc, char **argv)
 				i ? "," : "", curve[i].min_count, curve[i].buckets,
 				curve[i].buckets << shift, curve[i].accesses);
 		fprintf(f, "%s]", ncurve ? "\n  " : "");
-		print_hot(f, &r, &r.data.map, shift, o.top, "hot_data", 1, &first);
-		print_hot(f, &r, &r.code.map, shift, o.top, "hot_code", 1, &first);
+		print_hot(f, &r, r.hot_data, r.nhot_data, &r.attr_data, sd.total, shift, 0,
+			  "hot_data", 1, &first);
+		print_hot(f, &r, r.hot_code, r.nhot_code, &r.attr_code, sc.total, shift, 1,
+			  "hot_code", 1, &first);
 		fprintf(f, ",\n  \"peaks_found\": %zu", r.peaks_found);
 		fprintf(f, ",\n  \"peaks\": [");
 		for (size_t p = 0; p < r.npeaks; p++) {
@@ -499,9 +633,11 @@ int cmd_report(int argc, char **argv)
 	else
 		fprintf(f, "Code WSS: not available (no instruction pointers in this trace)\n");
 	int first = 1;
-	print_hot(f, &r, &r.data.map, shift, o.top, "Hot data buckets", 0, &first);
+	print_hot(f, &r, r.hot_data, r.nhot_data, &r.attr_data, sd.total, shift, 0,
+		  "Hot data buckets", 0, &first);
 	if (r.have_ip)
-		print_hot(f, &r, &r.code.map, shift, o.top, "Hot code buckets", 0, &first);
+		print_hot(f, &r, r.hot_code, r.nhot_code, &r.attr_code, sc.total, shift, 1,
+			  "Hot code buckets", 0, &first);
 	fprintf(f, "\nHot working set by access frequency:\n  %10s  %10s  %12s  %s\n", ">= accesses",
 		"buckets", "size", "share of accesses");
 	for (size_t i = 0; i < ncurve; i++)
@@ -535,6 +671,10 @@ out:
 		for (size_t p = 0; p < r.npeaks; p++)
 			bucket_map_free(&r.peak_ips[p]);
 	free(r.peak_ips);
+	hot_attr_free(&r.attr_data);
+	hot_attr_free(&r.attr_code);
+	free(r.hot_data);
+	free(r.hot_code);
 	free(r.peak_from);
 	free(r.peak_to);
 	free(r.peaks);

@@ -38,3 +38,21 @@ assert r["complete"] and r["end_reason"] == "target-exited", r["end_reason"]
 assert r["source"] == "page-faults" and r["backend"] == "perf"
 assert [h["count"] for h in r["hot_data"]] == [10] * 10
 PY
+# every fault comes from the one store in touch_pages: each hot data bucket
+# is "accessed by" touch_pages alone, and its code page runs only that
+"$MT" report "$TMP/t.mtrace" -n 3 >"$TMP/r.txt" || fail "report failed"
+$PY - "$TMP/r.json" "$TMP/r.txt" <<'PY' || exit 1
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+for h in r["hot_data"]:
+    assert h["ip_samples"] == 10, h
+    assert h["functions"] == [{"name": "touch_pages", "count": 10}], h
+    assert len(h["ips"]) == 1 and h["ips"][0]["location"].startswith("touch_pages+0x"), h
+code = r["hot_code"][0]
+assert code["count"] == 5120 and code["functions"] == [{"name": "touch_pages", "count": 5120}], code
+assert code["location"].startswith("pageramp+0x") and " " not in code["location"], code
+text = open(sys.argv[2]).read()
+rows = re.findall(r"^ +10  0x[0-9a-f]{16}  \[anon\]\+0x[0-9a-f]+  \[touch_pages 100 %\]$", text, re.M)
+assert len(rows) == 3, text
+assert re.search(r"^ +5120  0x[0-9a-f]{16}  pageramp\+0x[0-9a-f]+  \[touch_pages 100 %\]$", text, re.M), text
+PY

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "hot.h"
+#include "hot_attr.h"
 #include "peaks.h"
 #include "test.h"
 #include "wss.h"
@@ -290,6 +291,68 @@ TEST(slow_ramp_has_no_peaks)
 	struct peak *p;
 	CHECK_EQ_U64(peaks_detect(s, 100, &peak_defaults, &p), 0);
 	free(p);
+}
+
+TEST(hot_attr_counts_ips_of_hot_buckets_only)
+{
+	/* hot buckets 7 and 3 (shift 12); bucket 5 is not hot */
+	const struct hot_bucket hot[] = { { 7, 0 }, { 3, 0 } };
+	struct hot_attr a;
+	hot_attr_init(&a, hot, 2, 12);
+	const struct { uint64_t addr, ip; } s[] = {
+		{ 0x7010, 0x400a }, { 0x7ff8, 0x400b }, { 0x7000, 0x400a }, { 0x7123, 0x400c },
+		{ 0x7456, 0x400b }, { 0x7789, 0x400a }, { 0x3000, 0x400c }, { 0x5000, 0x400a },
+		{ 0x3fff, 0 },	/* no ip: not counted */
+	};
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		hot_attr_add(&a, s[i].addr, s[i].ip);
+	hot_attr_finish(&a);
+
+	struct hot_bucket top[4];
+	uint64_t total;
+	/* bucket 7: 0x400a x3, 0x400b x2, 0x400c x1 */
+	CHECK_EQ_U64(hot_attr_top(&a, 7, 2, top, &total), 2);
+	CHECK_EQ_U64(total, 6);
+	CHECK_EQ_U64(top[0].bucket, 0x400a);
+	CHECK_EQ_U64(top[0].count, 3);
+	CHECK_EQ_U64(top[1].bucket, 0x400b);
+	CHECK_EQ_U64(top[1].count, 2);
+	CHECK_EQ_U64(hot_attr_top(&a, 7, 4, top, &total), 3);
+	CHECK_EQ_U64(top[2].bucket, 0x400c);
+	CHECK_EQ_U64(top[2].count, 1);
+	/* bucket 3: 0x400c x1 */
+	CHECK_EQ_U64(hot_attr_top(&a, 3, 4, top, &total), 1);
+	CHECK_EQ_U64(total, 1);
+	CHECK_EQ_U64(top[0].bucket, 0x400c);
+	/* not hot */
+	CHECK_EQ_U64(hot_attr_top(&a, 5, 4, top, &total), 0);
+	CHECK_EQ_U64(total, 0);
+	hot_attr_free(&a);
+}
+
+TEST(hot_attr_survives_growth_and_ties)
+{
+	/* one hot bucket, 1000 ips: ip i seen (i % 10) + 1 times */
+	const struct hot_bucket hot[] = { { 1, 0 } };
+	struct hot_attr a;
+	uint64_t want_total = 0;
+	hot_attr_init(&a, hot, 1, 6);
+	for (uint64_t i = 0; i < 1000; i++)
+		for (uint64_t k = 0; k <= i % 10; k++) {
+			hot_attr_add(&a, 64 + (i % 64), 0x1000 + i);
+			want_total++;
+		}
+	hot_attr_finish(&a);
+	struct hot_bucket top[3];
+	uint64_t total;
+	CHECK_EQ_U64(hot_attr_top(&a, 1, 3, top, &total), 3);
+	CHECK_EQ_U64(total, want_total);
+	/* count 10: ips 0x1000 + 9, 19, 29...: ties by ascending ip */
+	CHECK_EQ_U64(top[0].bucket, 0x1000 + 9);
+	CHECK_EQ_U64(top[0].count, 10);
+	CHECK_EQ_U64(top[1].bucket, 0x1000 + 19);
+	CHECK_EQ_U64(top[2].bucket, 0x1000 + 29);
+	hot_attr_free(&a);
 }
 
 int main(void)

@@ -39,6 +39,21 @@ def test_hot_counts_and_hot_wss():
     assert top[0]["addr"] == COL and top[0]["samples"] == 4 and top[0]["where"] == "[anon:column]+0x0"
 
 
+def test_hot_top_names_the_instruction_that_accessed_most():
+    # column page: ip 0x400100 3x, 0x400200 1x, one sample without an ip
+    # (not counted in the share); heap page: 0x400300 2x
+    addrs = [COL, COL + 8, COL + 16, COL + 24, COL + 32, HEAP, HEAP + 8]
+    ips = [0x400100, 0x400200, 0x400100, 0, 0x400100, 0x400300, 0x400300]
+    tr = parse_trace(make_trace(None, simple_samples(range(0, 70, 10), addrs, ip=ips)), "ip.mtrace")
+    top = hot.top_table(tr, hot.bucket_counts(tr.addr, 4096), 2)
+    # /usr/bin/dbtest is not readable here: mapping + file offset; shares exact
+    assert [(r["addr"], r["samples"], r["by"]) for r in top] == [
+        (COL, 5, "dbtest+0x100 75%"), (HEAP, 2, "dbtest+0x300 100%")]
+    assert "[by dbtest+0x100 75%]" in hot.format_top(tr, top, 4096)
+    # without ips there is no "by"
+    assert "by" not in hot.top_table(known_trace(), hot.bucket_counts(known_trace().addr, 4096), 1)[0]
+
+
 def test_regions_exact():
     tr = known_trace()
     regs = {r.key: r for r in regions.compute(tr, 4096)}

@@ -46,29 +46,45 @@ def bucket_counts(addr, bucket):
 def top_table(tr, res, n=20):
     """The n hottest buckets: address, samples, share and where: mapping +
     offset (or the occupied range when the trace has no MAPS), plus the data
-    symbol at the bucket start when the executable is readable."""
+    symbol at the bucket start when the executable is readable; and, when
+    the trace has instruction pointers, "by": the instruction that accessed
+    the bucket most (symbolised) with its share of the bucket's samples."""
     from .regions import pseudo_maps
     from .symbols import DataSymbols
+    from .wss import symbolize
     rows = []
     total = int(res.counts.sum()) or 1
     ms = tr.maps if len(tr.maps) or not tr.n else pseudo_maps(tr)
     syms = DataSymbols(tr)
     top = res.top(n)
-    by_bucket = {}
-    if syms.names and top:
+    addrs, ips = {}, {}
+    if top and (syms.names or tr.ip is not None):
         keys = tr.addr >> np.uint64(res.shift)
         want = np.array([a >> res.shift for a, _ in top], dtype=np.uint64)
         sel = np.isin(keys, want)
         ka, aa = keys[sel], tr.addr[sel]
+        ia = tr.ip[sel] if tr.ip is not None else None
         for k in want.tolist():
-            by_bucket[k] = aa[ka == np.uint64(k)]
+            mine = ka == np.uint64(k)
+            addrs[k] = aa[mine]
+            if ia is not None:
+                v, c = np.unique(ia[mine], return_counts=True)
+                c[v == 0] = 0                  # samples without an ip
+                if c.size and c.max() > 0:
+                    j = int(np.argmax(c))
+                    ips[k] = (int(v[j]), int(c[j]) / max(int(c[v != 0].sum()), 1))
+    names = symbolize(tr, [ip for ip, _ in ips.values()]) if ips else {}
     for a, c in top:
         m = ms.find(a)
         where = "%s+%#x" % (m.short, a - m.start) if m else "unmapped"
-        sym = syms.hottest(by_bucket[a >> res.shift]) if by_bucket else ""
+        sym = syms.hottest(addrs[a >> res.shift]) if syms.names and addrs else ""
         if sym:
             where += " (%s)" % sym
-        rows.append({"addr": a, "samples": c, "share": c / total, "where": where})
+        row = {"addr": a, "samples": c, "share": c / total, "where": where}
+        if (a >> res.shift) in ips:
+            ip, share = ips[a >> res.shift]
+            row["by"] = "%s %.0f%%" % (names.get(ip, "%#x" % ip), 100 * share)
+        rows.append(row)
     return rows
 
 
@@ -148,7 +164,8 @@ def plot(view, out, bucket, max_rows=1024):
 def format_top(tr, rows, bucket):
     lines = ["hottest %s buckets:" % fmt_bytes(bucket), "  %10s %7s  %-18s  %s" % ("samples", "share", "bucket", "where")]
     for r in rows:
-        lines.append("  %10s %6.2f%%  %#018x  %s" % (fmt_count(r["samples"]), 100 * r["share"], r["addr"], r["where"]))
+        lines.append("  %10s %6.2f%%  %#018x  %s%s" % (fmt_count(r["samples"]), 100 * r["share"], r["addr"], r["where"],
+                                                      "  [by %s]" % r["by"] if "by" in r else ""))
     return "\n".join(lines)
 
 

@@ -103,9 +103,9 @@ def build(tr, outdir, bucket=None, interval=None, taus=None, args=None, other=No
         parts.append("<h2>Hot data</h2>")
         parts.append(_figure("hot.png", "Top: sampled accesses per bucket by address. Bottom left: buckets sorted "
                              "by access count. Bottom right: bytes in buckets accessed at least k times."))
-        parts.append(_table(["bucket", "where", "samples", "share"],
-                            [["%#x" % r["addr"], r["where"], r["samples"], "%.2f%%" % (100 * r["share"])]
-                             for r in top], numeric=(2, 3)))
+        parts.append(_table(["bucket", "where", "samples", "share", "mostly accessed by"],
+                            [["%#x" % r["addr"], r["where"], r["samples"], "%.2f%%" % (100 * r["share"]),
+                              r.get("by", "(no ip recorded)")] for r in top], numeric=(2, 3)))
 
         regs = rg.compute(sel, bucket)
         rg.plot(sel, regs, os.path.join(outdir, "regions.png"))

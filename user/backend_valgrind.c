@@ -256,6 +256,15 @@ static int vg_record(const struct record_opts *o, struct recorder *r)
 		uint64_t now = mt_now_ns();
 
 		if (now - last_tick >= TICK_NS || p->samples - tick_samples >= TICK_SAMPLES) {
+			/*
+			 * The guest's entry code reads argc at its initial
+			 * stack pointer (or pushes a return address below it)
+			 * before anything else: its first data access lies in
+			 * the guest's main stack, which valgrind maps as an
+			 * anonymous mapping.
+			 */
+			if (p->first_addr)
+				recorder_name_stack(r, pid, p->first_addr);
 			recorder_maps_changed(r, pid);
 			if (recorder_tick(r, p->insns) < 0) {
 				c.failed = 1;

@@ -248,7 +248,8 @@ static int parse_lines(struct lackey_parser *p, const char *s, const char *end)
 			continue;
 		}
 		s = next;
-		p->accesses++;
+		if (!p->accesses++)
+			p->first_addr = addr;
 		if (!lackey_sampler_take(&p->sampler))
 			continue;
 		struct memtrace_sample *o = &p->batch[p->nbatch++];

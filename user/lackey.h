@@ -56,6 +56,7 @@ struct lackey_parser {
 	uint64_t insns;		/* I lines = current time */
 	uint64_t ip;		/* address of the last I line */
 	uint64_t accesses;	/* L, S and M lines */
+	uint64_t first_addr;	/* address of the first L/S/M line, 0 if none */
 	uint64_t loads, stores, modifies;
 	uint64_t samples;	/* accesses kept */
 	uint64_t messages;	/* ==PID== lines and blank lines */

@@ -55,6 +55,7 @@ struct recorder {
 	pid_t maps_pid[MAX_MAPS_PIDS];
 	char *maps_text[MAX_MAPS_PIDS];
 	int maps_dirty[MAX_MAPS_PIDS];
+	uint64_t maps_stack[MAX_MAPS_PIDS];	/* an address in the stack, or 0 */
 	int nmaps;
 
 	uint64_t samples, last_time;
@@ -188,6 +189,54 @@ static void live_row_code(void *ctx, uint64_t k, uint64_t t, uint64_t v)
 	row_push(&((struct recorder *)ctx)->rows_code, t, v);
 }
 
+/*
+ * Names the anonymous line of text that maps addr "[stack]", padded like
+ * the kernel pads names.  Returns the new text (old one freed) and length.
+ */
+static char *name_stack_line(char *text, size_t *len, uint64_t addr)
+{
+	static const char tag[] = "[stack]";
+	size_t at = 0;
+
+	while (at < *len) {
+		char *nl = memchr(text + at, '\n', *len - at);
+		size_t end = nl ? (size_t)(nl - text) : *len;
+		unsigned long long lo, hi;
+		int name_at = 0;
+		char line[160];
+		size_t n = end - at < sizeof(line) - 1 ? end - at : sizeof(line) - 1;
+
+		memcpy(line, text + at, n);
+		line[n] = 0;
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &name_at) == 2 &&
+		    name_at && lo <= addr && addr < hi) {
+			if (line[name_at])
+				return text;	/* named already: leave it */
+			size_t keep = end;
+			while (keep > at && text[keep - 1] == ' ')
+				keep--;
+			size_t col = keep - at + 1, pad = col < 73 ? 73 - col : 0;
+			size_t add = 1 + pad + sizeof(tag) - 1;
+			char *out = mt_xmalloc(*len - (end - keep) + add + 1);
+			size_t o = 0;
+
+			memcpy(out, text, keep);
+			o = keep;
+			memset(out + o, ' ', 1 + pad);
+			o += 1 + pad;
+			memcpy(out + o, tag, sizeof(tag) - 1);
+			o += sizeof(tag) - 1;
+			memcpy(out + o, text + end, *len - end);
+			o += *len - end;
+			free(text);
+			*len = o;
+			return out;
+		}
+		at = end + 1;
+	}
+	return text;
+}
+
 static int snapshot_maps(struct recorder *r, int i, uint64_t now)
 {
 	char path[64], *text = NULL;
@@ -209,6 +258,8 @@ static int snapshot_maps(struct recorder *r, int i, uint64_t now)
 			break;
 	}
 	fclose(f);
+	if (r->maps_stack[i])
+		text = name_stack_line(text, &len, r->maps_stack[i]);
 	if (r->maps_text[i] && strlen(r->maps_text[i]) == len &&
 	    !memcmp(r->maps_text[i], text, len)) {
 		free(text);
@@ -244,6 +295,7 @@ static int maps_index(struct recorder *r, pid_t pid)
 	r->maps_pid[r->nmaps] = pid;
 	r->maps_text[r->nmaps] = NULL;
 	r->maps_dirty[r->nmaps] = 1;
+	r->maps_stack[r->nmaps] = 0;
 	return r->nmaps++;
 }
 
@@ -441,6 +493,16 @@ int recorder_note_thread(struct recorder *r, uint64_t time, uint32_t pid, uint32
 	bytebuf_put(&r->threads, rec, sizeof(rec));
 	r->nthreads++;
 	return 0;
+}
+
+void recorder_name_stack(struct recorder *r, pid_t pid, uint64_t addr)
+{
+	int i = maps_index(r, pid);
+
+	if (i >= 0 && r->maps_stack[i] != addr) {
+		r->maps_stack[i] = addr;
+		r->maps_dirty[i] = 1;
+	}
 }
 
 void recorder_maps_changed(struct recorder *r, pid_t pid)

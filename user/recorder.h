@@ -48,6 +48,13 @@ int recorder_note_thread(struct recorder *r, uint64_t time, uint32_t pid,
 void recorder_maps_changed(struct recorder *r, pid_t pid);
 
 /*
+ * addr is known to lie in pid's main stack, which its maps show as an
+ * anonymous mapping (valgrind's guest stack): from the next snapshot on,
+ * that mapping is named [stack] in the trace.  No effect on named lines.
+ */
+void recorder_name_stack(struct recorder *r, pid_t pid, uint64_t addr);
+
+/*
  * now: current time in the trace's time unit.  Flushes samples older than
  * the merge horizon, snapshots changed maps, redraws the status line.
  */

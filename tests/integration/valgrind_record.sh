@@ -93,6 +93,21 @@ vg_record_tests() {
 		fail record_pageramp_sawtooth "$teeth climbs to $((pages / 2)) pages, expected 2: $(awk -F, 'NR > 1 {printf "%s ", $2}' "$d/saw.csv" | head -c 300)"
 	fi
 
+	# the guest's main stack, an anonymous mapping of valgrind's, is named
+	# [stack]: the one holding the guest's first data access (its entry
+	# code reads argc there); every stack sample resolves to it
+	local first stackline
+	first=$(grep -m1 '^ [LSM] ' "$log" | sed 's/^ [LSM] \([0-9a-f]*\),.*/\1/')
+	stackline=$("$MT" dump --meta "$d/r.mtrace" | awk -v a="$first" '
+		/^# maps/ { n++ } n == 1 && $NF == "[stack]" { split($1, r, "-");
+			if (length(r[1]) == length(a) ? r[1] <= a : length(r[1]) < length(a)) if (length(r[2]) == length(a) ? a < r[2] : length(a) < length(r[2])) print }')
+	if [ -n "$first" ] && [ "$(printf '%s\n' "$stackline" | grep -c .)" = 1 ] &&
+	   "$MT" report "$d/r.mtrace" -n 1000 | grep -q "  \[stack\]+0x"; then
+		ok "record_guest_stack_named ($(echo $stackline | cut -d' ' -f1) holds the first access 0x$first)"
+	else
+		fail record_guest_stack_named "first access 0x$first, [stack] lines holding it: '$stackline'"
+	fi
+
 	# every 3rd access, same stream
 	MEMTRACE_LACKEY_LOG="$d/c3.log" timeout 300 "$MT" record --backend valgrind -c 3 \
 		-o "$d/c3.mtrace" -- "$PAGERAMP" -n 64 -c 2 >/dev/null 2>"$d/c3.err"

@@ -73,9 +73,11 @@ def _groups(maps, lo, hi):
 
 
 def _thin_labels(cands, total, min_sep=0.03):
-    """Keeps the labels of the largest groups that do not crowd each other."""
+    """Keeps the labels of the largest groups that do not crowd each other,
+    mappings before unmapped stretches (an occupied range is padded to whole
+    rows, so the padding can be larger than the mapping the samples are in)."""
     keep = []
-    for c in sorted(cands, key=lambda c: -c[1]):
+    for c in sorted(cands, key=lambda c: (c[2].startswith("unmapped ("), -c[1])):
         if all(abs(c[0] - k[0]) >= min_sep * total for k in keep):
             keep.append(c)
     keep.sort()

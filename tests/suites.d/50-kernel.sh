@@ -5,6 +5,7 @@
 # $MEMTRACE_CACHE (default /var/tmp/memtrace-cache/kernel).
 #   KERNEL_TESTS="pages overflow"  run only these guest tests
 #   KERNELS="6.1.0-56"            boot only these kernels
+#   KERNEL_DKMS=0                 skip the dkms install + boot check
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -47,6 +48,7 @@ while read -r abi root; do
 	if echo " $tests " | grep -q " record " && [ -s "$out/console.log.txt" ]; then
 		tally < <(tests/kernel/check-record.sh "$out/console.log.txt" "$out/record" "[${abi%%+*}]")
 	fi
+	[ "${KERNEL_DKMS:-1}" = 1 ] && tally < <(tests/kernel/dkms-check.sh "$abi" "$root" "$build/kernel-dkms/$abi")
 done <<<"$kernels"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

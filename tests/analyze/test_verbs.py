@@ -50,6 +50,10 @@ def test_hot_top_names_the_instruction_that_accessed_most():
     assert [(r["addr"], r["samples"], r["by"]) for r in top] == [
         (COL, 5, "dbtest+0x100 75%"), (HEAP, 2, "dbtest+0x300 100%")]
     assert "[by dbtest+0x100 75%]" in hot.format_top(tr, top, 4096)
+    # a bucket of a file mapping is named by file offset, as perf and memtracectl do:
+    # 004c0000-004c8000 rw-p 000c0000 ... /usr/bin/dbtest
+    tr2 = parse_trace(make_trace(None, simple_samples([1, 2], [0x4c1010, 0x4c1020])), "data.mtrace")
+    assert hot.top_table(tr2, hot.bucket_counts(tr2.addr, 4096), 1)[0]["where"] == "dbtest+0xc1000"
     # without ips there is no "by"
     assert "by" not in hot.top_table(known_trace(), hot.bucket_counts(known_trace().addr, 4096), 1)[0]
 

@@ -76,7 +76,8 @@ def top_table(tr, res, n=20):
     names = symbolize(tr, [ip for ip, _ in ips.values()]) if ips else {}
     for a, c in top:
         m = ms.find(a)
-        where = "%s+%#x" % (m.short, a - m.start) if m else "unmapped"
+        # file offset for file mappings, as perf and `memtracectl report` print them
+        where = "%s+%#x" % (m.short, a - m.start + m.offset) if m else "unmapped"
         sym = syms.hottest(addrs[a >> res.shift]) if syms.names and addrs else ""
         if sym:
             where += " (%s)" % sym

@@ -48,6 +48,7 @@ struct report {
 	struct hot_bucket *hot_data, *hot_code;
 	size_t nhot_data, nhot_code;
 	struct hot_attr attr_data, attr_code;
+	struct hot_attr attr_obj;	/* hot data buckets: exact addresses */
 };
 
 static void usage(FILE *out)
@@ -117,6 +118,7 @@ static void on_ip_samples(void *ctx, const struct memtrace_sample *s, size_t n, 
 	/* peaks are in time order and samples nearly so: skip the windows
 	 * that ended before this sample, stop at the first not yet begun */
 	for (size_t i = 0; i < n; i++) {
+		hot_attr_add(&r->attr_obj, s[i].addr, s[i].addr);
 		if (!s[i].ip)
 			continue;
 		hot_attr_add(&r->attr_data, s[i].addr, s[i].ip);
@@ -308,12 +310,15 @@ static int by_fn_count(const void *a, const void *b)
 }
 
 /*
- * The functions whose instructions touched a hot bucket, most samples
- * first, into fn (at most HOT_FNS_MAX; later ones are left out).
- * Returns how many; *total gets all samples of the bucket that had an ip.
+ * The symbols of the values counted in a hot bucket (instruction pointers:
+ * the functions that touched it; data addresses: the objects touched in
+ * it), most samples first, into fn (at most HOT_FNS_MAX; later ones are
+ * left out).  Without symbols_only a value with no symbol counts under its
+ * mapping's name, or "?".  Returns how many; *total gets all the bucket's
+ * counted samples.
  */
 static size_t hot_functions(struct report *r, const struct hot_attr *attr, uint64_t bucket,
-			    struct fn_count *fn, uint64_t *total)
+			    struct fn_count *fn, uint64_t *total, int symbols_only)
 {
 	const struct hot_attr_slot *p;
 	size_t np = hot_attr_pairs(attr, bucket, &p), nf = 0;
@@ -327,6 +332,8 @@ static size_t hot_functions(struct report *r, const struct hot_attr *attr, uint6
 		size_t j = 0;
 
 		*total += p[i].count;
+		if (symbols_only && how != MT_RESOLVE_SYMBOL)
+			continue;
 		while (j < nf && strcmp(fn[j].name, name))
 			j++;
 		if (j == nf) {
@@ -351,19 +358,27 @@ static void fmt_share(uint64_t part, uint64_t whole, char *buf, size_t len)
 }
 
 /*
- * Where a hot bucket is.  A data bucket gets the symbol of the object at
- * its start (a table, a buffer); a code bucket only its mapping: the
- * function at a code page's first byte says nothing about what runs in it,
- * its hottest instructions do.
+ * Where a hot bucket is: its mapping and offset.  A data bucket adds the
+ * object (symbol) that at least half of its samples fell into, if any;
+ * a code bucket adds nothing: the functions running in it are listed
+ * separately, and the one at a code page's first byte says nothing.
  */
-static void describe_bucket(struct report *r, uint64_t addr, int code, char *buf, size_t len)
+static void describe_bucket(struct report *r, uint64_t bucket, unsigned shift, int code,
+			    char *buf, size_t len)
 {
+	uint64_t addr = bucket << shift, total;
+	struct fn_count obj[HOT_FNS_MAX];
 	struct resolved res;
 
-	if (code && resolver_lookup(r->res, r->pid, UINT64_MAX, addr, &res) != MT_RESOLVE_UNMAPPED)
-		snprintf(buf, len, "%s+0x%" PRIx64, res.region, res.region_off);
-	else
-		resolver_describe(r->res, r->pid, UINT64_MAX, addr, buf, len);
+	if (resolver_lookup(r->res, r->pid, UINT64_MAX, addr, &res) == MT_RESOLVE_UNMAPPED) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	int n = snprintf(buf, len, "%s+0x%" PRIx64, res.region, res.region_off);
+	if (code || n < 0 || (size_t)n >= len)
+		return;
+	if (hot_functions(r, &r->attr_obj, bucket, obj, &total, 1) && obj[0].count * 2 >= total)
+		snprintf(buf + n, len - (size_t)n, " %s", obj[0].name);
 }
 
 static void print_hot(FILE *f, struct report *r, const struct hot_bucket *hot, size_t n,
@@ -379,11 +394,11 @@ static void print_hot(FILE *f, struct report *r, const struct hot_bucket *hot, s
 		fprintf(f, "%s\n  \"%s\": [", *first_out ? "" : ",", title);
 		for (size_t i = 0; i < n; i++) {
 			uint64_t addr = hot[i].bucket << shift;
-			describe_bucket(r, addr, code, where, sizeof(where));
+			describe_bucket(r, hot[i].bucket, shift, code, where, sizeof(where));
 			fprintf(f, "%s\n    {\"address\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
 				i ? "," : "", addr, hot[i].count);
 			json_str(f, where);
-			size_t nf = hot_functions(r, attr, hot[i].bucket, fn, &with_ip);
+			size_t nf = hot_functions(r, attr, hot[i].bucket, fn, &with_ip, 0);
 			fprintf(f, ", \"ip_samples\": %" PRIu64 ", \"functions\": [", with_ip);
 			for (size_t j = 0; j < nf && j < HOT_IPS_JSON; j++) {
 				fprintf(f, "%s{\"name\": ", j ? ", " : "");
@@ -411,9 +426,9 @@ static void print_hot(FILE *f, struct report *r, const struct hot_bucket *hot, s
 			   : "location");
 	for (size_t i = 0; i < n; i++) {
 		uint64_t addr = hot[i].bucket << shift;
-		describe_bucket(r, addr, code, where, sizeof(where));
+		describe_bucket(r, hot[i].bucket, shift, code, where, sizeof(where));
 		fprintf(f, "  %12" PRIu64 "  0x%016" PRIx64 "  %s", hot[i].count, addr, where);
-		size_t nf = hot_functions(r, attr, hot[i].bucket, fn, &with_ip);
+		size_t nf = hot_functions(r, attr, hot[i].bucket, fn, &with_ip, 0);
 		for (size_t j = 0; j < nf && j < HOT_FNS_TEXT; j++) {
 			fmt_share(fn[j].count, with_ip, share, sizeof(share));
 			fprintf(f, "%s%s %s", j ? ", " : "  [", fn[j].name, share);
@@ -500,6 +515,7 @@ int cmd_report(int argc, char **argv)
 	r.nhot_code = hot_top(&r.code.map, o.top, r.hot_code);
 	hot_attr_init(&r.attr_data, r.hot_data, r.have_ip ? r.nhot_data : 0, shift);
 	hot_attr_init(&r.attr_code, r.hot_code, r.have_ip ? r.nhot_code : 0, shift);
+	hot_attr_init(&r.attr_obj, r.hot_data, r.nhot_data, shift);
 	if (r.npeaks && r.have_ip) {
 		r.peak_from = mt_xcalloc(r.npeaks, sizeof(uint64_t));
 		r.peak_to = mt_xcalloc(r.npeaks, sizeof(uint64_t));
@@ -511,7 +527,7 @@ int cmd_report(int argc, char **argv)
 			bucket_map_init(&r.peak_ips[p]);
 		}
 	}
-	if (r.have_ip && (r.npeaks || r.nhot_data || r.nhot_code)) {
+	if (r.nhot_data || (r.have_ip && (r.npeaks || r.nhot_code))) {
 		const struct trace_scan_ops pops = { on_ip_samples, NULL };
 		if (trace_scan(path, &pops, &r, 1, NULL)) {
 			rc = 1;
@@ -520,6 +536,7 @@ int cmd_report(int argc, char **argv)
 	}
 	hot_attr_finish(&r.attr_data);
 	hot_attr_finish(&r.attr_code);
+	hot_attr_finish(&r.attr_obj);
 
 	if (o.series && write_series(o.series, &r, interval)) {
 		rc = 1;
@@ -673,6 +690,7 @@ out:
 	free(r.peak_ips);
 	hot_attr_free(&r.attr_data);
 	hot_attr_free(&r.attr_code);
+	hot_attr_free(&r.attr_obj);
 	free(r.hot_data);
 	free(r.hot_code);
 	free(r.peak_from);

@@ -19,15 +19,16 @@
 #include <sys/wait.h>
 #include <signal.h>
 
-#include "../../tests/kernel/mtlib.h"
+#include "../../tests/kernel/mtk_child.h"
 
 #define PAGES 4096
 #define ROUNDS 20
 #define MAXREP 15
 #define PERF_PAGES 256		/* data pages per CPU ring: 1 MiB */
 
-static void workload(void)
+static void workload(void *unused)
 {
+	(void)unused;
 	for (int r = 0; r < ROUNDS; r++) {
 		size_t len = (size_t)PAGES * 4096;
 		unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -43,29 +44,13 @@ static void workload(void)
 	_exit(0);
 }
 
+/* A child that runs workload() once the byte on *go arrives. */
 static pid_t spawn(int *go)
 {
-	int p[2], ready[2];
-	char b = 0;
-	pid_t c;
+	pid_t c = mtk_spawn(workload, NULL, go);
 
-	if (pipe(p) || pipe(ready))
+	if (c < 0)
 		exit(2);
-	c = fork();
-	if (c == 0) {
-		close(p[1]);
-		close(ready[0]);
-		if (write(ready[1], &b, 1) != 1 || read(p[0], &b, 1) != 1)
-			_exit(3);
-		workload();
-	}
-	close(p[0]);
-	close(ready[1]);
-	if (read(ready[0], &b, 1) != 1)
-		exit(2);
-	close(ready[0]);
-	usleep(20000);
-	*go = p[1];
 	return c;
 }
 

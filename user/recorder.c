@@ -2,6 +2,7 @@
 #include "recorder.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "maps.h"
 #include "sample_codec.h"
 #include "trace_format.h"
 #include "trace_write.h"
@@ -195,44 +197,39 @@ static void live_row_code(void *ctx, uint64_t k, uint64_t t, uint64_t v)
  */
 static char *name_stack_line(char *text, size_t *len, uint64_t addr)
 {
-	static const char tag[] = "[stack]";
-	size_t at = 0;
+	struct mt_maps maps;
+	const struct mt_mapping *m;
+	char head[48];
+	size_t hl = 0;
 
-	while (at < *len) {
+	mt_maps_parse(&maps, text, *len);
+	m = mt_maps_find(&maps, addr);
+	if (m && !m->path[0])	/* named already (or unmapped): leave it */
+		hl = (size_t)snprintf(head, sizeof(head), "%08" PRIx64 "-%08" PRIx64 " ",
+				      m->start, m->end);
+	mt_maps_destroy(&maps);
+	for (size_t at = 0; hl && at < *len;) {
 		char *nl = memchr(text + at, '\n', *len - at);
-		size_t end = nl ? (size_t)(nl - text) : *len;
-		unsigned long long lo, hi;
-		int name_at = 0;
-		char line[160];
-		size_t n = end - at < sizeof(line) - 1 ? end - at : sizeof(line) - 1;
+		size_t end = nl ? (size_t)(nl - text) : *len, keep = end;
 
-		memcpy(line, text + at, n);
-		line[n] = 0;
-		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &name_at) == 2 &&
-		    name_at && lo <= addr && addr < hi) {
-			if (line[name_at])
-				return text;	/* named already: leave it */
-			size_t keep = end;
-			while (keep > at && text[keep - 1] == ' ')
-				keep--;
-			size_t col = keep - at + 1, pad = col < 73 ? 73 - col : 0;
-			size_t add = 1 + pad + sizeof(tag) - 1;
-			char *out = mt_xmalloc(*len - (end - keep) + add + 1);
-			size_t o = 0;
-
-			memcpy(out, text, keep);
-			o = keep;
-			memset(out + o, ' ', 1 + pad);
-			o += 1 + pad;
-			memcpy(out + o, tag, sizeof(tag) - 1);
-			o += sizeof(tag) - 1;
-			memcpy(out + o, text + end, *len - end);
-			o += *len - end;
-			free(text);
-			*len = o;
-			return out;
+		if (end - at < hl || memcmp(text + at, head, hl)) {
+			at = end + 1;
+			continue;
 		}
-		at = end + 1;
+		while (keep > at && text[keep - 1] == ' ')
+			keep--;
+		/* the kernel starts names in column 73 */
+		char tag[96];
+		size_t col = keep - at + 1;
+		int tl = snprintf(tag, sizeof(tag), "%*s[stack]", col < 73 ? (int)(74 - col) : 1, "");
+		char *out = mt_xmalloc(keep + (size_t)tl + (*len - end) + 1);
+
+		memcpy(out, text, keep);
+		memcpy(out + keep, tag, (size_t)tl);
+		memcpy(out + keep + tl, text + end, *len - end);
+		*len = keep + (size_t)tl + (*len - end);
+		free(text);
+		return out;
 	}
 	return text;
 }

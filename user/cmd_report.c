@@ -18,7 +18,7 @@
 #define PEAK_LOCATIONS 3
 #define HOT_FNS_TEXT 2	/* functions shown per hot bucket */
 #define HOT_IPS_JSON 3	/* functions and instructions in --json */
-#define HOT_FNS_MAX 64	/* distinct functions counted per hot bucket */
+#define HOT_SYMS_MAX 64	/* distinct symbols counted per hot bucket */
 #define CURVE_POINTS 40
 #define MAX_PEAKS 100
 
@@ -115,14 +115,14 @@ static void on_ip_samples(void *ctx, const struct memtrace_sample *s, size_t n, 
 	struct report *r = ctx;
 
 	(void)columns;
-	/* peaks are in time order and samples nearly so: skip the windows
-	 * that ended before this sample, stop at the first not yet begun */
 	for (size_t i = 0; i < n; i++) {
 		hot_attr_add(&r->attr_obj, s[i].addr, s[i].addr);
 		if (!s[i].ip)
 			continue;
 		hot_attr_add(&r->attr_data, s[i].addr, s[i].ip);
 		hot_attr_add(&r->attr_code, s[i].ip, s[i].ip);
+		/* peaks are in time order and samples nearly so: skip the windows
+		 * that ended before this sample, stop at the first not yet begun */
 		while (r->peak_next < r->npeaks && r->peak_to[r->peak_next] < s[i].time)
 			r->peak_next++;
 		for (size_t p = r->peak_next; p < r->npeaks && r->peak_from[p] < s[i].time; p++)
@@ -295,14 +295,14 @@ static void describe_ip(struct report *r, uint64_t ip, char *buf, size_t len)
 		resolver_describe(r->res, r->pid, UINT64_MAX, ip, buf, len);
 }
 
-struct fn_count {
+struct sym_count {
 	const char *name;	/* symbol, else mapping ("[vdso]"), else "?" */
 	uint64_t count;
 };
 
-static int by_fn_count(const void *a, const void *b)
+static int by_sym_count(const void *a, const void *b)
 {
-	const struct fn_count *x = a, *y = b;
+	const struct sym_count *x = a, *y = b;
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
@@ -312,13 +312,13 @@ static int by_fn_count(const void *a, const void *b)
 /*
  * The symbols of the values counted in a hot bucket (instruction pointers:
  * the functions that touched it; data addresses: the objects touched in
- * it), most samples first, into fn (at most HOT_FNS_MAX; later ones are
+ * it), most samples first, into fn (at most HOT_SYMS_MAX; later ones are
  * left out).  Without symbols_only a value with no symbol counts under its
  * mapping's name, or "?".  Returns how many; *total gets all the bucket's
  * counted samples.
  */
-static size_t hot_functions(struct report *r, const struct hot_attr *attr, uint64_t bucket,
-			    struct fn_count *fn, uint64_t *total, int symbols_only)
+static size_t hot_symbols(struct report *r, const struct hot_attr *attr, uint64_t bucket,
+			  struct sym_count *fn, uint64_t *total, int symbols_only)
 {
 	const struct hot_attr_slot *p;
 	size_t np = hot_attr_pairs(attr, bucket, &p), nf = 0;
@@ -337,13 +337,13 @@ static size_t hot_functions(struct report *r, const struct hot_attr *attr, uint6
 		while (j < nf && strcmp(fn[j].name, name))
 			j++;
 		if (j == nf) {
-			if (nf == HOT_FNS_MAX)
+			if (nf == HOT_SYMS_MAX)
 				continue;
-			fn[nf++] = (struct fn_count){ name, 0 };
+			fn[nf++] = (struct sym_count){ name, 0 };
 		}
 		fn[j].count += p[i].count;
 	}
-	qsort(fn, nf, sizeof(*fn), by_fn_count);
+	qsort(fn, nf, sizeof(*fn), by_sym_count);
 	return nf;
 }
 
@@ -367,7 +367,7 @@ static void describe_bucket(struct report *r, uint64_t bucket, unsigned shift, i
 			    char *buf, size_t len)
 {
 	uint64_t addr = bucket << shift, total;
-	struct fn_count obj[HOT_FNS_MAX];
+	struct sym_count obj[HOT_SYMS_MAX];
 	struct resolved res;
 
 	if (resolver_lookup(r->res, r->pid, UINT64_MAX, addr, &res) == MT_RESOLVE_UNMAPPED) {
@@ -377,7 +377,7 @@ static void describe_bucket(struct report *r, uint64_t bucket, unsigned shift, i
 	int n = snprintf(buf, len, "%s+0x%" PRIx64, res.region, res.region_off);
 	if (code || n < 0 || (size_t)n >= len)
 		return;
-	if (hot_functions(r, &r->attr_obj, bucket, obj, &total, 1) && obj[0].count * 2 >= total)
+	if (hot_symbols(r, &r->attr_obj, bucket, obj, &total, 1) && obj[0].count * 2 >= total)
 		snprintf(buf + n, len - (size_t)n, " %s", obj[0].name);
 }
 
@@ -387,7 +387,7 @@ static void print_hot(FILE *f, struct report *r, const struct hot_bucket *hot, s
 {
 	char where[512], ipw[512], share[16];
 	struct hot_bucket ips[HOT_IPS_JSON];
-	struct fn_count fn[HOT_FNS_MAX];
+	struct sym_count fn[HOT_SYMS_MAX];
 	uint64_t with_ip;
 
 	if (json) {
@@ -398,7 +398,7 @@ static void print_hot(FILE *f, struct report *r, const struct hot_bucket *hot, s
 			fprintf(f, "%s\n    {\"address\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
 				i ? "," : "", addr, hot[i].count);
 			json_str(f, where);
-			size_t nf = hot_functions(r, attr, hot[i].bucket, fn, &with_ip, 0);
+			size_t nf = hot_symbols(r, attr, hot[i].bucket, fn, &with_ip, 0);
 			fprintf(f, ", \"ip_samples\": %" PRIu64 ", \"functions\": [", with_ip);
 			for (size_t j = 0; j < nf && j < HOT_IPS_JSON; j++) {
 				fprintf(f, "%s{\"name\": ", j ? ", " : "");
@@ -428,7 +428,7 @@ static void print_hot(FILE *f, struct report *r, const struct hot_bucket *hot, s
 		uint64_t addr = hot[i].bucket << shift;
 		describe_bucket(r, hot[i].bucket, shift, code, where, sizeof(where));
 		fprintf(f, "  %12" PRIu64 "  0x%016" PRIx64 "  %s", hot[i].count, addr, where);
-		size_t nf = hot_functions(r, attr, hot[i].bucket, fn, &with_ip, 0);
+		size_t nf = hot_symbols(r, attr, hot[i].bucket, fn, &with_ip, 0);
 		for (size_t j = 0; j < nf && j < HOT_FNS_TEXT; j++) {
 			fmt_share(fn[j].count, with_ip, share, sizeof(share));
 			fprintf(f, "%s%s %s", j ? ", " : "  [", fn[j].name, share);
@@ -513,8 +513,8 @@ int cmd_report(int argc, char **argv)
 	r.hot_code = mt_xcalloc(o.top ? o.top : 1, sizeof(*r.hot_code));
 	r.nhot_data = hot_top(&r.data.map, o.top, r.hot_data);
 	r.nhot_code = hot_top(&r.code.map, o.top, r.hot_code);
-	hot_attr_init(&r.attr_data, r.hot_data, r.have_ip ? r.nhot_data : 0, shift);
-	hot_attr_init(&r.attr_code, r.hot_code, r.have_ip ? r.nhot_code : 0, shift);
+	hot_attr_init(&r.attr_data, r.hot_data, r.nhot_data, shift);
+	hot_attr_init(&r.attr_code, r.hot_code, r.nhot_code, shift);
 	hot_attr_init(&r.attr_obj, r.hot_data, r.nhot_data, shift);
 	if (r.npeaks && r.have_ip) {
 		r.peak_from = mt_xcalloc(r.npeaks, sizeof(uint64_t));

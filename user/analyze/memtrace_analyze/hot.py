@@ -45,8 +45,9 @@ def bucket_counts(addr, bucket):
 
 def top_table(tr, res, n=20):
     """The n hottest buckets: address, samples, share and where: mapping +
-    offset (or the occupied range when the trace has no MAPS), plus the data
-    symbol at the bucket start when the executable is readable; and, when
+    file offset (or the occupied range when the trace has no MAPS), plus the
+    data object most of the bucket's samples fell into when the executable
+    is readable; and, when
     the trace has instruction pointers, "by": the instruction that accessed
     the bucket most (symbolised) with its share of the bucket's samples."""
     from .regions import pseudo_maps

@@ -1,28 +1,44 @@
 # memtrace top-level Makefile.
 #
-#   make          build memtracectl, the test programs and (where kernel
-#                 headers are installed) memtrace.ko
+#   make          build/memtracectl, build/libmemtrace.so, the test programs
+#                 and (where kernel headers are installed) memtrace.ko
 #   make check    install missing Debian packages (as root), build, run every
 #                 test suite; ends with "N passed, N failed"
 #   make demo     record the bundled workload and write the analysis report
 #   make bench    run the benchmarks (docs/performance.md)
+#   make V=1      show full command lines
+#
+# Layout (docs/design.md): user/<stage>/ holds one stage of the data flow;
+# every stage but cmd/ goes into libmemtrace (public API: include/memtrace/).
 
 CC      ?= cc
 BUILD   ?= build
 PYTHON  ?= /usr/bin/python3
 
-WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 BASEFLAGS = -std=c11 -D_GNU_SOURCE -Iinclude -Iuser $(WARN)
-CFLAGS  ?= -O2 -g
-LIBS     = -lzstd -llzma -lpfm -lm -lpthread
-SANFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+DEPFLAGS  = -MMD -MP
+CFLAGS   ?= -O2 -g
+PICFLAGS  = -fPIC -fno-semantic-interposition
+LIBS      = -ldw -lelf -lzstd -llzma -lpfm -lm -lpthread
+SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_SRCS  = $(filter-out user/memtracectl.c,$(wildcard user/*.c))
+LIB_DIRS  = trace engine resolve source record util
+LIB_SRCS  = $(foreach d,$(LIB_DIRS),$(wildcard user/$(d)/*.c))
+CMD_SRCS  = user/memtracectl.c $(wildcard user/cmd/*.c)
 LIB_OBJS  = $(LIB_SRCS:user/%.c=$(BUILD)/obj/%.o)
+CMD_OBJS  = $(CMD_SRCS:user/%.c=$(BUILD)/obj/%.o)
 ASAN_OBJS = $(LIB_SRCS:user/%.c=$(BUILD)/asan/obj/%.o)
-HDRS      = $(wildcard user/*.h include/*.h tests/unit/*.h)
+SOVERSION = 1
+LIBSO     = $(BUILD)/libmemtrace.so
 
-UNIT_SRCS  = $(wildcard tests/unit/test_*.c)
+UNIT_SRCS  = $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS  = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 ASAN_BINS  = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/tests/%)
 WORKLOAD_SRCS = $(wildcard tests/workloads/*.c)
@@ -30,60 +46,67 @@ WORKLOADS  = $(WORKLOAD_SRCS:tests/workloads/%.c=$(BUILD)/workloads/%)
 BENCH_SRCS = $(wildcard bench/*.c)
 BENCH_BINS = $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all user tests check demo bench clean deps static
+.PHONY: all user lib tests check demo bench clean deps static
 all: user tests
 
 user: $(BUILD)/memtracectl
+lib: $(LIBSO) $(BUILD)/libmemtrace.a
 tests: $(UNIT_BINS) $(ASAN_BINS) $(WORKLOADS) $(BENCH_BINS)
 
-$(BUILD)/obj/%.o: user/%.c $(HDRS)
+$(BUILD)/obj/%.o: user/%.c
 	@mkdir -p $(dir $@)
-	@echo '  CC     $<'
-	@$(CC) $(BASEFLAGS) $(CFLAGS) -c -o $@ $<
+	@[ -n "$(Q)" ] && echo '  CC     $<' || true
+	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(PICFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(BUILD)/asan/obj/%.o: user/%.c $(HDRS)
+$(BUILD)/asan/obj/%.o: user/%.c
 	@mkdir -p $(dir $@)
-	@echo '  CC     $< (asan)'
-	@$(CC) $(BASEFLAGS) $(SANFLAGS) -c -o $@ $<
+	@[ -n "$(Q)" ] && echo '  CC     $< (asan)' || true
+	$(Q)$(CC) $(BASEFLAGS) $(SANFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# The library: every stage but the command files.
+$(LIBSO): $(LIB_OBJS)
+	@[ -n "$(Q)" ] && echo '  LD     $@' || true
+	$(Q)$(CC) -shared -Wl,-soname,libmemtrace.so.$(SOVERSION) -o $@.$(SOVERSION) $^ $(LIBS)
+	$(Q)ln -sf libmemtrace.so.$(SOVERSION) $@
 
 $(BUILD)/libmemtrace.a: $(LIB_OBJS)
-	@rm -f $@
-	@ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/asan/libmemtrace.a: $(ASAN_OBJS)
-	@rm -f $@
-	@ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
 
-$(BUILD)/memtracectl: user/memtracectl.c $(LIB_OBJS) $(HDRS)
-	@echo '  LD     $@'
-	@$(CC) $(BASEFLAGS) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
+$(BUILD)/memtracectl: $(CMD_OBJS) $(LIBSO)
+	@[ -n "$(Q)" ] && echo '  LD     $@' || true
+	$(Q)$(CC) $(CFLAGS) -o $@ $(CMD_OBJS) -L$(BUILD) -lmemtrace -Wl,-rpath,'$$ORIGIN' $(LIBS)
 
 # A static memtracectl for minimal guests (tests/kernel initramfs).
 static: $(BUILD)/static/memtracectl
-$(BUILD)/static/memtracectl: user/memtracectl.c $(LIB_SRCS) $(HDRS)
+$(BUILD)/static/memtracectl: $(CMD_SRCS) $(LIB_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(CFLAGS) -static -o $@ user/memtracectl.c $(LIB_SRCS) $(LIBS)
+	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) -static -o $@ $(CMD_SRCS) $(LIB_SRCS) $(LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmemtrace.a $(HDRS)
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmemtrace.a
 	@mkdir -p $(dir $@)
-	@echo '  LD     $@'
-	@$(CC) $(BASEFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libmemtrace.a $(LIBS)
+	@[ -n "$(Q)" ] && echo '  LD     $@' || true
+	$(Q)$(CC) $(BASEFLAGS) -Itests/unit $(CFLAGS) $(DEPFLAGS) -o $@ $< $(BUILD)/libmemtrace.a $(LIBS)
 
-$(BUILD)/asan/tests/%: tests/unit/%.c $(BUILD)/asan/libmemtrace.a $(HDRS)
+$(BUILD)/asan/tests/%: tests/unit/%.c $(BUILD)/asan/libmemtrace.a
 	@mkdir -p $(dir $@)
-	@echo '  LD     $@'
-	@$(CC) $(BASEFLAGS) $(SANFLAGS) -o $@ $< $(BUILD)/asan/libmemtrace.a $(LIBS)
+	@[ -n "$(Q)" ] && echo '  LD     $@' || true
+	$(Q)$(CC) $(BASEFLAGS) -Itests/unit $(SANFLAGS) $(DEPFLAGS) -o $@ $< $(BUILD)/asan/libmemtrace.a $(LIBS)
 
 # Test workloads are static so that the same binaries run in qemu guests.
-$(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/workload.h
+$(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
-	@echo '  LD     $@'
-	@$(CC) $(BASEFLAGS) -O1 -g -static -pthread -o $@ $<
+	@[ -n "$(Q)" ] && echo '  LD     $@' || true
+	$(Q)$(CC) $(BASEFLAGS) $(DEPFLAGS) -O1 -g -static -pthread -o $@ $<
 
-$(BUILD)/bench/%: bench/%.c $(BUILD)/libmemtrace.a $(HDRS)
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libmemtrace.a
 	@mkdir -p $(dir $@)
-	@echo '  LD     $@'
-	@$(CC) $(BASEFLAGS) -O2 -g -o $@ $< $(BUILD)/libmemtrace.a $(LIBS)
+	@[ -n "$(Q)" ] && echo '  LD     $@' || true
+	$(Q)$(CC) $(BASEFLAGS) $(DEPFLAGS) -O2 -g -o $@ $< $(BUILD)/libmemtrace.a $(LIBS)
 
 deps:
 	@tools/install-deps.sh
@@ -101,6 +124,9 @@ bench: all
 
 clean:
 	rm -rf $(BUILD)
+
+# Header dependencies written by -MMD.
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # Areas with their own build rules (kernel module, PEBS patch checks, ...).
 -include mk/*.mk

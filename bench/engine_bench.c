@@ -17,9 +17,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "sample_codec.h"
-#include "trace_format.h"
-#include "wss.h"
+#include "trace/codec.h"
+#include "trace/format.h"
+#include "engine/wss.h"
 #include <zstd.h>
 
 #define PAGES (1u << 20)

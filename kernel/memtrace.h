@@ -20,7 +20,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "../include/memtrace_uapi.h"
+#include "../include/uapi/memtrace.h"
 #include "pebs_hook.h"
 
 /* Upper bound of per-thread counters of one process-target session. */

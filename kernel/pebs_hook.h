@@ -37,7 +37,7 @@
 #define _MEMTRACE_PEBS_HOOK_H
 
 #include <linux/types.h>
-#include "../include/memtrace_uapi.h"
+#include "../include/uapi/memtrace.h"
 
 struct perf_event;
 struct perf_event_attr;

@@ -7,7 +7,7 @@
 KDIR ?= /lib/modules/$(shell uname -r)/build
 KERNEL_SRCS = $(wildcard kernel/memtrace*.c kernel/memtrace*.h) \
 	      kernel/pebs_hook.c kernel/pebs_hook.h kernel/Kbuild \
-	      include/memtrace_uapi.h
+	      include/uapi/memtrace.h
 KTEST_SRCS  = $(wildcard tests/kernel/*.c)
 KTEST_BINS  = $(KTEST_SRCS:tests/kernel/%.c=$(BUILD)/kernel-tests/%)
 
@@ -24,7 +24,7 @@ module:
 
 kernel-tests: $(KTEST_BINS)
 
-$(BUILD)/kernel-tests/%: tests/kernel/%.c $(wildcard tests/kernel/*.h) include/memtrace_uapi.h
+$(BUILD)/kernel-tests/%: tests/kernel/%.c $(wildcard tests/kernel/*.h) include/uapi/memtrace.h
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) -O2 -g -static -pthread -o $@ $<
 
@@ -33,6 +33,6 @@ check-kernel: all static kernel-tests
 
 # Guest benchmark (bench/kernel/run.sh boots it; figures: docs/kernel-module.md)
 kernel-tests: $(BUILD)/kernel-tests/mtbench
-$(BUILD)/kernel-tests/mtbench: bench/kernel/mtbench.c tests/kernel/mtlib.h include/memtrace_uapi.h
+$(BUILD)/kernel-tests/mtbench: bench/kernel/mtbench.c tests/kernel/mtlib.h include/uapi/memtrace.h
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) -O2 -g -static -o $@ $<

@@ -7,11 +7,11 @@ kdir=$1
 mkdir -p "$2" && out=$(cd "$2" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$out"
-mkdir -p "$out/kernel" "$out/include"
+mkdir -p "$out/kernel" "$out/include/uapi"
 cp "$top"/kernel/Kbuild "$top"/kernel/Makefile "$top"/kernel/memtrace*.c \
 	"$top"/kernel/memtrace*.h "$top"/kernel/pebs_hook.c \
 	"$top"/kernel/pebs_hook.h "$out/kernel/"
-cp "$top/include/memtrace_uapi.h" "$out/include/"
+cp "$top/include/uapi/memtrace.h" "$out/include/uapi/"
 log=$out/build.log
 # BTF for modules needs pahole and vmlinux; the module works without it.
 if ! make -C "$kdir" M="$out/kernel" CONFIG_DEBUG_INFO_BTF_MODULES= modules >"$log" 2>&1; then

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "../../include/memtrace_uapi.h"
+#include "../../include/uapi/memtrace.h"
 
 #define MT_MAX_CPUS 64
 

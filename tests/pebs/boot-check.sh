@@ -61,10 +61,10 @@ ok "kernel-build ($(( $(date +%s) - t )) s)"
 # The probe module, with the repository's layout (kernel/ next to include/).
 m=$work/probe
 rm -rf "$m"
-mkdir -p "$m/kernel" "$m/include"
+mkdir -p "$m/kernel" "$m/include/uapi"
 cp "$top/tests/pebs/hookprobe/Kbuild" "$top/tests/pebs/hookprobe/probe.c" \
 	"$top/kernel/pebs_hook.c" "$top/kernel/pebs_hook.h" "$m/kernel/"
-cp "$top/include/memtrace_uapi.h" "$m/include/"
+cp "$top/include/uapi/memtrace.h" "$m/include/uapi/"
 if ! make -C "$obj" M="$m/kernel" modules >"$logdir/boot-probe.log" 2>&1 ||
    grep -q 'warning:' "$logdir/boot-probe.log"; then
 	fail probe-build "hookprobe.ko (see $logdir/boot-probe.log)"

@@ -203,9 +203,9 @@ hook_compile() {
 	# The same layout as the repository: kernel/ next to include/.
 	m=$cache/hook-$what
 	rm -rf "$m"
-	mkdir -p "$m/kernel" "$m/include"
+	mkdir -p "$m/kernel" "$m/include/uapi"
 	cp "$top/kernel/pebs_hook.c" "$top/kernel/pebs_hook.h" "$m/kernel/"
-	cp "$top/include/memtrace_uapi.h" "$m/include/"
+	cp "$top/include/uapi/memtrace.h" "$m/include/uapi/"
 	echo 'obj-m := pebs_hook.o' >"$m/kernel/Kbuild"
 	echo 'ccflags-y := -Werror' >>"$m/kernel/Kbuild"
 	make -C "$obj" M="$m/kernel" pebs_hook.o >"$logdir/hook-$what.log" 2>&1 &&

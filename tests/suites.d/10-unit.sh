@@ -1,8 +1,9 @@
 #!/bin/bash
-# Unit tests: every tests/unit/test_*.c, built normally and with ASan+UBSan.
+# Unit tests: every tests/unit/STAGE/test_*.c, built normally and with ASan+UBSan.
 cd "$(dirname "$0")/../.." || exit 1
 pass=0 fail=0
-for bin in build/tests/test_* build/asan/tests/test_*; do
+for bin in build/tests/*/test_* build/asan/tests/*/test_*; do
+	case $bin in */pebs/*|*.d) continue ;; esac
 	[ -x "$bin" ] || continue
 	name=${bin#build/}
 	out=$(timeout 300 "$bin" 2>&1)

@@ -1,0 +1,9 @@
+/* memtrace/memtrace.h - the public API of libmemtrace.so, all of it. */
+#ifndef MEMTRACE_PUBLIC_MEMTRACE_H
+#define MEMTRACE_PUBLIC_MEMTRACE_H
+
+#include "report.h"
+#include "resolve.h"
+#include "trace.h"
+
+#endif

@@ -1,0 +1,144 @@
+/*
+ * memtrace/report.h - every number memtrace shows about a trace, computed
+ * once: the working-set series and its peaks, the hot buckets with their
+ * names and the functions that access them, the hot working-set curve and
+ * per-mapping regions.  `memtracectl report` renders this structure as text
+ * or JSON; memtrace-analyze plots it.  Nothing here prints.
+ *
+ *   struct memtrace_report_config cfg = { .window = 0, .top = 20 };   // 0 = defaults
+ *   struct memtrace_report *r = memtrace_report_compute("db.mtrace", &cfg, err, sizeof(err));
+ *   for (size_t k = 0; k < r->data.n; k++) printf("%lu %lu\n", r->data.time[k], r->data.wss[k]);
+ *   memtrace_report_free(r);
+ *
+ * Vocabulary (the same in both tools): window τ, interval T, bucket (bytes,
+ * a power of two), top N, "accessed by" = the share of a bucket's samples
+ * (those with an instruction pointer) taken by one function.
+ */
+#ifndef MEMTRACE_PUBLIC_REPORT_H
+#define MEMTRACE_PUBLIC_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MEMTRACE_REPORT_ALL_BUCKETS	(1u << 0) /* fill buckets[]: every bucket's count */
+#define MEMTRACE_REPORT_REGIONS		(1u << 1) /* fill regions[] */
+#define MEMTRACE_REPORT_FULL_CURVE	(1u << 2) /* curve at every distinct count, not 1,2,4,.. */
+
+struct memtrace_report_config {
+	uint64_t bucket;	/* bytes, power of two 64..2M; 0 = the trace's bucket_default */
+	uint64_t window;	/* τ in the trace's unit; 0 = 100 ms (ns) / 100000 (instructions) */
+	uint64_t interval;	/* T; 0 = the window */
+	size_t top;		/* hot buckets per table; 0 = 10 */
+	double sensitivity;	/* peak detection g; 0 = 1.0 */
+	size_t max_peaks;	/* peaks listed (the largest, in time order); 0 = 100 */
+	size_t locations;	/* instructions listed per peak; 0 = 3 */
+	size_t functions;	/* "accessed by" entries per hot bucket; 0 = 3 */
+	unsigned flags;		/* MEMTRACE_REPORT_* */
+	struct memtrace_filter filter;
+	const char *root;	/* ELF files looked up under this directory (perf --symfs); NULL = / */
+	const char *debug_dir;	/* separate debug files; NULL = /usr/lib/debug */
+};
+
+/* One WSS series: wss[k] = distinct buckets accessed in (t_k - τ, t_k]. */
+struct memtrace_series {
+	size_t n;
+	const uint64_t *time;	/* t_k - start_time, k = 1..n (index k-1) */
+	const uint64_t *wss;	/* buckets */
+	double avg;		/* mean of wss[] */
+	uint64_t peak;		/* max of wss[] */
+	uint64_t total;		/* distinct buckets in the whole (filtered) trace */
+};
+
+/* A name with a count: "accessed by" functions, peak instructions. */
+struct memtrace_named_count {
+	uint64_t addr;		/* ip (instructions) or 0 (functions) */
+	uint64_t count;
+	const char *name;	/* "quicksort", "dbquery+0x1234 quicksort+0x12" */
+	const char *file;	/* source file of an ip, NULL if unknown */
+	unsigned line;		/* 0 if unknown */
+};
+
+struct memtrace_peak {
+	size_t index;		/* into data.wss[] of the peak's largest value */
+	size_t first, last;	/* the run of peak values */
+	uint64_t time;		/* data.time[index] */
+	uint64_t value;		/* buckets */
+	size_t nlocations;	/* most frequent instructions in (t - τ, t] */
+	const struct memtrace_named_count *locations;
+	const char *top_mapping;	/* mapping that received most data samples in the window */
+};
+
+struct memtrace_hot_bucket {
+	uint64_t addr;		/* first byte of the bucket */
+	uint64_t count;		/* samples */
+	const char *where;	/* "dbquery+0xa7000", "[heap]+0x1a000", "?" */
+	const char *object;	/* symbol most of its samples fell into (data), or NULL */
+	uint64_t with_ip;	/* its samples that carry an instruction pointer */
+	size_t nfunctions;	/* accessed by (data) / running there (code), largest first */
+	const struct memtrace_named_count *functions;
+	size_t nips;		/* the instructions behind them, largest first */
+	const struct memtrace_named_count *ips;
+};
+
+struct memtrace_curve_point {
+	uint64_t min_count;	/* k */
+	uint64_t buckets;	/* buckets accessed >= k times */
+	uint64_t samples;	/* samples that went to those buckets */
+};
+
+/* One mapping (one line of the merged maps), or "unmapped". */
+struct memtrace_region {
+	const char *label;	/* name + perms, with " #2" etc. among equal labels */
+	const char *name;
+	uint64_t start, end;	/* 0, 0 for unmapped */
+	uint64_t samples;
+	uint64_t buckets;	/* distinct buckets touched */
+};
+
+struct memtrace_report {
+	/* what was computed */
+	uint64_t bucket, window, interval;	/* resolved from the config */
+	unsigned bucket_shift;
+	int time_is_ns;
+	uint64_t start_time;			/* the trace origin */
+	struct memtrace_trace_info info;	/* of the whole file */
+	/* the (filtered) samples */
+	uint64_t samples, first_time, last_time, reordered;
+	int have_ip;
+	struct memtrace_series data, code;	/* code: instruction pointers */
+	size_t npeaks, peaks_found;		/* listed / detected */
+	const struct memtrace_peak *peaks;
+	size_t nhot_data, nhot_code;
+	const struct memtrace_hot_bucket *hot_data, *hot_code;
+	size_t ncurve;
+	const struct memtrace_curve_point *curve;	/* hot working-set curve (data) */
+	size_t nbuckets;			/* MEMTRACE_REPORT_ALL_BUCKETS */
+	const uint64_t *bucket_addr;		/* ascending */
+	const uint64_t *bucket_count;
+	size_t nregions;			/* MEMTRACE_REPORT_REGIONS, most samples first */
+	const struct memtrace_region *regions;
+};
+
+struct memtrace_report *memtrace_report_compute(const char *path,
+						const struct memtrace_report_config *cfg,
+						char *err, size_t errlen);
+void memtrace_report_free(struct memtrace_report *r);
+
+/*
+ * Parsing the shared option values, so both tools accept the same words.
+ * Durations: "100ms", "1.5s", "200us", "500ns" for ns traces, counts with
+ * k/M/G for instruction traces.  Sizes: "4K", "2M", "64".  0 or -1.
+ */
+int memtrace_parse_duration(const char *s, int time_is_ns, uint64_t *out);
+int memtrace_parse_size(const char *s, uint64_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

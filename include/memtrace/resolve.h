@@ -1,0 +1,93 @@
+/*
+ * memtrace/resolve.h - sampled addresses to names: the mapping a trace's
+ * MAPS snapshots put there, the ELF symbol (with its size) of the file
+ * mapped there, the source file:line from DWARF and the inlined frames.
+ * Symbols and debug information are read with elfutils (libdwfl):
+ * separate debug files are found by build-id under the debug directory,
+ * PIE and shared-object load biases come from the mappings.
+ *
+ *   struct memtrace_resolver *r = memtrace_resolver_open("db.mtrace", NULL, NULL, err, n);
+ *   struct memtrace_location loc;
+ *   memtrace_resolve(r, pid, time, addr, &loc);
+ *   // loc.mapping = "libsqlite3.so.0.8.6", loc.mapping_off = 0xfca05 (file offset),
+ *   // loc.symbol = NULL when no symbol's [addr, addr+size) holds it
+ */
+#ifndef MEMTRACE_PUBLIC_RESOLVE_H
+#define MEMTRACE_PUBLIC_RESOLVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct memtrace_resolver;
+
+/*
+ * Reads the MAPS chunks of the trace at path.  root: directory the mapped
+ * paths are looked up under (NULL = /); debug_dir: separate debug files
+ * (NULL = /usr/lib/debug).
+ */
+struct memtrace_resolver *memtrace_resolver_open(const char *path, const char *root,
+						 const char *debug_dir, char *err,
+						 size_t errlen);
+void memtrace_resolver_close(struct memtrace_resolver *r);
+
+enum memtrace_resolved {
+	MEMTRACE_UNMAPPED = 0,	/* no snapshot of pid maps addr */
+	MEMTRACE_MAPPING = 1,	/* mapping known, no symbol */
+	MEMTRACE_SYMBOL = 2,	/* mapping and symbol known */
+};
+
+struct memtrace_frame {		/* an inlined call, innermost first */
+	const char *function;
+	const char *file;	/* NULL if unknown */
+	unsigned line;
+};
+
+struct memtrace_location {
+	const char *mapping;	/* "libc.so.6", "[heap]", "[anon]", "dbquery[bss]", "?" */
+	uint64_t mapping_off;	/* file offset for file mappings, else from the mapping start */
+	uint64_t map_start, map_end;
+	const char *path;	/* mapped file, "" if none */
+	const char *symbol;	/* NULL if none */
+	uint64_t symbol_off, symbol_size;
+	const char *file;	/* DWARF source file, NULL if unknown */
+	unsigned line;
+	size_t ninlined;
+	const struct memtrace_frame *inlined;
+};
+
+/*
+ * addr of pid at time (time = UINT64_MAX: the newest snapshot that maps
+ * addr; pid = 0: the trace's target).  Returns enum memtrace_resolved.
+ * Strings stay valid until memtrace_resolver_close().
+ */
+int memtrace_resolve(struct memtrace_resolver *r, uint32_t pid, uint64_t time,
+		     uint64_t addr, struct memtrace_location *out);
+/* The one-line form: "libc.so.6+0x2f040 memcpy+0x40", "?" when unmapped. */
+int memtrace_describe(struct memtrace_resolver *r, uint32_t pid, uint64_t time,
+		      uint64_t addr, char *buf, size_t len);
+
+/*
+ * The address layout of pid (0: the target) as the reports name it:
+ * non-overlapping ranges in address order, each address owned by the newest
+ * snapshot that maps it (a later, smaller mapping at the same place wins
+ * only where it lies; the rest keeps the earlier mapping's name).
+ */
+struct memtrace_range {
+	uint64_t start, end;
+	const char *name;	/* as memtrace_location.mapping */
+	const char *perms;	/* "rw-p" */
+	uint64_t offset;	/* file offset of start */
+	const char *path;
+};
+
+long memtrace_resolver_layout(struct memtrace_resolver *r, uint32_t pid,
+			      const struct memtrace_range **v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

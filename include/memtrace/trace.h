@@ -1,0 +1,175 @@
+/*
+ * memtrace/trace.h - read (and write) memtrace trace files.
+ *
+ * Part of the public API of libmemtrace.so (pkg-config memtrace).  The file
+ * format is docs/trace-format.md; this API hides it: a caller opens a trace,
+ * asks what it holds, and decodes sample columns into its own buffers.
+ *
+ *   char err[256];
+ *   struct memtrace_trace *t = memtrace_trace_open("db.mtrace", err, sizeof(err));
+ *   struct memtrace_trace_info info;
+ *   memtrace_trace_info(t, &info, err, sizeof(err));
+ *   uint64_t *time = malloc(info.samples * 8), *addr = malloc(info.samples * 8);
+ *   struct memtrace_columns c = { .time = time, .addr = addr, .cap = info.samples };
+ *   size_t n;
+ *   memtrace_trace_read(t, NULL, &c, &n, err, sizeof(err));
+ *   memtrace_trace_close(t);
+ *
+ * Every function that can fail returns 0 / a pointer on success and -1 /
+ * NULL with a one-line reason (no trailing newline) in err.  Nothing here
+ * prints or exits.  Strings returned stay valid until the object they came
+ * from is closed.  Objects are not thread-safe; use one per thread.
+ */
+#ifndef MEMTRACE_PUBLIC_TRACE_H
+#define MEMTRACE_PUBLIC_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MEMTRACE_API_VERSION 1
+
+struct memtrace_trace;
+
+/* Opens path and reads its HEADER chunk. */
+struct memtrace_trace *memtrace_trace_open(const char *path, char *err, size_t errlen);
+void memtrace_trace_close(struct memtrace_trace *t);
+
+/* HEADER value of key (docs/trace-format.md), or NULL. */
+const char *memtrace_trace_meta(const struct memtrace_trace *t, const char *key);
+/* END value of key, or NULL (also before memtrace_trace_info ran). */
+const char *memtrace_trace_end_meta(const struct memtrace_trace *t, const char *key);
+
+/* Sample columns, bit numbers of memtrace_trace_info.columns. */
+enum memtrace_column {
+	MEMTRACE_COL_TIME, MEMTRACE_COL_ADDR, MEMTRACE_COL_PID, MEMTRACE_COL_TID,
+	MEMTRACE_COL_CPU, MEMTRACE_COL_IP, MEMTRACE_COL_WEIGHT, MEMTRACE_COL_DATA_SRC,
+	MEMTRACE_NCOLUMNS
+};
+
+/* What a trace holds: one pass over the chunk headers and side chunks. */
+struct memtrace_trace_info {
+	uint32_t version_major, version_minor;
+	int time_is_ns;			/* 1: ns (CLOCK_MONOTONIC), 0: instructions */
+	int complete;			/* 1 if the END chunk was read */
+	uint64_t truncated_bytes;	/* of an incomplete chunk at the end */
+	uint64_t samples;		/* in all SAMPLES chunks */
+	uint32_t columns;		/* union of the chunks' column masks */
+	uint64_t start_time;		/* HEADER start_time (the trace origin) */
+	uint64_t end_time;		/* END end_time, else the last sample time */
+	uint64_t first_time, last_time;	/* of the samples (0 when none) */
+	uint64_t chunks, maps, threads;	/* chunk / MAPS snapshot / THREADS record counts */
+	uint64_t lost, throttled;	/* sums over LOST chunks */
+	uint64_t dropped;		/* END dropped (module rings), 0 if absent */
+	uint64_t sample_period;		/* HEADER sample_period, 1 if absent */
+	uint64_t bucket_default;	/* HEADER bucket_default, 4096 if absent/bad */
+	uint32_t target_pid;		/* HEADER target_pid, 0 if absent */
+};
+
+int memtrace_trace_info(struct memtrace_trace *t, struct memtrace_trace_info *out,
+			char *err, size_t errlen);
+
+/*
+ * Which samples a read or a report uses.  Zero-initialised = all samples.
+ * Times are offsets from the trace start (start_time), in the trace's unit.
+ */
+struct memtrace_filter {
+	uint32_t pid, tid;		/* 0 = any */
+	uint64_t time_from, time_to;	/* [from, to] after start; to = 0: no limit */
+	uint64_t addr_lo, addr_hi;	/* [lo, hi); hi = 0: no limit */
+	const char *mapping;		/* addresses in mappings whose name contains
+					   this (resolve.h naming); NULL = any */
+};
+
+/*
+ * Caller buffers for decoded columns, cap entries each; NULL = not wanted.
+ * A column the trace lacks is filled with zeros.
+ */
+struct memtrace_columns {
+	uint64_t *time, *addr, *ip, *data_src;
+	uint32_t *pid, *tid, *cpu, *weight;
+	size_t cap;
+};
+
+/*
+ * Decodes every sample that passes filter (NULL = all) into out, in file
+ * order; *n receives the count.  -1 if more than out->cap samples pass
+ * (size the buffers with memtrace_trace_info().samples), if the filter
+ * names a mapping no MAPS chunk has, or on a corrupt chunk.
+ */
+int memtrace_trace_read(struct memtrace_trace *t, const struct memtrace_filter *filter,
+			struct memtrace_columns *out, size_t *n, char *err, size_t errlen);
+
+/* Chunk by chunk (rewinds to the first chunk after the HEADER). */
+enum memtrace_chunk_type {
+	MEMTRACE_CHUNK_HEADER = 1, MEMTRACE_CHUNK_SAMPLES, MEMTRACE_CHUNK_MAPS,
+	MEMTRACE_CHUNK_THREADS, MEMTRACE_CHUNK_LOST, MEMTRACE_CHUNK_WINDOWS,
+	MEMTRACE_CHUNK_END
+};
+
+struct memtrace_chunk {
+	unsigned type;			/* enum memtrace_chunk_type, or unknown */
+	uint32_t count;			/* records (samples for SAMPLES) */
+	uint64_t offset;		/* of the chunk in the file */
+	const unsigned char *data;	/* decompressed payload, valid until the next call */
+	size_t len;
+};
+
+int memtrace_trace_rewind(struct memtrace_trace *t, char *err, size_t errlen);
+/* 1 with *c filled, 0 at the end (or a truncated tail), -1 on corruption. */
+int memtrace_trace_next(struct memtrace_trace *t, struct memtrace_chunk *c, char *err,
+			size_t errlen);
+/* Decodes one SAMPLES chunk into out (from index 0); *n = c->count. */
+int memtrace_chunk_samples(const struct memtrace_chunk *c, struct memtrace_columns *out,
+			   size_t *n, char *err, size_t errlen);
+
+/*
+ * Side records, decoded.  Each call returns the count and points *v at an
+ * array owned by t (built on first use by a pass over the file).
+ */
+struct memtrace_thread { uint64_t time; uint32_t pid, tid; const char *comm; };
+struct memtrace_lost { uint64_t time; uint32_t cpu; uint64_t lost, throttled; };
+/* WINDOWS rows the recorder wrote (live WSS): one per (window, interval) row. */
+struct memtrace_window_row {
+	uint64_t window, interval; uint32_t bucket_shift;
+	uint64_t time;			/* absolute, trace unit */
+	uint64_t wss_data, wss_code;	/* buckets */
+};
+struct memtrace_maps_snapshot { uint64_t time; uint32_t pid; const char *text; size_t len; };
+
+long memtrace_trace_threads(struct memtrace_trace *t, const struct memtrace_thread **v,
+			    char *err, size_t errlen);
+long memtrace_trace_lost(struct memtrace_trace *t, const struct memtrace_lost **v,
+			 char *err, size_t errlen);
+long memtrace_trace_windows(struct memtrace_trace *t, const struct memtrace_window_row **v,
+			    char *err, size_t errlen);
+long memtrace_trace_maps(struct memtrace_trace *t, const struct memtrace_maps_snapshot **v,
+			 char *err, size_t errlen);
+
+/*
+ * Writing (tools and tests that make traces; memtracectl record uses the
+ * same writer).  meta: "key=value\n" lines of the HEADER; must hold
+ * time_unit and start_time.  Samples are given as columns (time, addr, pid,
+ * tid, cpu required; ip/weight/data_src optional: NULL = not recorded).
+ */
+struct memtrace_writer;
+
+struct memtrace_writer *memtrace_writer_open(const char *path, const char *meta,
+					     char *err, size_t errlen);
+int memtrace_writer_samples(struct memtrace_writer *w, const struct memtrace_columns *c,
+			    size_t n, char *err, size_t errlen);
+int memtrace_writer_maps(struct memtrace_writer *w, uint64_t time, uint32_t pid,
+			 const char *text, size_t len, char *err, size_t errlen);
+int memtrace_writer_thread(struct memtrace_writer *w, uint64_t time, uint32_t pid,
+			   uint32_t tid, const char *comm, char *err, size_t errlen);
+/* end_meta: "key=value\n" lines of the END chunk (NULL: no END chunk). */
+int memtrace_writer_close(struct memtrace_writer *w, const char *end_meta, char *err,
+			  size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

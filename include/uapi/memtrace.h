@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * uapi/memtrace.h - the one contract between memtrace.ko and memtracectl.
+ *
+ * Everything that crosses the user/kernel boundary is defined here: the
+ * sample record kept in the per-CPU rings (and used by the collector as its
+ * in-memory sample for every backend), the session configuration, the ioctl
+ * numbers and the layout of a mapped per-CPU ring.
+ *
+ * All structs have explicit padding and fixed-width types so that the same
+ * layout holds for 64-bit kernels and 64-bit userspace.
+ */
+#ifndef _UAPI_MEMTRACE_H
+#define _UAPI_MEMTRACE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/ioctl.h>
+#else
+#include <linux/types.h>
+#include <sys/ioctl.h>
+#endif
+
+#define MEMTRACE_DEVICE_PATH	"/dev/memtrace"
+#define MEMTRACE_ABI_VERSION	1
+
+/*
+ * One memory-access sample.  48 bytes.
+ *
+ * time:     nanoseconds of CLOCK_MONOTONIC for hardware/software events; for
+ *           traces made by the valgrind backend, the number of guest
+ *           instructions executed so far (see the trace header's time_unit).
+ * addr:     the sampled data virtual address.
+ * ip:       the instruction pointer of the access (0 when not kept).
+ * weight:   access latency in core cycles as reported by PEBS/IBS (0 when
+ *           not kept).
+ * data_src: perf's union perf_mem_data_src encoding (0 when not kept).
+ */
+struct memtrace_sample {
+	__u64 time;
+	__u64 addr;
+	__u64 ip;
+	__u32 pid;
+	__u32 tid;
+	__u32 cpu;
+	__u32 weight;
+	__u64 data_src;
+};
+
+/* Which optional sample fields a session keeps (memtrace_config.fields). */
+#define MEMTRACE_FIELD_IP	(1U << 0)
+#define MEMTRACE_FIELD_WEIGHT	(1U << 1)
+#define MEMTRACE_FIELD_DATA_SRC	(1U << 2)
+#define MEMTRACE_FIELDS_ALL	(MEMTRACE_FIELD_IP | MEMTRACE_FIELD_WEIGHT | \
+				 MEMTRACE_FIELD_DATA_SRC)
+
+/* memtrace_config.flags */
+#define MEMTRACE_CFG_SYSTEM_WIDE	(1U << 0) /* all CPUs, pid ignored */
+#define MEMTRACE_CFG_KERNEL_ADDRS	(1U << 1) /* also sample kernel mode */
+#define MEMTRACE_CFG_FLAGS_ALL		(MEMTRACE_CFG_SYSTEM_WIDE | \
+					 MEMTRACE_CFG_KERNEL_ADDRS)
+
+/*
+ * Session configuration, MEMTRACE_IOC_CONFIGURE.  The caller sets size to
+ * sizeof(struct memtrace_config) as it knows it; the module rejects sizes it
+ * does not know and any non-zero reserved field.
+ */
+struct memtrace_config {
+	__u32 size;
+	__u32 version;		/* MEMTRACE_ABI_VERSION */
+	__u32 flags;		/* MEMTRACE_CFG_* */
+	__s32 pid;		/* target process (all threads, children) */
+	__u32 event_type;	/* perf_event_attr.type */
+	__u32 fields;		/* MEMTRACE_FIELD_* */
+	__u64 event_config;	/* perf_event_attr.config */
+	__u64 event_config1;	/* perf_event_attr.config1 (e.g. ldlat) */
+	__u64 event_config2;
+	__u64 sample_period;	/* every N-th event, > 0 */
+	__u32 ring_records;	/* records per CPU ring, power of two */
+	__u32 wakeup_records;	/* poll() wakes at this many unread records;
+				 * 0 = ring_records / 4 */
+	__u32 precise_ip;	/* perf_event_attr.precise_ip, 0..3 */
+	__u32 reserved32;	/* 0 */
+	__u64 reserved[3];	/* 0 */
+};
+
+/* Bounds the module enforces on a configuration (else -EINVAL). */
+#define MEMTRACE_RING_MIN_RECORDS	2U
+#define MEMTRACE_RING_MAX_RECORDS	(1U << 20)
+#define MEMTRACE_MAX_TOTAL_RING_BYTES	(1ULL << 30)	/* all CPUs */
+#define MEMTRACE_MAX_PERIOD		(1ULL << 62)
+
+/* Per-CPU counters, MEMTRACE_IOC_STATS (array indexed by CPU). */
+struct memtrace_cpu_stats {
+	__u64 produced;		/* records written into the ring */
+	__u64 dropped;		/* samples dropped because the ring was full */
+	__u64 lost;		/* samples perf reported lost */
+	__u64 throttled;	/* throttle events perf reported */
+};
+
+struct memtrace_stats {
+	__u32 size;		/* sizeof(struct memtrace_stats) */
+	__u32 nr_cpus;		/* in: entries in cpus; out: possible CPUs */
+	__u64 cpus;		/* user pointer to struct memtrace_cpu_stats[] */
+};
+
+/*
+ * A mapped per-CPU ring.  mmap() offset cpu * ring_bytes, where ring_bytes
+ * is PAGE_SIZE + ring_records * sizeof(struct memtrace_sample) rounded up to
+ * pages.  The first page is this header; records follow at offset PAGE_SIZE.
+ * head is advanced by the producer, tail by the consumer through
+ * MEMTRACE_IOC_CONSUME.  Record i lives at index i & (ring_records - 1).
+ */
+struct memtrace_ring_header {
+	__u64 head;		/* records produced (monotonic) */
+	__u64 tail;		/* records consumed (monotonic) */
+	__u32 ring_records;
+	__u32 record_size;	/* sizeof(struct memtrace_sample) */
+	__u32 cpu;
+	__u32 flags;		/* MEMTRACE_RING_* */
+	__u64 dropped;		/* mirror of the per-CPU dropped count */
+	__u32 mode;		/* MEMTRACE_MODE_*, set at START */
+	__u32 mode_flags;	/* MEMTRACE_MODE_F_*, set at START */
+};
+
+/* memtrace_ring_header.mode: how samples reach the rings */
+#define MEMTRACE_MODE_PERF_OVERFLOW	0 /* perf overflow handler, an
+					   * interrupt per sample */
+#define MEMTRACE_MODE_PEBS_HOOK		1 /* patched kernel's PEBS sink
+					   * (docs/pebs-hook.md) */
+/* memtrace_ring_header.mode_flags */
+#define MEMTRACE_MODE_F_LARGE_PEBS	(1U << 0) /* an interrupt per PEBS
+					   * buffer, not per sample */
+
+#define MEMTRACE_RING_ENDED	(1U << 0) /* target exited, no more data */
+
+struct memtrace_consume {
+	__u32 cpu;
+	__u32 reserved;
+	__u64 tail;		/* new tail; must not pass head */
+};
+
+#define MEMTRACE_IOC_MAGIC	0xB7
+#define MEMTRACE_IOC_CONFIGURE	_IOW(MEMTRACE_IOC_MAGIC, 1, struct memtrace_config)
+#define MEMTRACE_IOC_START	_IO(MEMTRACE_IOC_MAGIC, 2)
+#define MEMTRACE_IOC_STOP	_IO(MEMTRACE_IOC_MAGIC, 3)
+#define MEMTRACE_IOC_STATS	_IOWR(MEMTRACE_IOC_MAGIC, 4, struct memtrace_stats)
+#define MEMTRACE_IOC_CONSUME	_IOW(MEMTRACE_IOC_MAGIC, 5, struct memtrace_consume)
+
+#endif /* _UAPI_MEMTRACE_H */

@@ -1,0 +1,221 @@
+/* cmd_record.c - `memtracectl record`. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "uapi/memtrace.h"
+#include "source/source.h"
+#include "cmd/commands.h"
+#include "record/recorder.h"
+#include "source/target.h"
+#include "util/util.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: memtracectl record [-p PID | -a | [--] CMD ARGS...] [options]\n"
+		"\n"
+		"Records sampled data addresses into a trace file.\n"
+		"\n"
+		"  -p, --pid PID          all threads of PID, now and later, and its children\n"
+		"  -a, --all-cpus         every process on every CPU\n"
+		"  CMD ARGS...            run CMD and record it (use -- before CMD if it has options)\n"
+		"  -e, --event EVENT      auto (default), page-faults, loads, stores, llc-miss-loads,\n"
+		"                         load-latency, ibs-op, or a libpfm4 event name\n"
+		"  -c, --period N         sample every N-th event (default: per event; 1 for page faults)\n"
+		"  -b, --backend NAME     auto (default), module, perf, valgrind\n"
+		"  -o, --output FILE      trace file (default memtrace.mtrace; - for stdout)\n"
+		"  -d, --duration SEC     stop after SEC seconds\n"
+		"      --random-period    valgrind: periods drawn uniformly in [N/2, 3N/2]\n"
+		"      --seed N           seed of --random-period (default 1)\n"
+		"      --kernel           with -a: also sample kernel-mode accesses\n"
+		"      --ring N           module backend: records per CPU ring (power of two, <= 1M)\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"Ctrl-C or SIGTERM ends the recording and leaves a complete file. A status line\n"
+		"(samples/s, lost, current WSS, bytes written) is shown when stderr is a terminal.\n");
+}
+
+static int pick_backend(const struct record_opts *o, const struct backend **out)
+{
+	char why[512];
+
+	if (strcmp(o->backend, "auto")) {
+		const struct backend *b = backend_by_name(o->backend);
+		if (!b) {
+			mt_err("unknown backend '%s' (auto, module, perf, valgrind)", o->backend);
+			return 2;
+		}
+		if (b->probe(o, why, sizeof(why))) {
+			mt_err("backend %s: %s", b->name, why);
+			return 1;
+		}
+		*out = b;
+		return 0;
+	}
+	char first_why[512] = "";
+	for (int i = 0; backends[i]; i++) {
+		/* valgrind is the last resort: a command, and no event asked for */
+		if (!strcmp(backends[i]->name, "valgrind") && (!o->argv || strcmp(o->event, "auto")))
+			continue;
+		if (backends[i]->probe(o, why, sizeof(why)) == 0) {
+			*out = backends[i];
+			return 0;
+		}
+		if (!first_why[0] || !strcmp(backends[i]->name, "perf"))
+			snprintf(first_why, sizeof(first_why), "%s", why);
+	}
+	mt_err("%s", first_why[0] ? first_why : "no backend can record here (see memtracectl status)");
+	return 1;
+}
+
+/* The command must be found as execvp() would, before anything starts. */
+static int command_missing(const char *cmd)
+{
+	char path[4096];
+
+	if (strchr(cmd, '/')) {
+		if (access(cmd, X_OK) == 0)
+			return 0;
+		mt_errno("cannot run the command '%s'", cmd);
+		return 1;
+	}
+	const char *p = getenv("PATH");
+	if (!p)
+		p = "/usr/local/bin:/usr/bin:/bin";
+	while (*p) {
+		size_t n = strcspn(p, ":");
+		snprintf(path, sizeof(path), "%.*s/%s", (int)n, n ? p : ".", cmd);
+		if (access(path, X_OK) == 0)
+			return 0;
+		p += n + (p[n] == ':');
+	}
+	mt_err("cannot run the command '%s': not found in PATH", cmd);
+	return 1;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "period", required_argument, NULL, 'c' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "random-period", no_argument, NULL, 'R' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "kernel", no_argument, NULL, 'K' },
+		{ "ring", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct record_opts o = {
+		.event = "auto", .backend = "auto", .output = "memtrace.mtrace", .seed = 1,
+	};
+	uint64_t v;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:ae:c:b:o:d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (mt_parse_u64(optarg, &v) || !v || v > 0x3fffffff) {
+				mt_err("invalid pid '%s'", optarg);
+				return 2;
+			}
+			o.pid = (pid_t)v;
+			break;
+		case 'a': o.system_wide = true; break;
+		case 'e': o.event = optarg; break;
+		case 'c':
+			if (mt_parse_u64(optarg, &o.period) || !o.period) {
+				mt_err("invalid period '%s' (a positive integer)", optarg);
+				return 2;
+			}
+			break;
+		case 'b': o.backend = optarg; break;
+		case 'o': o.output = optarg; break;
+		case 'd': {
+			char *end;
+			o.duration = strtod(optarg, &end);
+			if (*end || !(o.duration > 0)) {
+				mt_err("invalid duration '%s' (seconds, > 0)", optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'R': o.random_period = true; break;
+		case 'S':
+			if (mt_parse_u64(optarg, &o.seed)) {
+				mt_err("invalid seed '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'K': o.kernel_addrs = true; break;
+		case 'r':
+			if (mt_parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > MEMTRACE_RING_MAX_RECORDS) {
+				mt_err("invalid ring size '%s' (a power of two up to 1M records)", optarg);
+				return 2;
+			}
+			o.ring_records = (uint32_t)v;
+			break;
+		case 'h': usage(stdout); return 0;
+		default:
+			fprintf(stderr, "memtracectl: see 'memtracectl record --help'\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		o.argv = argv + optind;
+	int targets = (o.pid != 0) + o.system_wide + (o.argv != NULL);
+	if (targets != 1) {
+		mt_err("record needs exactly one target: -p PID, -a, or a command");
+		return 2;
+	}
+	if (o.kernel_addrs && !o.system_wide) {
+		mt_err("--kernel needs -a");
+		return 2;
+	}
+
+	if (o.argv && command_missing(o.argv[0]))
+		return 1;
+	if (o.pid && strcmp(o.backend, "valgrind") && target_check(o.pid))
+		return 1;
+
+	const struct backend *b;
+	int rc = pick_backend(&o, &b);
+	if (rc)
+		return rc;
+
+	char cmdline[1024];
+	size_t pos = 0;
+	cmdline[0] = 0;
+	for (int i = -1; i < argc && pos < sizeof(cmdline) - 1; i++) {
+		const char *a = i < 0 ? "memtracectl" : argv[i];
+		int n = snprintf(cmdline + pos, sizeof(cmdline) - pos, "%s%s", pos ? " " : "", a);
+		if (n < 0)
+			break;
+		pos += (size_t)n;
+	}
+	struct recorder *r = recorder_open(o.output, cmdline);
+	if (!r)
+		return 1;
+	recorder_install_signals();
+	rc = b->record(&o, r);
+	uint64_t samples = recorder_samples(r);
+	int begun = recorder_begun(r);
+	if (recorder_close(r))
+		rc = -1;
+	if (!begun && strcmp(o.output, "-"))
+		unlink(o.output);	/* nothing was recorded: leave no empty file */
+	if (rc)
+		return 1;
+	if (strcmp(o.output, "-"))
+		fprintf(stderr, "memtracectl: wrote %llu samples to %s (%s backend)\n",
+			(unsigned long long)samples, o.output, b->name);
+	return 0;
+}

@@ -1,0 +1,38 @@
+/* cmd_status.c - `memtracectl status`: the sources this machine offers. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "source/source.h"
+#include "cmd/commands.h"
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			printf("usage: memtracectl status\n\n"
+			       "Lists every backend (module, perf, valgrind), whether it can record on\n"
+			       "this machine and, if not, why; and what each sample source can see.\n");
+			return 0;
+		}
+		fprintf(stderr, "memtracectl: status takes no options (see --help)\n");
+		return 2;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "memtracectl: status takes no arguments\n");
+		return 2;
+	}
+	printf("memtrace sample sources on this machine:\n");
+	for (int i = 0; backends[i]; i++) {
+		printf("%s:\n", backends[i]->name);
+		backends[i]->status(stdout);
+	}
+	return 0;
+}

@@ -1,0 +1,65 @@
+/*
+ * hot_attr.h - which instructions access the hot buckets.
+ *
+ * A hot bucket's address says where the memory is; the instructions that
+ * touch it say why.  Given the hot buckets (hot_top), a second pass over
+ * the samples counts, per hot bucket, the instruction pointers of the
+ * samples that fell into it: for a data bucket the loads and stores that
+ * accessed it, for a code bucket (addr = ip) its hottest instructions.
+ *
+ *   hot_attr_init(&a, hot, n, shift);
+ *   for each sample with an ip: hot_attr_add(&a, addr, ip);
+ *   hot_attr_finish(&a);
+ *   hot_attr_top(&a, hot[i].bucket, 3, out);   // out[j].bucket is an ip
+ *
+ * Memory: one 24-byte slot per distinct (hot bucket, ip) pair.
+ */
+#ifndef MEMTRACE_HOT_ATTR_H
+#define MEMTRACE_HOT_ATTR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/hot.h"
+
+struct hot_attr_slot {
+	uint64_t ip;		/* 0: empty (samples without an ip are not added) */
+	uint64_t count;
+	uint64_t hot;		/* index into buckets[] */
+};
+
+struct hot_attr {
+	uint64_t *buckets;	/* the hot bucket numbers, ascending */
+	size_t nbuckets;
+	unsigned shift;
+	struct hot_attr_slot *slots;	/* hash of (hot, ip); sorted after finish */
+	size_t cap, used;
+	int finished;
+};
+
+void hot_attr_init(struct hot_attr *a, const struct hot_bucket *hot, size_t n, unsigned shift);
+void hot_attr_free(struct hot_attr *a);
+
+/* Counts ip for addr's bucket if that bucket is hot; ip 0 is ignored. */
+void hot_attr_add(struct hot_attr *a, uint64_t addr, uint64_t ip);
+
+/* Ends the counting: orders the pairs for hot_attr_top. */
+void hot_attr_finish(struct hot_attr *a);
+
+/*
+ * The n most frequent ips of hot bucket `bucket` into out (out[j].bucket
+ * holds the ip), most frequent first, ties by ascending ip.  Returns how
+ * many were written; *total (if not NULL) gets the bucket's samples that
+ * had an ip.
+ */
+size_t hot_attr_top(const struct hot_attr *a, uint64_t bucket, size_t n,
+		    struct hot_bucket *out, uint64_t *total);
+
+/*
+ * All (ip, count) pairs of hot bucket `bucket`, most frequent first:
+ * *first points at the first, the return value is how many there are.
+ */
+size_t hot_attr_pairs(const struct hot_attr *a, uint64_t bucket,
+		      const struct hot_attr_slot **first);
+
+#endif

@@ -1,0 +1,122 @@
+/* wss.c - windowed working-set size with difference counters. */
+#include "engine/wss.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+#define MAX_RING (1ull << 26)
+
+int wss_init(struct wss *w, const struct wss_config *cfg, char *err, size_t errlen)
+{
+	memset(w, 0, sizeof(*w));
+	if (!cfg->interval || !cfg->window) {
+		snprintf(err, errlen, "window and interval must be greater than zero");
+		return -1;
+	}
+	if (cfg->bucket_shift < 6 || cfg->bucket_shift > 21) {
+		snprintf(err, errlen, "bucket size must be a power of two from 64 B to 2 MiB");
+		return -1;
+	}
+	uint64_t q = cfg->window / cfg->interval;
+	if (q + 2 > MAX_RING) {
+		snprintf(err, errlen, "window is more than %llu intervals; use a larger interval",
+			 (unsigned long long)(MAX_RING - 2));
+		return -1;
+	}
+	uint64_t size = 1;
+	while (size < q + 2)
+		size <<= 1;
+	w->cfg = *cfg;
+	w->q = q;
+	w->r = cfg->window - q * cfg->interval;
+	w->k = 0;
+	w->t_k = cfg->origin;
+	w->last_time = cfg->origin;
+	w->diff = mt_xcalloc(size, sizeof(*w->diff));
+	w->mask = size - 1;
+	bucket_map_init(&w->map);
+	return 0;
+}
+
+void wss_free(struct wss *w)
+{
+	free(w->diff);
+	free(w->rows);
+	bucket_map_free(&w->map);
+	memset(w, 0, sizeof(*w));
+}
+
+static void emit_current(struct wss *w)
+{
+	int64_t v = w->committed + w->diff[w->k & w->mask];
+
+	w->committed = v;
+	w->diff[w->k & w->mask] = 0;
+	if (w->k == 0)
+		return;
+	uint64_t wss = v > 0 ? (uint64_t)v : 0;
+	if (w->on_row) {
+		w->on_row(w->row_ctx, w->k, w->t_k, wss);
+		return;
+	}
+	if (w->nrows == w->rows_cap) {
+		w->rows_cap = w->rows_cap ? w->rows_cap * 2 : 1024;
+		w->rows = mt_xrealloc(w->rows, w->rows_cap * sizeof(*w->rows));
+	}
+	w->rows[w->nrows++] = wss;
+}
+
+void wss_emit_until(struct wss *w, uint64_t t)
+{
+	while (t > w->t_k) {
+		emit_current(w);
+		w->k++;
+		w->t_k += w->cfg.interval;
+	}
+}
+
+void wss_finish(struct wss *w, uint64_t end)
+{
+	if (end < w->last_time)
+		end = w->last_time;
+	wss_emit_until(w, end);
+	emit_current(w);
+	/* the current slot is now reported: move past it */
+	w->k++;
+	w->t_k += w->cfg.interval;
+}
+
+uint64_t wss_total_buckets(const struct wss *w)
+{
+	return bucket_map_used(&w->map);
+}
+
+#define PREFETCH_AHEAD 16
+
+void wss_add_samples(struct wss *w, const struct memtrace_sample *s, size_t n, int use_ip)
+{
+	struct bucket_entry *ahead[PREFETCH_AHEAD];
+	uint64_t when[PREFETCH_AHEAD];
+	unsigned shift = w->cfg.bucket_shift;
+	size_t head = 0, tail = 0;	/* queued entries: [tail, head) */
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = use_ip ? s[i].ip : s[i].addr;
+		if (use_ip && !a)
+			continue;
+		if (head - tail == PREFETCH_AHEAD) {
+			wss_account(w, when[tail % PREFETCH_AHEAD], ahead[tail % PREFETCH_AHEAD]);
+			tail++;
+		}
+		struct bucket_entry *e = bucket_map_get(&w->map, a >> shift);
+		__builtin_prefetch(e, 1, 3);
+		ahead[head % PREFETCH_AHEAD] = e;
+		when[head % PREFETCH_AHEAD] = s[i].time;
+		head++;
+	}
+	for (; tail < head; tail++)
+		wss_account(w, when[tail % PREFETCH_AHEAD], ahead[tail % PREFETCH_AHEAD]);
+}

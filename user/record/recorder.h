@@ -1,0 +1,80 @@
+/* recorder.h - the record pipeline between a backend and the trace file.
+ *
+ * Backends hand samples in any order across CPUs/threads (time-ordered
+ * within one stream); the recorder merges them in time order, keeps a live
+ * working-set estimate for the status line and the WINDOWS chunks, and
+ * writes the trace.  Nothing written is lost on error: every chunk is
+ * complete on disk before the next begins.
+ */
+#ifndef MEMTRACE_RECORDER_H
+#define MEMTRACE_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "uapi/memtrace.h"
+
+struct recorder;
+
+/* Opens path for writing; NULL after a one-line error. */
+struct recorder *recorder_open(const char *path, const char *command_line);
+
+/* Header metadata (trace-format.md, HEADER keys); before recorder_begin. */
+void recorder_meta(struct recorder *r, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Writes the HEADER chunk and a MAPS snapshot of pid (0 = none).  start is
+ * the trace origin in the trace's time unit.  Returns 0 or -1.
+ */
+int recorder_begin(struct recorder *r, uint64_t start, pid_t pid);
+
+/* Samples of one stream, time-ordered within the call. */
+int recorder_add_samples(struct recorder *r, const struct memtrace_sample *s,
+			 size_t n);
+
+/* Counts perf/module reported: increments since the last call per CPU. */
+int recorder_add_lost(struct recorder *r, uint64_t time, uint32_t cpu,
+		      uint64_t lost, uint64_t throttled);
+
+/* Module ring drops, total so far (END chunk and status line). */
+void recorder_set_dropped(struct recorder *r, uint64_t dropped);
+
+int recorder_note_thread(struct recorder *r, uint64_t time, uint32_t pid,
+			 uint32_t tid, const char *comm);
+
+/* The target's mappings changed: snapshot /proc/PID/maps at the next tick. */
+void recorder_maps_changed(struct recorder *r, pid_t pid);
+
+/*
+ * addr is known to lie in pid's main stack, which its maps show as an
+ * anonymous mapping (valgrind's guest stack): from the next snapshot on,
+ * that mapping is named [stack] in the trace.  No effect on named lines.
+ */
+void recorder_name_stack(struct recorder *r, pid_t pid, uint64_t addr);
+
+/*
+ * now: current time in the trace's time unit.  Flushes samples older than
+ * the merge horizon, snapshots changed maps, redraws the status line.
+ */
+int recorder_tick(struct recorder *r, uint64_t now);
+
+/* Non-zero once SIGINT/SIGTERM arrived or --duration passed. */
+int recorder_stop_requested(const struct recorder *r, uint64_t now);
+void recorder_set_deadline(struct recorder *r, uint64_t deadline);
+
+/* Flushes everything and writes the END chunk. */
+int recorder_end(struct recorder *r, const char *reason);
+
+/* Closes the file; returns 0 if everything was written. */
+int recorder_close(struct recorder *r);
+
+uint64_t recorder_samples(const struct recorder *r);
+/* Non-zero once recorder_begin() succeeded. */
+int recorder_begun(const struct recorder *r);
+
+/* Installs SIGINT/SIGTERM handlers that ask every recorder to stop. */
+void recorder_install_signals(void);
+
+#endif

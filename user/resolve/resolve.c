@@ -1,0 +1,208 @@
+/* resolve.c - address -> mapping + symbol (resolve.h). */
+#include "resolve/resolve.h"
+
+#include <elf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "resolve/symbols.h"
+#include "util/util.h"
+
+struct resolver {
+	struct mt_maps_history *maps;
+	struct mt_elf_cache *elves;
+	char *root;
+	/* interned "NAME[bss]" strings */
+	size_t nnames, capnames;
+	char **names;
+};
+
+struct resolver *resolver_new(void)
+{
+	struct resolver *r = mt_xcalloc(1, sizeof(*r));
+
+	r->maps = mt_maps_history_new();
+	r->elves = mt_elf_cache_new();
+	return r;
+}
+
+void resolver_free(struct resolver *r)
+{
+	if (!r)
+		return;
+	mt_maps_history_free(r->maps);
+	mt_elf_cache_free(r->elves);
+	for (size_t i = 0; i < r->nnames; i++)
+		free(r->names[i]);
+	free(r->names);
+	free(r->root);
+	free(r);
+}
+
+void resolver_set_root(struct resolver *r, const char *dir)
+{
+	free(r->root);
+	r->root = dir && dir[0] ? mt_xstrdup(dir) : NULL;
+}
+
+void resolver_set_debug_dir(struct resolver *r, const char *dir)
+{
+	mt_elf_cache_set_debug_dir(r->elves, dir);
+}
+
+void resolver_add_maps(struct resolver *r, uint64_t time, uint32_t pid,
+		       const char *text, size_t len)
+{
+	mt_maps_history_add(r->maps, time, pid, text, len);
+}
+
+static const char *intern(struct resolver *r, const char *s)
+{
+	for (size_t i = 0; i < r->nnames; i++)
+		if (strcmp(r->names[i], s) == 0)
+			return r->names[i];
+	if (r->nnames == r->capnames) {
+		r->capnames = r->capnames ? 2 * r->capnames : 8;
+		r->names = mt_xrealloc(r->names,
+				       r->capnames * sizeof(*r->names));
+	}
+	r->names[r->nnames] = mt_xstrdup(s);
+	return r->names[r->nnames++];
+}
+
+static bool same_file(const struct mt_mapping *a, const struct mt_mapping *b)
+{
+	return a->kind == MT_MAP_FILE && b->kind == MT_MAP_FILE &&
+	       a->inode == b->inode && a->dev_major == b->dev_major &&
+	       a->dev_minor == b->dev_minor && a->deleted == b->deleted &&
+	       strcmp(a->path, b->path) == 0;
+}
+
+static struct mt_elf *open_elf(struct resolver *r, const char *path)
+{
+	if (!r->root)
+		return mt_elf_cache_get(r->elves, path);
+	size_t n = strlen(r->root) + strlen(path) + 1;
+	char *full = mt_xmalloc(n);
+	snprintf(full, n, "%s%s", r->root, path);
+	struct mt_elf *e = mt_elf_cache_get(r->elves, full);
+	free(full);
+	return e;
+}
+
+/*
+ * ELF and load bias for the file mapping m (index i of snapshot s): the
+ * bias comes from the first mapping of this load of the file (walking back
+ * over the mappings of the same file with smaller offsets), which is the
+ * first PT_LOAD and cannot be confused with a segment sharing a file page.
+ */
+static struct mt_elf *file_elf(struct resolver *r, const struct mt_maps *s,
+			       size_t i, uint64_t *bias)
+{
+	const struct mt_mapping *m = &s->v[i];
+
+	if (m->kind != MT_MAP_FILE || m->deleted)
+		return NULL;
+	struct mt_elf *e = open_elf(r, m->path);
+	if (!e)
+		return NULL;
+	size_t b = i;
+	while (b > 0 && s->v[b].offset != 0 &&
+	       same_file(&s->v[b - 1], &s->v[b]) &&
+	       s->v[b - 1].offset <= s->v[b].offset)
+		b--;
+	if (mt_elf_load_bias(e, s->v[b].start, s->v[b].offset, bias) != 0)
+		return NULL;
+	return e;
+}
+
+static void lookup_symbol(struct mt_elf *e, uint64_t bias, uint64_t addr,
+			  const struct mt_mapping *m, struct resolved *out)
+{
+	uint64_t vaddr = addr - bias, off;
+	int flags = mt_elf_vaddr_flags(e, vaddr);
+
+	/* The file on disk does not match the maps (another version of it,
+	 * another machine): the address is outside every PT_LOAD, or code
+	 * runs from a segment that is not executable in the file. */
+	if (flags < 0 || ((m->perms & MT_PERM_X) && !(flags & PF_X)))
+		return;
+	const struct mt_sym *sym = mt_elf_lookup(e, vaddr, &off);
+	if (sym) {
+		out->sym = sym->name;
+		out->sym_off = off;
+		out->elf_vaddr = vaddr;
+	}
+}
+
+static int do_lookup(struct resolver *r, uint32_t pid, uint64_t time,
+		     uint64_t addr, struct resolved *out, bool want_sym)
+{
+	const struct mt_maps *s;
+	const struct mt_mapping *m;
+
+	memset(out, 0, sizeof(*out));
+	out->region = "?";
+	m = mt_maps_history_find(r->maps, pid, time, addr, &s);
+	if (!m)
+		return MT_RESOLVE_UNMAPPED;
+	size_t i = (size_t)(m - s->v);
+	uint64_t bias;
+	struct mt_elf *e;
+
+	out->map = m;
+	out->region = m->name;
+	out->region_off = addr - m->start;
+	if (m->kind == MT_MAP_FILE) {
+		out->region_off += m->offset;
+		if (want_sym && (e = file_elf(r, s, i, &bias)))
+			lookup_symbol(e, bias, addr, m, out);
+	} else if (m->kind == MT_MAP_ANON && i > 0 &&
+		   s->v[i - 1].end == m->start &&
+		   s->v[i - 1].kind == MT_MAP_FILE &&
+		   (e = file_elf(r, s, i - 1, &bias)) &&
+		   mt_elf_vaddr_in_bss(e, addr - bias)) {
+		/* the zero-filled tail of the file's last PT_LOAD */
+		char name[512];
+		snprintf(name, sizeof(name), "%s[bss]", s->v[i - 1].name);
+		out->region = intern(r, name);
+		if (want_sym)
+			lookup_symbol(e, bias, addr, m, out);
+	}
+	return out->sym ? MT_RESOLVE_SYMBOL : MT_RESOLVE_MAPPING;
+}
+
+int resolver_lookup(struct resolver *r, uint32_t pid, uint64_t time,
+		    uint64_t addr, struct resolved *out)
+{
+	return do_lookup(r, pid, time, addr, out, true);
+}
+
+int resolver_describe(struct resolver *r, uint32_t pid, uint64_t time,
+		      uint64_t addr, char *buf, size_t len)
+{
+	struct resolved res;
+	int ret = do_lookup(r, pid, time, addr, &res, true);
+
+	if (len == 0)
+		return ret;
+	if (ret == MT_RESOLVE_UNMAPPED)
+		snprintf(buf, len, "?");
+	else if (ret == MT_RESOLVE_MAPPING)
+		snprintf(buf, len, "%s+0x%" PRIx64, res.region, res.region_off);
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64 " %s+0x%" PRIx64,
+			 res.region, res.region_off, res.sym, res.sym_off);
+	return ret;
+}
+
+const char *resolver_mapping_name(struct resolver *r, uint32_t pid,
+				  uint64_t time, uint64_t addr)
+{
+	struct resolved res;
+
+	do_lookup(r, pid, time, addr, &res, false);
+	return res.region;
+}

@@ -1,0 +1,101 @@
+/*
+ * resolve.h - sampled address -> "mapping+offset [symbol+offset]", from
+ * the /proc/PID/maps snapshots of a trace (MAPS chunks) and the ELF files
+ * those mappings name, read on the analysis machine.
+ *
+ *   struct resolver *r = resolver_new();
+ *   resolver_add_maps(r, time, pid, text, len);    // every MAPS chunk
+ *   char buf[256];
+ *   resolver_describe(r, pid, time, addr, buf, sizeof(buf));
+ *       "[heap]+0x1a000"
+ *       "libc.so.6+0x2f040 memcpy+0x40"
+ *       "pageramp+0x1234 touch_pages+0x12"
+ *       "pageramp[bss]+0x2000 big_table+0x2000"
+ *       "?"                                         (unmapped)
+ *
+ * Offsets after a file mapping's name are FILE offsets (address - start +
+ * the mapping's page offset, as perf prints them); after [heap], [stack],
+ * [anon], NAME[bss] etc. they count from the start of that mapping.
+ * NAME[bss] is an anonymous mapping right after a mapping of ELF file NAME
+ * that lies in the zero-filled tail of one of its PT_LOADs (.bss beyond the
+ * last file page); the symbol part names the object in it.
+ *
+ * Symbols: ELF64 little-endian only; .symtab, else a separate debug file
+ * found by build-id (resolver_set_debug_dir), else .dynsym; STT_FUNC,
+ * STT_OBJECT and STT_GNU_IFUNC symbols (no DWARF, no line numbers, no
+ * inlined frames, no C++ demangling, no MiniDebugInfo/.gnu_debugdata).
+ * The files are read on the analysis machine at the path in the maps (under
+ * resolver_set_root's directory if set).  The trace carries no build-ids, so
+ * nothing proves the file is the one that was mapped: a file whose PT_LOAD
+ * layout does not fit the maps gives no symbol, but a rebuilt file with the
+ * same layout gives wrong names.  "(deleted)" files are never opened.
+ * Not thread-safe (the ELF cache fills lazily).
+ */
+#ifndef MEMTRACE_RESOLVE_H
+#define MEMTRACE_RESOLVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "resolve/maps.h"
+
+struct resolver;
+
+/* Return values of resolver_describe() / resolver_lookup(). */
+enum {
+	MT_RESOLVE_UNMAPPED = 0, /* no snapshot of pid maps addr: "?" */
+	MT_RESOLVE_MAPPING = 1,  /* mapping known, no symbol */
+	MT_RESOLVE_SYMBOL = 2,   /* mapping and symbol known */
+};
+
+struct resolved {
+	const struct mt_mapping *map; /* NULL when unmapped */
+	const char *region;   /* grouping name: "libc.so.6", "[heap]",
+				 "[anon]", "pageramp[bss]"; "?" unmapped */
+	uint64_t region_off;  /* see the comment at the top */
+	const char *sym;      /* NULL when no symbol */
+	uint64_t sym_off;
+	uint64_t elf_vaddr;   /* address in the ELF file's own layout
+				 (valid when sym is set) */
+};
+
+struct resolver *resolver_new(void);
+void resolver_free(struct resolver *r);
+
+/*
+ * Optional: directory the ELF paths of the maps are looked up under
+ * (like perf's --symfs), for traces from another machine.  NULL or "" for
+ * the root.  Call before the first lookup.
+ */
+void resolver_set_root(struct resolver *r, const char *dir);
+
+/*
+ * Optional: directory of separate debug files looked up by build-id
+ * (default /usr/lib/debug, where Debian's -dbgsym packages install them)
+ * for files without .symtab.  Call before the first lookup.
+ */
+void resolver_set_debug_dir(struct resolver *r, const char *dir);
+
+/* One MAPS chunk: the text of /proc/PID/maps of pid at time. */
+void resolver_add_maps(struct resolver *r, uint64_t time, uint32_t pid,
+		       const char *text, size_t len);
+
+/*
+ * Describe addr of pid at time: the latest snapshot at or before time; if
+ * addr is unmapped there, the first later snapshot that maps it, else the
+ * newest earlier one (mt_maps_history_find); time = UINT64_MAX thus means
+ * "the newest snapshot that maps addr".
+ * Writes a NUL-terminated string (truncated to len) to buf.  Returns
+ * MT_RESOLVE_*.  Strings returned through struct resolved stay valid until
+ * resolver_free().
+ */
+int resolver_describe(struct resolver *r, uint32_t pid, uint64_t time,
+		      uint64_t addr, char *buf, size_t len);
+int resolver_lookup(struct resolver *r, uint32_t pid, uint64_t time,
+		    uint64_t addr, struct resolved *out);
+
+/* Region name only (no symbol lookup unless needed for NAME[bss]). */
+const char *resolver_mapping_name(struct resolver *r, uint32_t pid,
+				  uint64_t time, uint64_t addr);
+
+#endif

@@ -1,0 +1,47 @@
+/* event_meta.c - header keys for perf-event recordings (docs/trace-format.md). */
+#include "source/event_meta.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "uapi/memtrace.h"
+#include "record/recorder.h"
+#include "source/target.h"
+#include "util/util.h"
+
+void event_meta(struct recorder *r, const char *backend, const struct record_opts *o,
+		const struct mem_event *ev, uint64_t period, pid_t target)
+{
+	char comm[64] = "";
+
+	if (o->argv)
+		snprintf(comm, sizeof(comm), "%s", o->argv[0]);
+	else if (target > 0)
+		target_comm(target, target, comm, sizeof(comm));
+	recorder_meta(r, "backend", "%s", backend);
+	recorder_meta(r, "source", "%s", ev->source);
+	recorder_meta(r, "event", "%s", ev->alias && strcmp(ev->alias, "raw") ? ev->alias : ev->name);
+	recorder_meta(r, "event_encoding", "%s type=%u config=0x%llx config1=0x%llx", ev->name,
+		      ev->attr.type, (unsigned long long)ev->attr.config,
+		      (unsigned long long)ev->attr.config1);
+	recorder_meta(r, "sees", "%s", ev->sees);
+	recorder_meta(r, "sample_period", "%llu", (unsigned long long)period);
+	recorder_meta(r, "random_period", "0");
+	recorder_meta(r, "clock", "monotonic");
+	recorder_meta(r, "time_unit", "ns");
+	recorder_meta(r, "target_pid", "%d", o->system_wide ? 0 : (int)target);
+	recorder_meta(r, "target_comm", "%s", o->system_wide ? "" : comm);
+	recorder_meta(r, "fields", "%s%s%s", "ip",
+		      ev->fields & MEMTRACE_FIELD_WEIGHT ? ",weight" : "",
+		      ev->fields & MEMTRACE_FIELD_DATA_SRC ? ",data_src" : "");
+}
+
+int event_begin(struct recorder *r, const struct record_opts *o, pid_t target, uint64_t *start)
+{
+	*start = mt_now_ns();
+	if (recorder_begin(r, *start, o->system_wide ? 0 : target))
+		return -1;
+	if (o->duration > 0)
+		recorder_set_deadline(r, *start + (uint64_t)(o->duration * 1e9));
+	return 0;
+}

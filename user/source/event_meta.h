@@ -1,0 +1,24 @@
+/* event_meta.h - trace header keys of a recording made from a perf event
+ * (the perf and module backends share them). */
+#ifndef MEMTRACE_EVENT_META_H
+#define MEMTRACE_EVENT_META_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "source/source.h"
+#include "source/perf_event.h"
+
+struct recorder;
+
+/* The header keys; target_comm is read from /proc or taken from the command. */
+void event_meta(struct recorder *r, const char *backend, const struct record_opts *o,
+		const struct mem_event *ev, uint64_t period, pid_t target);
+
+/*
+ * Starts the trace (recorder_begin with maps of target unless -a) at the
+ * current time and sets the --duration deadline.  *start gets the origin.
+ */
+int event_begin(struct recorder *r, const struct record_opts *o, pid_t target, uint64_t *start);
+
+#endif

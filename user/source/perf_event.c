@@ -1,0 +1,290 @@
+/* mem_event.c - event names, libpfm4 encodings and PMU detection. */
+#include "source/perf_event.h"
+
+#include <errno.h>
+#include <perfmon/pfmlib_perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "uapi/memtrace.h"
+
+#define SEES_PAGE_FAULTS "page faults only: the first touch of each page and re-faults after " \
+	"reclaim or MADV_DONTNEED, not repeated accesses"
+#define SEES_PEBS "every N-th retired memory instruction of the chosen kind, with its data address"
+#define SEES_IBS "every N-th micro-op; loads and stores carry their data address"
+
+static const char *const intel_loads[] = {
+	"MEM_INST_RETIRED:ALL_LOADS", "MEM_UOPS_RETIRED:ALL_LOADS",
+	"MEM_UOP_RETIRED:ANY_LOADS", "MEM_UOPS_RETIRED:ALL_LOADS:u", NULL,
+};
+static const char *const intel_stores[] = {
+	"MEM_INST_RETIRED:ALL_STORES", "MEM_UOPS_RETIRED:ALL_STORES",
+	"MEM_UOP_RETIRED:ANY_STORES", NULL,
+};
+static const char *const intel_llc_miss[] = {
+	"MEM_LOAD_RETIRED:L3_MISS", "MEM_LOAD_UOPS_RETIRED:L3_MISS",
+	"MEM_LOAD_UOPS_RETIRED:LLC_MISS", "MEM_LOAD_UOPS_MISC_RETIRED:LLC_MISS", NULL,
+};
+static const char *const intel_latency[] = {
+	"MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30", NULL,
+};
+
+static int sysfs_pmu_type(const char *pmu)
+{
+	char path[128];
+	int type = -1;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &type) != 1)
+		type = -1;
+	fclose(f);
+	return type;
+}
+
+static int cpu_vendor_is(const char *vendor)
+{
+	char line[256];
+	int found = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "vendor_id", 9)) {
+			found = strstr(line, vendor) != NULL;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+static int has_core_pmu(void)
+{
+	return sysfs_pmu_type("cpu") >= 0 || sysfs_pmu_type("cpu_core") >= 0;
+}
+
+void mem_event_pmu_summary(char *buf, size_t len)
+{
+	int ibs = sysfs_pmu_type("ibs_op") >= 0;
+
+	if (!has_core_pmu() && !ibs) {
+		snprintf(buf, len, "no hardware PMU (no cpu or ibs_op in /sys/bus/event_source/devices): "
+			 "only software events; a VM without a virtual PMU looks like this");
+		return;
+	}
+	if (ibs)
+		snprintf(buf, len, "AMD IBS op PMU present: loads/stores with data addresses");
+	else if (cpu_vendor_is("GenuineIntel"))
+		snprintf(buf, len, "Intel core PMU present: PEBS memory events (loads, stores, llc-miss-loads, load-latency)");
+	else
+		snprintf(buf, len, "core PMU present, vendor without PEBS/IBS support in memtrace");
+}
+
+static int pfm_ready(void)
+{
+	static int state;	/* 0 untried, 1 ok, -1 failed */
+
+	if (!state)
+		state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+	return state > 0;
+}
+
+static int pfm_encode(const char *str, struct perf_event_attr *attr)
+{
+	pfm_perf_encode_arg_t arg;
+	struct perf_event_attr a;
+
+	if (!pfm_ready())
+		return PFM_ERR_NOINIT;
+	memset(&arg, 0, sizeof(arg));
+	memset(&a, 0, sizeof(a));
+	arg.attr = &a;
+	arg.size = sizeof(arg);
+	int ret = pfm_get_os_event_encoding(str, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	if (ret != PFM_SUCCESS)
+		return ret;
+	attr->type = a.type;
+	attr->config = a.config;
+	attr->config1 = a.config1;
+	attr->config2 = a.config2;
+	return PFM_SUCCESS;
+}
+
+static void set_page_faults(struct mem_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->name, sizeof(ev->name), "page-faults");
+	ev->alias = "page-faults";
+	ev->source = "page-faults";
+	ev->sees = SEES_PAGE_FAULTS;
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	ev->attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+	ev->default_period = 1;
+	ev->fields = MEMTRACE_FIELD_IP;
+}
+
+static int resolve_ibs(struct mem_event *ev, const char *alias, char *why, size_t whylen)
+{
+	int type = sysfs_pmu_type("ibs_op");
+
+	if (type < 0) {
+		snprintf(why, whylen, "event '%s' needs AMD IBS (no ibs_op PMU in /sys/bus/event_source/devices)",
+			 alias);
+		return -1;
+	}
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->name, sizeof(ev->name), "ibs_op");
+	ev->alias = alias;
+	ev->source = "ibs";
+	ev->sees = SEES_IBS;
+	ev->attr.type = (uint32_t)type;
+	ev->attr.config = 0;
+	ev->default_period = 100000;	/* IBS counts ops; periods are large */
+	ev->fields = MEMTRACE_FIELD_IP | MEMTRACE_FIELD_WEIGHT | MEMTRACE_FIELD_DATA_SRC;
+	ev->skip_zero_addr = 1;
+	return 0;
+}
+
+static int resolve_pebs(struct mem_event *ev, const char *alias, const char *const *cands,
+			char *why, size_t whylen)
+{
+	int last = PFM_ERR_NOTFOUND;
+
+	memset(ev, 0, sizeof(*ev));
+	for (int i = 0; cands[i]; i++) {
+		last = pfm_encode(cands[i], &ev->attr);
+		if (last == PFM_SUCCESS) {
+			snprintf(ev->name, sizeof(ev->name), "%s", cands[i]);
+			ev->alias = alias;
+			ev->source = "pebs";
+			ev->sees = SEES_PEBS;
+			ev->attr.precise_ip = 2;
+			ev->default_period = 1000;
+			ev->fields = MEMTRACE_FIELD_IP | MEMTRACE_FIELD_WEIGHT |
+				     MEMTRACE_FIELD_DATA_SRC;
+			return 0;
+		}
+	}
+	snprintf(why, whylen, "event '%s' is not available on this CPU (libpfm4: %s)", alias,
+		 pfm_strerror(last));
+	return -1;
+}
+
+static int resolve_hw(const char *alias, struct mem_event *ev, char *why, size_t whylen)
+{
+	const char *const *cands = NULL;
+
+	if (!strcmp(alias, "loads"))
+		cands = intel_loads;
+	else if (!strcmp(alias, "stores"))
+		cands = intel_stores;
+	else if (!strcmp(alias, "llc-miss-loads"))
+		cands = intel_llc_miss;
+	else if (!strcmp(alias, "load-latency"))
+		cands = intel_latency;
+
+	if (!has_core_pmu() && sysfs_pmu_type("ibs_op") < 0) {
+		snprintf(why, whylen, "event '%s' needs a hardware PMU with memory sampling (Intel PEBS or AMD IBS) "
+			 "and this machine has none (a VM without a virtual PMU?): use -e page-faults or --backend valgrind",
+			 alias);
+		return -1;
+	}
+	if (sysfs_pmu_type("ibs_op") >= 0 && (!strcmp(alias, "loads") || !strcmp(alias, "stores")))
+		return resolve_ibs(ev, alias, why, whylen);
+	if (!cpu_vendor_is("GenuineIntel")) {
+		snprintf(why, whylen, "event '%s' needs Intel PEBS or AMD IBS; this CPU has neither", alias);
+		return -1;
+	}
+	return resolve_pebs(ev, alias, cands, why, whylen);
+}
+
+int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
+		      char *why, size_t whylen)
+{
+	if (fell_back)
+		*fell_back = 0;
+	if (!name || !strcmp(name, "auto")) {
+		char ignore[256];
+		if (resolve_hw("loads", ev, ignore, sizeof(ignore)) == 0)
+			return 0;
+		set_page_faults(ev);
+		if (fell_back)
+			*fell_back = 1;
+		return 0;
+	}
+	if (!strcmp(name, "page-faults") || !strcmp(name, "faults") || !strcmp(name, "pf")) {
+		set_page_faults(ev);
+		return 0;
+	}
+	if (!strcmp(name, "loads") || !strcmp(name, "stores") || !strcmp(name, "llc-miss-loads") ||
+	    !strcmp(name, "load-latency"))
+		return resolve_hw(name, ev, why, whylen);
+	if (!strcmp(name, "ibs-op"))
+		return resolve_ibs(ev, name, why, whylen);
+
+	/* a libpfm4 event string, e.g. MEM_INST_RETIRED:ALL_LOADS */
+	memset(ev, 0, sizeof(*ev));
+	int ret = pfm_encode(name, &ev->attr);
+	if (ret != PFM_SUCCESS) {
+		snprintf(why, whylen, "unknown event '%s' (libpfm4: %s); use auto, page-faults, loads, stores, "
+			 "llc-miss-loads, load-latency, ibs-op or a libpfm4 event name", name,
+			 pfm_strerror(ret));
+		return -1;
+	}
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	ev->alias = "raw";
+	ev->source = "pebs";
+	ev->sees = SEES_PEBS;
+	ev->attr.precise_ip = 2;
+	ev->default_period = 1000;
+	ev->fields = MEMTRACE_FIELD_IP | MEMTRACE_FIELD_WEIGHT | MEMTRACE_FIELD_DATA_SRC;
+	return 0;
+}
+
+void mem_event_open_error(const struct mem_event *ev, int err, char *why, size_t whylen)
+{
+	int paranoid = perf_event_paranoid();
+
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		snprintf(why, whylen, "perf_event_open(%s): permission denied (perf_event_paranoid=%d): run as root, "
+			 "grant CAP_PERFMON, or lower kernel.perf_event_paranoid", ev->name, paranoid);
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+		snprintf(why, whylen, "perf_event_open(%s): event not supported by this CPU or kernel (%s)",
+			 ev->name, strerror(err));
+		break;
+	case ESRCH:
+		snprintf(why, whylen, "perf_event_open(%s): the target process no longer exists", ev->name);
+		break;
+	case EMFILE:
+		snprintf(why, whylen, "perf_event_open(%s): too many open files: raise `ulimit -n`", ev->name);
+		break;
+	case EINVAL:
+		snprintf(why, whylen, "perf_event_open(%s): invalid event configuration or sample period", ev->name);
+		break;
+	default:
+		snprintf(why, whylen, "perf_event_open(%s): %s", ev->name, strerror(err));
+	}
+}
+
+int perf_event_paranoid(void)
+{
+	int paranoid = -9;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+
+	if (f) {
+		if (fscanf(f, "%d", &paranoid) != 1)
+			paranoid = -9;
+		fclose(f);
+	}
+	return paranoid;
+}

@@ -1,0 +1,159 @@
+/* target.c - spawning, checking and watching the recorded process. */
+#include "source/target.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+static int spawn_err_fd = -1;
+
+pid_t target_spawn(char **argv, int *release_fd)
+{
+	int go[2], err[2];
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+		mt_errno("pipe");
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		mt_errno("fork");
+		return -1;
+	}
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		close(err[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		close(go[0]);
+		execvp(argv[0], argv);
+		int e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	spawn_err_fd = err[0];
+	*release_fd = go[1];
+	return pid;
+}
+
+int target_release(int release_fd)
+{
+	int e = 0;
+
+	if (write(release_fd, "g", 1) != 1) {
+		mt_errno("starting the command");
+		close(release_fd);
+		return -1;
+	}
+	close(release_fd);
+	if (spawn_err_fd >= 0) {
+		ssize_t n = read(spawn_err_fd, &e, sizeof(e));
+		close(spawn_err_fd);
+		spawn_err_fd = -1;
+		if (n == (ssize_t)sizeof(e)) {
+			errno = e;
+			mt_errno("cannot run the command");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int target_check(pid_t pid)
+{
+	char path[64];
+
+	if (pid <= 0) {
+		mt_err("invalid pid %d", (int)pid);
+		return -1;
+	}
+	if (kill(pid, 0) && errno == ESRCH) {
+		mt_err("no process with pid %d", (int)pid);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			mt_err("no process with pid %d", (int)pid);
+		else
+			mt_err("not permitted to trace pid %d (%s): run as its owner or root, or check ptrace_scope",
+			       (int)pid, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int target_watch(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+bool target_exited(pid_t pid, int watch_fd, bool is_child)
+{
+	if (is_child) {
+		int st;
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		return r == pid || (r < 0 && errno == ECHILD);
+	}
+	if (watch_fd >= 0) {
+		struct pollfd p = { .fd = watch_fd, .events = POLLIN };
+		return poll(&p, 1, 0) > 0;
+	}
+	return kill(pid, 0) && errno == ESRCH;
+}
+
+int target_threads(pid_t pid, pid_t *tids, int max)
+{
+	char path[64];
+	struct dirent *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)) && n < max) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		tids[n++] = (pid_t)atoi(d->d_name);
+	}
+	closedir(dir);
+	return n;
+}
+
+void target_comm(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	buf[0] = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}

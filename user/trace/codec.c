@@ -1,0 +1,217 @@
+/* sample_codec.c - per-column offset/delta transform, minimal byte width
+ * and byte-plane shuffling of sample columns (docs/trace-format.md). */
+#include "trace/codec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/format.h"
+#include "util/util.h"
+
+#define COL_HDR_SIZE 16
+
+void bytebuf_reserve(struct bytebuf *b, size_t extra)
+{
+	if (b->len + extra <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap < b->len + extra)
+		cap *= 2;
+	b->data = mt_xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+void bytebuf_put(struct bytebuf *b, const void *p, size_t n)
+{
+	bytebuf_reserve(b, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+void bytebuf_free(struct bytebuf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+static uint64_t column_value(const struct memtrace_sample *s, int col)
+{
+	switch (col) {
+	case COL_TIME: return s->time;
+	case COL_ADDR: return s->addr;
+	case COL_PID: return s->pid;
+	case COL_TID: return s->tid;
+	case COL_CPU: return s->cpu;
+	case COL_IP: return s->ip;
+	case COL_WEIGHT: return s->weight;
+	default: return s->data_src;
+	}
+}
+
+static void set_column(struct memtrace_sample *s, int col, uint64_t v)
+{
+	switch (col) {
+	case COL_TIME: s->time = v; break;
+	case COL_ADDR: s->addr = v; break;
+	case COL_PID: s->pid = (uint32_t)v; break;
+	case COL_TID: s->tid = (uint32_t)v; break;
+	case COL_CPU: s->cpu = (uint32_t)v; break;
+	case COL_IP: s->ip = v; break;
+	case COL_WEIGHT: s->weight = (uint32_t)v; break;
+	default: s->data_src = v; break;
+	}
+}
+
+static unsigned width_of(uint64_t max)
+{
+	if (!max)
+		return 0;
+	if (max <= 0xff)
+		return 1;
+	if (max <= 0xffff)
+		return 2;
+	if (max <= 0xffffffffu)
+		return 4;
+	return 8;
+}
+
+static inline uint64_t zigzag(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static inline uint64_t unzigzag(uint64_t x)
+{
+	return (x >> 1) ^ (0 - (x & 1));
+}
+
+static void encode_column(const struct memtrace_sample *s, size_t n, int col,
+			  uint64_t *tmp, struct bytebuf *out)
+{
+	uint64_t min = n ? column_value(&s[0], col) : 0, maxoff = 0, maxzz = 0;
+	uint64_t prev;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = column_value(&s[i], col);
+		if (v < min)
+			min = v;
+	}
+	prev = min;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = column_value(&s[i], col);
+		uint64_t off = v - min, zz = zigzag(v - prev);
+		if (off > maxoff)
+			maxoff = off;
+		if (zz > maxzz)
+			maxzz = zz;
+		prev = v;
+	}
+	unsigned woff = width_of(maxoff), wdelta = width_of(maxzz);
+	unsigned transform = wdelta < woff ? 1 : 0;
+	unsigned width = transform ? wdelta : woff;
+
+	prev = min;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = column_value(&s[i], col);
+		tmp[i] = transform ? zigzag(v - prev) : v - min;
+		prev = v;
+	}
+
+	unsigned char hdr[COL_HDR_SIZE] = { 0 };
+	hdr[0] = (unsigned char)transform;
+	hdr[1] = (unsigned char)width;
+	put_le64(hdr + 8, min);
+	bytebuf_put(out, hdr, sizeof(hdr));
+	bytebuf_reserve(out, n * width);
+	unsigned char *p = out->data + out->len;
+	for (unsigned b = 0; b < width; b++) {
+		unsigned shift = 8 * b;
+		for (size_t i = 0; i < n; i++)
+			*p++ = (unsigned char)(tmp[i] >> shift);
+	}
+	out->len += n * width;
+}
+
+void sample_encode(const struct memtrace_sample *s, size_t n, uint32_t columns,
+		   struct bytebuf *out)
+{
+	unsigned char hdr[8];
+	uint64_t *tmp = mt_xmalloc((n ? n : 1) * sizeof(*tmp));
+
+	columns = (columns | COLS_REQUIRED) & COLS_ALL;
+	put_le32(hdr, (uint32_t)n);
+	put_le32(hdr + 4, columns);
+	bytebuf_put(out, hdr, sizeof(hdr));
+	for (int col = 0; col < COL_COUNT; col++)
+		if (columns & (1u << col))
+			encode_column(s, n, col, tmp, out);
+	free(tmp);
+}
+
+int sample_decode(const unsigned char *raw, size_t len,
+		  struct memtrace_sample **out, size_t *n_out, uint32_t *columns_out,
+		  char *err, size_t errlen)
+{
+	if (len < 8) {
+		snprintf(err, errlen, "samples chunk too short");
+		return -1;
+	}
+	uint32_t n = get_le32(raw), columns = get_le32(raw + 4);
+	if (n > CHUNK_MAX_SAMPLES) {
+		snprintf(err, errlen, "samples chunk claims %u samples (max %u)", n,
+			 CHUNK_MAX_SAMPLES);
+		return -1;
+	}
+	if ((columns & COLS_REQUIRED) != COLS_REQUIRED || (columns & ~COLS_ALL)) {
+		snprintf(err, errlen, "samples chunk has bad column mask 0x%x", columns);
+		return -1;
+	}
+	struct memtrace_sample *s = mt_xcalloc(n ? n : 1, sizeof(*s));
+	size_t pos = 8;
+	for (int col = 0; col < COL_COUNT; col++) {
+		if (!(columns & (1u << col)))
+			continue;
+		if (len - pos < COL_HDR_SIZE)
+			goto short_chunk;
+		unsigned transform = raw[pos], width = raw[pos + 1];
+		uint64_t base = get_le64(raw + pos + 8);
+		pos += COL_HDR_SIZE;
+		if (transform > 1 || (width != 0 && width != 1 && width != 2 &&
+				      width != 4 && width != 8)) {
+			snprintf(err, errlen, "samples column %d has bad encoding %u/%u",
+				 col, transform, width);
+			free(s);
+			return -1;
+		}
+		if ((len - pos) / (width ? width : 1) < (width ? n : 0))
+			goto short_chunk;
+		const unsigned char *plane = raw + pos;
+		uint64_t prev = base;
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t x = 0;
+			for (unsigned b = 0; b < width; b++)
+				x |= (uint64_t)plane[(size_t)b * n + i] << (8 * b);
+			uint64_t v = transform ? prev + unzigzag(x) : base + x;
+			prev = v;
+			set_column(&s[i], col, v);
+		}
+		pos += (size_t)width * n;
+	}
+	if (pos != len) {
+		snprintf(err, errlen, "samples chunk has %zu trailing bytes", len - pos);
+		free(s);
+		return -1;
+	}
+	*out = s;
+	*n_out = n;
+	if (columns_out)
+		*columns_out = columns;
+	return 0;
+
+short_chunk:
+	snprintf(err, errlen, "samples chunk shorter than its columns");
+	free(s);
+	return -1;
+}

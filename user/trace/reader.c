@@ -1,0 +1,287 @@
+/* trace_read.c - framing checks, CRC32C, zstd and truncated-tail recovery. */
+#include "trace/reader.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zstd.h>
+
+#include "trace/crc32c.h"
+#include "trace/codec.h"
+#include "trace/format.h"
+#include "util/util.h"
+
+struct kv {
+	char **keys, **vals;
+	size_t n;
+};
+
+struct trace_reader {
+	FILE *f;
+	char *path;
+	uint64_t size, pos;
+	uint64_t truncated;
+	bool end_seen;
+	unsigned char *stored, *raw;
+	size_t stored_cap, raw_cap;
+	ZSTD_DCtx *zd;
+	struct kv meta, end;
+	struct trace_chunk first;	/* HEADER, handed out again by trace_next */
+	int first_pending;
+};
+
+static void kv_parse(struct kv *kv, const unsigned char *p, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t j = i;
+		while (j < len && p[j] != '\n')
+			j++;
+		const unsigned char *eq = memchr(p + i, '=', j - i);
+		if (eq) {
+			kv->keys = mt_xrealloc(kv->keys, (kv->n + 1) * sizeof(char *));
+			kv->vals = mt_xrealloc(kv->vals, (kv->n + 1) * sizeof(char *));
+			kv->keys[kv->n] = strndup((const char *)p + i, (size_t)(eq - p - i));
+			kv->vals[kv->n] = strndup((const char *)eq + 1, (size_t)(p + j - eq - 1));
+			kv->n++;
+		}
+		i = j + 1;
+	}
+}
+
+static const char *kv_get(const struct kv *kv, const char *key)
+{
+	for (size_t i = kv->n; i-- > 0;)
+		if (!strcmp(kv->keys[i], key))
+			return kv->vals[i];
+	return NULL;
+}
+
+static void kv_free(struct kv *kv)
+{
+	for (size_t i = 0; i < kv->n; i++) {
+		free(kv->keys[i]);
+		free(kv->vals[i]);
+	}
+	free(kv->keys);
+	free(kv->vals);
+}
+
+static void grow(unsigned char **buf, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return;
+	*buf = mt_xrealloc(*buf, need);
+	*cap = need;
+}
+
+/* 1 chunk read, 0 end/truncated, -1 corrupt. */
+static int read_chunk(struct trace_reader *r, struct trace_chunk *c, char *err,
+		      size_t errlen)
+{
+	unsigned char h[CHUNK_HDR_SIZE];
+	uint64_t at = r->pos;
+
+	if (r->pos == r->size)
+		return 0;
+	if (r->size - r->pos < CHUNK_HDR_SIZE) {
+		r->truncated = r->size - r->pos;
+		return 0;
+	}
+	if (fseeko(r->f, (off_t)r->pos, SEEK_SET) || fread(h, 1, sizeof(h), r->f) != sizeof(h)) {
+		snprintf(err, errlen, "%s: read error at offset %llu", r->path,
+			 (unsigned long long)at);
+		return -1;
+	}
+	if (get_le32(h) != CHUNK_MAGIC || crc32c(0, h, 24) != get_le32(h + 24) ||
+	    get_le32(h + 28) != 0) {
+		snprintf(err, errlen, "%s: corrupt chunk header at offset %llu", r->path,
+			 (unsigned long long)at);
+		return -1;
+	}
+	unsigned type = get_le16(h + 4), codec = get_le16(h + 6);
+	uint32_t stored = get_le32(h + 8), rawlen = get_le32(h + 12);
+	if (stored > CHUNK_MAX_LEN || rawlen > CHUNK_MAX_LEN || codec > CODEC_ZSTD ||
+	    (codec == CODEC_STORED && stored != rawlen)) {
+		snprintf(err, errlen, "%s: corrupt chunk header at offset %llu", r->path,
+			 (unsigned long long)at);
+		return -1;
+	}
+	if (r->size - r->pos - CHUNK_HDR_SIZE < stored) {
+		r->truncated = r->size - r->pos;
+		return 0;
+	}
+	grow(&r->stored, &r->stored_cap, stored ? stored : 1);
+	if (fread(r->stored, 1, stored, r->f) != stored) {
+		snprintf(err, errlen, "%s: read error at offset %llu", r->path,
+			 (unsigned long long)at);
+		return -1;
+	}
+	if (crc32c(0, r->stored, stored) != get_le32(h + 20)) {
+		snprintf(err, errlen, "%s: checksum mismatch in chunk at offset %llu",
+			 r->path, (unsigned long long)at);
+		return -1;
+	}
+	const unsigned char *payload = r->stored;
+	if (codec == CODEC_ZSTD) {
+		grow(&r->raw, &r->raw_cap, rawlen ? rawlen : 1);
+		size_t z = ZSTD_decompressDCtx(r->zd, r->raw, rawlen, r->stored, stored);
+		if (ZSTD_isError(z) || z != rawlen) {
+			snprintf(err, errlen, "%s: undecodable chunk at offset %llu", r->path,
+				 (unsigned long long)at);
+			return -1;
+		}
+		payload = r->raw;
+	}
+	r->pos += CHUNK_HDR_SIZE + stored;
+	c->type = type;
+	c->count = get_le32(h + 16);
+	c->offset = at;
+	c->data = payload;
+	c->len = rawlen;
+	if (type == CHUNK_END) {
+		r->end_seen = true;
+		kv_parse(&r->end, payload, rawlen);
+	}
+	return 1;
+}
+
+struct trace_reader *trace_open(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	unsigned char h[TRACE_FILE_HDR_SIZE];
+	FILE *f = fopen(path, "rb");
+
+	if (!f) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		fclose(f);
+		return NULL;
+	}
+	size_t got = fread(h, 1, sizeof(h), f);
+	if (got < 8 || memcmp(h, TRACE_MAGIC, 8)) {
+		if (got == 0)
+			snprintf(err, errlen, "%s: empty file, not a memtrace trace", path);
+		else
+			snprintf(err, errlen, "%s: not a memtrace trace (bad magic)", path);
+		fclose(f);
+		return NULL;
+	}
+	if (got < sizeof(h)) {
+		snprintf(err, errlen, "%s: truncated memtrace trace (no complete file header)",
+			 path);
+		fclose(f);
+		return NULL;
+	}
+	if (get_le16(h + 8) != TRACE_MAJOR) {
+		snprintf(err, errlen, "%s: trace format version %u is not supported (this is %u)",
+			 path, get_le16(h + 8), TRACE_MAJOR);
+		fclose(f);
+		return NULL;
+	}
+	struct trace_reader *r = mt_xcalloc(1, sizeof(*r));
+	r->f = f;
+	r->path = mt_xstrdup(path);
+	r->size = (uint64_t)st.st_size;
+	r->pos = TRACE_FILE_HDR_SIZE;
+	r->zd = ZSTD_createDCtx();
+	int rc = read_chunk(r, &r->first, err, errlen);
+	if (rc == 0) {
+		snprintf(err, errlen, "%s: truncated memtrace trace (no complete header chunk)",
+			 path);
+		trace_close(r);
+		return NULL;
+	}
+	if (rc < 0) {
+		trace_close(r);
+		return NULL;
+	}
+	if (r->first.type != CHUNK_HEADER) {
+		snprintf(err, errlen, "%s: corrupt trace (first chunk is not a header)", path);
+		trace_close(r);
+		return NULL;
+	}
+	kv_parse(&r->meta, r->first.data, r->first.len);
+	r->first_pending = 1;
+	return r;
+}
+
+int trace_next(struct trace_reader *r, struct trace_chunk *c, char *err,
+	       size_t errlen)
+{
+	if (r->first_pending) {
+		r->first_pending = 0;
+		*c = r->first;
+		return 1;
+	}
+	return read_chunk(r, c, err, errlen);
+}
+
+const char *trace_meta(const struct trace_reader *r, const char *key)
+{
+	return kv_get(&r->meta, key);
+}
+
+const char *trace_end_meta(const struct trace_reader *r, const char *key)
+{
+	return kv_get(&r->end, key);
+}
+
+uint64_t trace_truncated(const struct trace_reader *r)
+{
+	return r->truncated;
+}
+
+bool trace_has_end(const struct trace_reader *r)
+{
+	return r->end_seen;
+}
+
+bool trace_time_is_ns(const struct trace_reader *r)
+{
+	const char *u = trace_meta(r, "time_unit");
+
+	return !u || strcmp(u, "insn") != 0;
+}
+
+uint64_t trace_start_time(const struct trace_reader *r)
+{
+	const char *s = trace_meta(r, "start_time");
+
+	return s ? strtoull(s, NULL, 10) : 0;
+}
+
+int trace_chunk_samples(const struct trace_chunk *c, struct memtrace_sample **s,
+			size_t *n, uint32_t *columns, char *err, size_t errlen)
+{
+	if (sample_decode(c->data, c->len, s, n, columns, err, errlen))
+		return -1;
+	if (*n != c->count) {
+		snprintf(err, errlen, "samples chunk at offset %llu: count mismatch",
+			 (unsigned long long)c->offset);
+		free(*s);
+		*s = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void trace_close(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	fclose(r->f);
+	ZSTD_freeDCtx(r->zd);
+	free(r->stored);
+	free(r->raw);
+	free(r->path);
+	kv_free(&r->meta);
+	kv_free(&r->end);
+	free(r);
+}

@@ -1,0 +1,51 @@
+/* trace_read.h - read a trace file chunk by chunk. */
+#ifndef MEMTRACE_TRACE_READ_H
+#define MEMTRACE_TRACE_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uapi/memtrace.h"
+
+struct trace_reader;
+
+struct trace_chunk {
+	unsigned type;
+	uint32_t count;
+	uint64_t offset;		/* of the chunk header in the file */
+	const unsigned char *data;	/* decompressed payload, valid until next */
+	size_t len;
+};
+
+/*
+ * Opens path, checks the file header and reads the HEADER chunk.  NULL with
+ * a one-line reason in err for a missing, foreign or corrupt file.
+ */
+struct trace_reader *trace_open(const char *path, char *err, size_t errlen);
+
+/*
+ * Next chunk: 1 with *c filled, 0 at the end (or at a truncated tail; see
+ * trace_truncated()), -1 on corruption with the reason in err.
+ */
+int trace_next(struct trace_reader *r, struct trace_chunk *c, char *err,
+	       size_t errlen);
+
+/* HEADER value of key, or NULL. */
+const char *trace_meta(const struct trace_reader *r, const char *key);
+/* END value of key (after the END chunk was read), or NULL. */
+const char *trace_end_meta(const struct trace_reader *r, const char *key);
+
+/* Bytes of an incomplete chunk at the end of the file (0 if none). */
+uint64_t trace_truncated(const struct trace_reader *r);
+bool trace_has_end(const struct trace_reader *r);
+bool trace_time_is_ns(const struct trace_reader *r);
+uint64_t trace_start_time(const struct trace_reader *r);
+
+/* Decodes a SAMPLES chunk; *s is malloc'd. 0 or -1 with err. */
+int trace_chunk_samples(const struct trace_chunk *c, struct memtrace_sample **s,
+			size_t *n, uint32_t *columns, char *err, size_t errlen);
+
+void trace_close(struct trace_reader *r);
+
+#endif

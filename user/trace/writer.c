@@ -1,0 +1,150 @@
+/* trace_write.c - chunk framing, CRC32C and zstd compression. */
+#include "trace/writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "trace/crc32c.h"
+#include "trace/codec.h"
+#include "trace/format.h"
+#include "util/util.h"
+
+#define ZSTD_LEVEL 3
+
+struct trace_writer {
+	int fd;
+	int failed;
+	char *path;
+	uint64_t bytes;
+	ZSTD_CCtx *zc;
+	struct bytebuf raw, out;
+};
+
+static int write_all(struct trace_writer *w, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t k = write(w->fd, c, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (!w->failed)
+				mt_errno("writing %s", w->path);
+			w->failed = 1;
+			return -1;
+		}
+		c += k;
+		n -= (size_t)k;
+		w->bytes += (size_t)k;
+	}
+	return 0;
+}
+
+struct trace_writer *trace_writer_open(const char *path)
+{
+	struct trace_writer *w = mt_xcalloc(1, sizeof(*w));
+	unsigned char hdr[TRACE_FILE_HDR_SIZE] = { 0 };
+
+	if (!strcmp(path, "-")) {
+		w->fd = STDOUT_FILENO;
+	} else {
+		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (w->fd < 0) {
+			mt_errno("cannot create %s", path);
+			free(w);
+			return NULL;
+		}
+	}
+	w->path = mt_xstrdup(path);
+	w->zc = ZSTD_createCCtx();
+	memcpy(hdr, TRACE_MAGIC, 8);
+	put_le16(hdr + 8, TRACE_MAJOR);
+	put_le16(hdr + 10, TRACE_MINOR);
+	if (write_all(w, hdr, sizeof(hdr))) {
+		trace_writer_close(w);
+		return NULL;
+	}
+	return w;
+}
+
+int trace_write_chunk(struct trace_writer *w, unsigned type, unsigned codec,
+		      const void *raw, size_t len, uint32_t count)
+{
+	const void *payload = raw;
+	size_t stored = len;
+
+	if (w->failed)
+		return -1;
+	if (len > CHUNK_MAX_LEN) {
+		mt_err("internal error: chunk of %zu bytes is too large", len);
+		return -1;
+	}
+	w->out.len = 0;
+	bytebuf_reserve(&w->out, CHUNK_HDR_SIZE);
+	w->out.len = CHUNK_HDR_SIZE;
+	if (codec == CODEC_ZSTD && len) {
+		size_t bound = ZSTD_compressBound(len);
+		bytebuf_reserve(&w->out, bound);
+		size_t z = ZSTD_compressCCtx(w->zc, w->out.data + CHUNK_HDR_SIZE, bound,
+					     raw, len, ZSTD_LEVEL);
+		if (!ZSTD_isError(z) && z < len) {
+			payload = w->out.data + CHUNK_HDR_SIZE;
+			stored = z;
+		} else {
+			codec = CODEC_STORED;
+		}
+	} else {
+		codec = CODEC_STORED;
+	}
+	if (codec == CODEC_STORED)
+		bytebuf_put(&w->out, raw, len);
+	else
+		w->out.len += stored;
+
+	unsigned char *h = w->out.data;
+	put_le32(h, CHUNK_MAGIC);
+	put_le16(h + 4, (uint16_t)type);
+	put_le16(h + 6, (uint16_t)codec);
+	put_le32(h + 8, (uint32_t)stored);
+	put_le32(h + 12, (uint32_t)len);
+	put_le32(h + 16, count);
+	put_le32(h + 20, crc32c(0, payload == raw ? raw : h + CHUNK_HDR_SIZE, stored));
+	put_le32(h + 24, crc32c(0, h, 24));
+	put_le32(h + 28, 0);
+	return write_all(w, w->out.data, w->out.len);
+}
+
+int trace_write_samples(struct trace_writer *w, const struct memtrace_sample *s,
+			size_t n, uint32_t columns)
+{
+	w->raw.len = 0;
+	sample_encode(s, n, columns, &w->raw);
+	return trace_write_chunk(w, CHUNK_SAMPLES, CODEC_ZSTD, w->raw.data,
+				 w->raw.len, (uint32_t)n);
+}
+
+uint64_t trace_writer_bytes(const struct trace_writer *w)
+{
+	return w->bytes;
+}
+
+int trace_writer_close(struct trace_writer *w)
+{
+	int rc = w->failed ? -1 : 0;
+
+	if (w->fd != STDOUT_FILENO && close(w->fd) && !rc) {
+		mt_errno("closing %s", w->path);
+		rc = -1;
+	}
+	ZSTD_freeCCtx(w->zc);
+	bytebuf_free(&w->raw);
+	bytebuf_free(&w->out);
+	free(w->path);
+	free(w);
+	return rc;
+}

@@ -1,0 +1,31 @@
+/* trace_write.h - append chunks to a trace file. */
+#ifndef MEMTRACE_TRACE_WRITE_H
+#define MEMTRACE_TRACE_WRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uapi/memtrace.h"
+
+struct trace_writer;
+
+/* Creates path (or stdout for "-") and writes the file header.  NULL after
+ * a one-line error. */
+struct trace_writer *trace_writer_open(const char *path);
+
+/* One chunk; codec CODEC_ZSTD compresses raw (stored if that is larger).
+ * Each chunk goes to the file with one write, so a cut file loses at most
+ * the chunk being written.  0 or -1 after a one-line error. */
+int trace_write_chunk(struct trace_writer *w, unsigned type, unsigned codec,
+		      const void *raw, size_t len, uint32_t count);
+
+/* A SAMPLES chunk of n <= CHUNK_MAX_SAMPLES samples. */
+int trace_write_samples(struct trace_writer *w, const struct memtrace_sample *s,
+			size_t n, uint32_t columns);
+
+uint64_t trace_writer_bytes(const struct trace_writer *w);
+
+/* Closes the file.  0 if every write succeeded. */
+int trace_writer_close(struct trace_writer *w);
+
+#endif

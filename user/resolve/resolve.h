@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memtrace/resolve.h"
 #include "resolve/maps.h"
 
 struct resolver;
@@ -57,6 +58,11 @@ struct resolved {
 	uint64_t sym_off;
 	uint64_t elf_vaddr;   /* address in the ELF file's own layout
 				 (valid when sym is set) */
+	uint64_t sym_size;    /* st_size of sym (0 when unknown) */
+	const char *file;     /* DWARF source file of addr, NULL if unknown */
+	unsigned line;        /* its line, 0 if unknown */
+	size_t ninlined;      /* inlined frames at addr, innermost first */
+	const struct memtrace_frame *inlined;
 };
 
 struct resolver *resolver_new(void);
@@ -97,5 +103,13 @@ int resolver_lookup(struct resolver *r, uint32_t pid, uint64_t time,
 /* Region name only (no symbol lookup unless needed for NAME[bss]). */
 const char *resolver_mapping_name(struct resolver *r, uint32_t pid,
 				  uint64_t time, uint64_t addr);
+
+/*
+ * The address layout of pid as reports name it (memtrace_resolver_layout in
+ * include/memtrace/resolve.h): non-overlapping ranges in address order, each
+ * address owned by the newest snapshot that maps it.  *v stays valid until
+ * resolver_free() or the next resolver_add_maps().  Returns the count.
+ */
+size_t resolver_layout(struct resolver *r, uint32_t pid, const struct memtrace_range **v);
 
 #endif

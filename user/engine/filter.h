@@ -1,0 +1,49 @@
+/*
+ * filter.h - which samples a read or a report uses (struct memtrace_filter
+ * of include/memtrace/trace.h), compiled once per trace: pid, tid, a time
+ * range (absolute) and address ranges (--range, and the mappings whose name
+ * contains --mapping, from the resolver's layout).
+ *
+ *   struct sample_filter f;
+ *   if (sample_filter_init(&f, spec, start_time, res, pid, err, sizeof(err))) ...
+ *   n = sample_filter_apply(&f, samples, n);     // keeps the passing ones, in order
+ *   sample_filter_free(&f);
+ */
+#ifndef MEMTRACE_ENGINE_FILTER_H
+#define MEMTRACE_ENGINE_FILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memtrace/trace.h"
+#include "uapi/memtrace.h"
+
+struct resolver;
+
+struct addr_range { uint64_t lo, hi; };	/* [lo, hi) */
+
+struct sample_filter {
+	bool all;			/* nothing to filter: apply() is a no-op */
+	uint32_t pid, tid;		/* 0 = any */
+	uint64_t t_lo, t_hi;		/* absolute, inclusive */
+	struct addr_range *ranges;	/* sorted, disjoint; NULL = any address */
+	size_t nranges;
+};
+
+/*
+ * spec NULL or all-zero: every sample.  res and pid (the trace's target, 0
+ * = all pids' layouts) are used only for spec->mapping; -1 with a one-line
+ * reason when no mapping matches ("--mapping X: no mapping of that name
+ * (mappings: ...)").
+ */
+int sample_filter_init(struct sample_filter *f, const struct memtrace_filter *spec,
+		       uint64_t start_time, struct resolver *res, uint32_t pid,
+		       char *err, size_t errlen);
+void sample_filter_free(struct sample_filter *f);
+
+bool sample_filter_pass(const struct sample_filter *f, const struct memtrace_sample *s);
+/* Moves the passing samples of s[0..n) to the front, in order; returns their count. */
+size_t sample_filter_apply(const struct sample_filter *f, struct memtrace_sample *s, size_t n);
+
+#endif

@@ -126,7 +126,7 @@ clean:
 	rm -rf $(BUILD)
 
 # Header dependencies written by -MMD.
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/asan $(BUILD)/tests $(BUILD)/workloads $(BUILD)/bench -name '*.d' -type f 2>/dev/null)
 
 # Areas with their own build rules (kernel module, PEBS patch checks, ...).
 -include mk/*.mk

@@ -17,6 +17,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/perf_event.h>
+#include <linux/poll.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -106,12 +107,35 @@ void memtrace_rings_set_flags(struct memtrace_session *s, u32 flags);
 void memtrace_ring_stats(struct memtrace_session *s, unsigned int cpu,
 			 struct memtrace_cpu_stats *st);
 
+/* memtrace_session.c: the file operations of /dev/memtrace */
+extern atomic_t memtrace_nr_sessions;
+int memtrace_open(struct inode *inode, struct file *file);
+int memtrace_release(struct inode *inode, struct file *file);
+long memtrace_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+int memtrace_mmap(struct file *file, struct vm_area_struct *vma);
+__poll_t memtrace_poll(struct file *file, poll_table *wait);
+
 /* memtrace_events.c */
-int memtrace_events_init(void);
-void memtrace_events_exit(void);
 void memtrace_session_init_events(struct memtrace_session *s);
-int memtrace_check_target(struct memtrace_session *s);
+struct perf_event *memtrace_counter(struct memtrace_session *s, int cpu,
+				    struct task_struct *task,
+				    struct memtrace_pebs_binding **bp);
 int memtrace_events_start(struct memtrace_session *s);
 void memtrace_events_stop(struct memtrace_session *s);
+
+/* memtrace_cpus.c: system-wide sessions, CPU hotplug */
+int memtrace_events_init(void);
+void memtrace_events_exit(void);
+void memtrace_cpu_work(struct work_struct *work);
+int memtrace_start_cpus(struct memtrace_session *s);
+void memtrace_stop_cpus(struct memtrace_session *s);
+void memtrace_free_cpus(struct memtrace_session *s);
+
+/* memtrace_task.c: process-target sessions */
+int memtrace_check_target(struct memtrace_session *s);
+int memtrace_start_task(struct memtrace_session *s);
+void memtrace_stop_task(struct memtrace_session *s);
+void memtrace_free_task(struct memtrace_session *s);
+void memtrace_exit_poll(struct work_struct *work);
 
 #endif /* MEMTRACE_INTERNAL_H */

@@ -8,8 +8,11 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 KERNEL_SRCS = $(wildcard kernel/memtrace*.c kernel/memtrace*.h) \
 	      kernel/pebs_hook.c kernel/pebs_hook.h kernel/Kbuild \
 	      include/uapi/memtrace.h
+# one program per tests/kernel/*.c, and mtktest from tests/kernel/mtktest/
 KTEST_SRCS  = $(wildcard tests/kernel/*.c)
-KTEST_BINS  = $(KTEST_SRCS:tests/kernel/%.c=$(BUILD)/kernel-tests/%)
+KTEST_BINS  = $(KTEST_SRCS:tests/kernel/%.c=$(BUILD)/kernel-tests/%) \
+	      $(BUILD)/kernel-tests/mtktest
+MTKTEST_SRCS = $(wildcard tests/kernel/mtktest/*.c)
 
 .PHONY: module kernel-tests check-kernel
 all: module kernel-tests
@@ -27,6 +30,11 @@ kernel-tests: $(KTEST_BINS)
 $(BUILD)/kernel-tests/%: tests/kernel/%.c $(wildcard tests/kernel/*.h) include/uapi/memtrace.h
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) -O2 -g -static -pthread -o $@ $<
+
+$(BUILD)/kernel-tests/mtktest: $(MTKTEST_SRCS) $(wildcard tests/kernel/mtktest/*.h) \
+		$(wildcard tests/kernel/*.h) include/uapi/memtrace.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -O2 -g -static -pthread -o $@ $(MTKTEST_SRCS)
 
 check-kernel: all static kernel-tests
 	@tests/suites.d/50-kernel.sh

@@ -1,5 +1,6 @@
 # mk/pebs.mk - the PEBS sink hook: kernel/perf-pebs-hook.patch, its record
-# extractor (kernel/pebs_extract.h) and their checks.  See docs/pebs-hook.md.
+# extractor (kernel/pebs-hook/pebs_extract.h, code of the patched kernel, not
+# of the module) and their checks.  See docs/pebs-hook.md.
 #
 #   make pebs-unit     build and run the extractor unit test (normal, ASan)
 #   make pebs-kbuild   apply the patch to the pinned kernel source and compile
@@ -14,11 +15,11 @@ PEBS_UNIT_ASAN = $(BUILD)/asan/tests/pebs/test_pebs_extract
 
 tests: $(PEBS_UNIT_BIN) $(PEBS_UNIT_ASAN)
 
-$(PEBS_UNIT_BIN): tests/pebs/test_pebs_extract.c kernel/pebs_extract.h
+$(PEBS_UNIT_BIN): tests/pebs/test_pebs_extract.c kernel/pebs-hook/pebs_extract.h
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) -Ikernel $(CFLAGS) -o $@ $<
 
-$(PEBS_UNIT_ASAN): tests/pebs/test_pebs_extract.c kernel/pebs_extract.h
+$(PEBS_UNIT_ASAN): tests/pebs/test_pebs_extract.c kernel/pebs-hook/pebs_extract.h
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) -Ikernel $(SANFLAGS) -o $@ $<
 

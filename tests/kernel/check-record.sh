@@ -11,7 +11,7 @@ rm -rf "$dir"; mkdir -p "$dir"
 awk -v d="$dir" '/^BEGIN-FILE /{f=d"/"$2".b64"; next} /^END-FILE/{f=""; next}
 	/^\[ *[0-9]+\.[0-9]+\]/{next} f{print > f}' "$log"
 for b in "$dir"/*.b64; do [ -e "$b" ] && base64 -d "$b" >"${b%.b64}"; done
-rc=0
+rc=0 err=
 ok() { echo "ok   $tag $*"; }
 bad() { echo "FAIL $tag $*"; rc=1; }
 

@@ -43,7 +43,12 @@ ln -s "$root/usr/src/linux-headers-$kver" "$mods/$kver/build"
 made_dir=0
 [ -d /lib/modules ] || { mkdir -p /lib/modules && made_dir=1; }
 ln -s "$mods/$kver" "/lib/modules/$kver"
+# The scratch source and DKMS trees go too (keeping make.log): a copy of
+# the source tree under build/ confuses the top Makefile's search for .d
+# files (tests/suites.d).
 cleanup() {
+	cp "$tree/memtrace/$version/$kver/x86_64/log/make.log" "$out/" 2>/dev/null
+	rm -rf "$src" "$tree"
 	rm -f "/lib/modules/$kver"
 	[ $made_dir = 1 ] && rmdir /lib/modules 2>/dev/null
 }

@@ -120,6 +120,7 @@ static inline pid_t mtk_spawn(void (*fn)(void *), void *arg, int *release_fd)
 	pid_t c;
 	char b = 0;
 
+	*release_fd = -1;
 	if (pipe(p) || pipe(ready))
 		return -1;
 	c = fork();

@@ -1,7 +1,7 @@
 #!/bin/bash
 # patch-consistency.sh - kernel/perf-pebs-hook.patch carries a copy of
-# kernel/pebs_extract.h (as arch/x86/events/intel/pebs_extract.h) and names
-# the pinned kernel in its header; check both.  Offline, instant.
+# kernel/pebs-hook/pebs_extract.h (as arch/x86/events/intel/pebs_extract.h)
+# and names the pinned kernel in its header; check both.  Offline, instant.
 # Prints "ok   NAME" / "FAIL NAME: why" lines; exits 1 on a failure.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,8 +19,8 @@ embedded=$(awk '
 if [ -z "$embedded" ]; then
 	echo "FAIL pebs-patch-embeds-extractor: no pebs_extract.h in the patch"
 	rc=1
-elif [ "$embedded" != "$(cat "$top/kernel/pebs_extract.h")" ]; then
-	echo "FAIL pebs-patch-embeds-extractor: the patch's pebs_extract.h differs from kernel/pebs_extract.h (regenerate: tests/pebs/regen-patch.sh)"
+elif [ "$embedded" != "$(cat "$top/kernel/pebs-hook/pebs_extract.h")" ]; then
+	echo "FAIL pebs-patch-embeds-extractor: the patch's pebs_extract.h differs from kernel/pebs-hook/pebs_extract.h (regenerate: tests/pebs/regen-patch.sh)"
 	rc=1
 else
 	echo "ok   pebs-patch-embeds-extractor"

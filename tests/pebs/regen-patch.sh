@@ -3,7 +3,7 @@
 #
 #   tests/pebs/regen-patch.sh              take ds.c and asm/perf_event.h as the
 #                                          patch has them, the extractor from
-#                                          kernel/pebs_extract.h
+#                                          kernel/pebs-hook/pebs_extract.h
 #   tests/pebs/regen-patch.sh --from TREE  take ds.c and asm/perf_event.h from
 #                                          TREE (a kernel tree you edited)
 #
@@ -33,7 +33,7 @@ if [ -z "$from" ]; then
 	(cd "$tmp/b" && patch -p1 -F0 -N -s <"$patchfile")
 fi
 mkdir -p "$tmp/b/$(dirname "$new")"
-cp "$top/kernel/pebs_extract.h" "$tmp/b/$new"
+cp "$top/kernel/pebs-hook/pebs_extract.h" "$tmp/b/$new"
 
 {
 	sed '/^diff /,$d' "$patchfile"

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pebs_extract.h"
+#include "pebs-hook/pebs_extract.h"
 
 static int failed, passed;
 

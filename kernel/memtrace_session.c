@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/memtrace: sessions, ioctls, mmap, poll, module init.
+ * Sessions of /dev/memtrace: open, release, the ioctls, mmap and poll (the
+ * file operations memtrace.c registers).
  *
  * Every open file is an independent session:
  *   open (CAP_PERFMON or CAP_SYS_ADMIN) -> CONFIGURE (once) -> mmap rings
@@ -11,9 +12,7 @@
  */
 #include <linux/capability.h>
 #include <linux/fs.h>
-#include <linux/miscdevice.h>
 #include <linux/mm.h>
-#include <linux/module.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -22,7 +21,7 @@
 
 #include "memtrace.h"
 
-static atomic_t memtrace_nr_sessions = ATOMIC_INIT(0);
+atomic_t memtrace_nr_sessions = ATOMIC_INIT(0);
 
 static void memtrace_wake(struct irq_work *work)
 {
@@ -32,7 +31,7 @@ static void memtrace_wake(struct irq_work *work)
 	wake_up_interruptible_all(&s->wq);
 }
 
-static int memtrace_open(struct inode *inode, struct file *file)
+int memtrace_open(struct inode *inode, struct file *file)
 {
 	struct memtrace_session *s;
 
@@ -52,7 +51,7 @@ static int memtrace_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
-static int memtrace_release(struct inode *inode, struct file *file)
+int memtrace_release(struct inode *inode, struct file *file)
 {
 	struct memtrace_session *s = file->private_data;
 
@@ -249,8 +248,7 @@ static long memtrace_consume(struct memtrace_session *s, void __user *arg)
 	return ret;
 }
 
-static long memtrace_ioctl(struct file *file, unsigned int cmd,
-			   unsigned long arg)
+long memtrace_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct memtrace_session *s = file->private_data;
 	void __user *uarg = (void __user *)arg;
@@ -271,7 +269,7 @@ static long memtrace_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
-static int memtrace_mmap(struct file *file, struct vm_area_struct *vma)
+int memtrace_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct memtrace_session *s = file->private_data;
 	unsigned long size = vma->vm_end - vma->vm_start;
@@ -294,7 +292,7 @@ static int memtrace_mmap(struct file *file, struct vm_area_struct *vma)
 	return remap_vmalloc_range(vma, s->area, off);
 }
 
-static __poll_t memtrace_poll(struct file *file, poll_table *wait)
+__poll_t memtrace_poll(struct file *file, poll_table *wait)
 {
 	struct memtrace_session *s = file->private_data;
 	enum memtrace_state state;
@@ -315,79 +313,3 @@ static __poll_t memtrace_poll(struct file *file, poll_table *wait)
 	}
 	return mask;
 }
-
-static const struct file_operations memtrace_fops = {
-	.owner = THIS_MODULE,
-	.open = memtrace_open,
-	.release = memtrace_release,
-	.unlocked_ioctl = memtrace_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
-	.mmap = memtrace_mmap,
-	.poll = memtrace_poll,
-};
-
-/* The file mode lets everyone open; open() itself demands CAP_PERFMON. */
-static struct miscdevice memtrace_misc = {
-	.minor = MISC_DYNAMIC_MINOR,
-	.name = "memtrace",
-	.fops = &memtrace_fops,
-	.mode = 0666,
-};
-
-/* /sys/module/memtrace/parameters/{mode,sessions} for memtracectl status */
-static int memtrace_get_mode(char *buf, const struct kernel_param *kp)
-{
-	/* what PEBS sessions use; software events always perf-overflow */
-	return sysfs_emit(buf, "%s\n", memtrace_pebs_mode_name(
-		memtrace_pebs_hook_available() ? MEMTRACE_PEBS_MODE_HOOK :
-						 MEMTRACE_PEBS_MODE_COMPAT));
-}
-
-static const struct kernel_param_ops memtrace_mode_ops = {
-	.get = memtrace_get_mode,
-};
-module_param_cb(mode, &memtrace_mode_ops, NULL, 0444);
-MODULE_PARM_DESC(mode, "how samples reach the rings (read-only)");
-
-static int memtrace_get_sessions(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", atomic_read(&memtrace_nr_sessions));
-}
-
-static const struct kernel_param_ops memtrace_sessions_ops = {
-	.get = memtrace_get_sessions,
-};
-module_param_cb(sessions, &memtrace_sessions_ops, NULL, 0444);
-MODULE_PARM_DESC(sessions, "open sessions (read-only)");
-
-static int __init memtrace_init(void)
-{
-	int ret;
-
-	memtrace_pebs_hook_init();
-	ret = memtrace_events_init();
-	if (ret)
-		goto out_hook;
-	ret = misc_register(&memtrace_misc);
-	if (ret)
-		goto out_events;
-	return 0;
-out_events:
-	memtrace_events_exit();
-out_hook:
-	memtrace_pebs_hook_exit();
-	return ret;
-}
-
-static void __exit memtrace_exit(void)
-{
-	misc_deregister(&memtrace_misc);
-	memtrace_events_exit();
-	memtrace_pebs_hook_exit();
-}
-
-module_init(memtrace_init);
-module_exit(memtrace_exit);
-MODULE_LICENSE("GPL");
-MODULE_AUTHOR("memtrace developers");
-MODULE_DESCRIPTION("per-CPU memory-access sample rings fed by perf");

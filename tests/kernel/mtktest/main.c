@@ -1,0 +1,73 @@
+/* main.c - mtktest, the guest tests of memtrace.ko (run inside the qemu
+ * guests by tests/kernel/guest-init.sh).  Usage: mtktest TEST [ARGS]; prints
+ * "ok TEST..." or "FAIL TEST: why" lines and exits non-zero on failure.
+ *
+ *   pages       every page touched by 3 threads and a forked child appears
+ *               once with its exact address, pid and tid (2 sessions at once)
+ *   overflow    a 16-record ring overflows: read + dropped == perf's count
+ *   ioctl       a table of malformed ioctls/mmaps fails with the exact errno
+ *   fuzz N      N random configurations fail cleanly or work
+ *   perm        no capability: EPERM; CAP_PERFMON only: foreign target EACCES
+ *   lifecycle   target exit / close / rmmod in several orders
+ *   cpuoff      CPU 1 offline and online during a task and a -a session
+ * One file per test in this folder.
+ */
+#include "mtktest.h"
+
+int failures;
+
+struct mtk_report *shared_report(int npages)
+{
+	struct mtk_report *r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (r == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	memset(r, 0, sizeof(*r));
+	r->npages = npages;
+	return r;
+}
+
+int reap(pid_t c)
+{
+	int st;
+
+	if (waitpid(c, &st, 0) != c)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A target that only waits (perm, lifecycle). */
+void sleeper(void *a)
+{
+	(void)a;
+	pause();
+}
+
+int main(int argc, char **argv)
+{
+	const char *t = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(t, "pages"))
+		test_pages();
+	else if (!strcmp(t, "overflow"))
+		test_overflow();
+	else if (!strcmp(t, "ioctl"))
+		test_ioctl();
+	else if (!strcmp(t, "fuzz"))
+		test_fuzz(argc > 2 ? atoi(argv[2]) : 3000);
+	else if (!strcmp(t, "perm"))
+		test_perm();
+	else if (!strcmp(t, "lifecycle"))
+		test_lifecycle(argc > 2 ? argv[2] : "/memtrace.ko");
+	else if (!strcmp(t, "cpuoff"))
+		test_cpuoff();
+	else {
+		fprintf(stderr, "usage: mtktest pages|overflow|ioctl|fuzz [N]|perm|lifecycle [KO]|cpuoff\n");
+		return 2;
+	}
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,31 @@
+/* mtktest.h - what the guest tests of memtrace.ko (mtktest, one test per
+ * file of this folder) share: the ok/FAIL lines and the helpers of main.c.
+ */
+#ifndef MEMTRACE_MTKTEST_H
+#define MEMTRACE_MTKTEST_H
+
+#include "../mtk_child.h"
+
+extern int failures;
+
+#define FAIL(name, ...) do { \
+	printf("FAIL %s: ", name); printf(__VA_ARGS__); printf("\n"); \
+	fflush(stdout); failures++; } while (0)
+#define OK(name, ...) do { \
+	printf("ok   %s", name); printf(__VA_ARGS__); printf("\n"); \
+	fflush(stdout); } while (0)
+
+/* main.c */
+struct mtk_report *shared_report(int npages);
+int reap(pid_t c);
+void sleeper(void *a);
+
+void test_pages(void);			/* pages.c */
+void test_overflow(void);		/* overflow.c */
+void test_ioctl(void);			/* ioctl.c */
+void test_fuzz(int iters);		/* fuzz.c */
+void test_perm(void);			/* perm.c */
+void test_lifecycle(const char *ko);	/* lifecycle.c */
+void test_cpuoff(void);			/* cpuoff.c */
+
+#endif

@@ -165,7 +165,11 @@ int memtrace_writer_maps(struct memtrace_writer *w, uint64_t time, uint32_t pid,
 			 const char *text, size_t len, char *err, size_t errlen);
 int memtrace_writer_thread(struct memtrace_writer *w, uint64_t time, uint32_t pid,
 			   uint32_t tid, const char *comm, char *err, size_t errlen);
-/* end_meta: "key=value\n" lines of the END chunk (NULL: no END chunk). */
+/* One LOST record (a LOST chunk of count 1). */
+int memtrace_writer_lost(struct memtrace_writer *w, uint64_t time, uint32_t cpu,
+			 uint64_t lost, uint64_t throttled, char *err, size_t errlen);
+/* end_meta: "key=value\n" lines of the END chunk (NULL: no END chunk).
+ * Always frees w. */
 int memtrace_writer_close(struct memtrace_writer *w, const char *end_meta, char *err,
 			  size_t errlen);
 

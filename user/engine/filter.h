@@ -21,7 +21,7 @@
 
 struct resolver;
 
-struct addr_range { uint64_t lo, hi; };	/* [lo, hi) */
+struct addr_range { uint64_t lo, hi; };	/* [lo, hi); hi UINT64_MAX: [lo, UINT64_MAX] */
 
 struct sample_filter {
 	bool all;			/* nothing to filter: apply() is a no-op */
@@ -43,6 +43,9 @@ int sample_filter_init(struct sample_filter *f, const struct memtrace_filter *sp
 void sample_filter_free(struct sample_filter *f);
 
 bool sample_filter_pass(const struct sample_filter *f, const struct memtrace_sample *s);
+/* The same test on the four values a filter looks at. */
+bool sample_filter_pass_values(const struct sample_filter *f, uint64_t time, uint64_t addr,
+			       uint32_t pid, uint32_t tid);
 /* Moves the passing samples of s[0..n) to the front, in order; returns their count. */
 size_t sample_filter_apply(const struct sample_filter *f, struct memtrace_sample *s, size_t n);
 

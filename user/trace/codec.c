@@ -24,6 +24,8 @@ void bytebuf_reserve(struct bytebuf *b, size_t extra)
 
 void bytebuf_put(struct bytebuf *b, const void *p, size_t n)
 {
+	if (n == 0)	/* an empty buffer has no data pointer to copy into */
+		return;
 	bytebuf_reserve(b, n);
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
@@ -150,9 +152,8 @@ void sample_encode(const struct memtrace_sample *s, size_t n, uint32_t columns,
 	free(tmp);
 }
 
-int sample_decode(const unsigned char *raw, size_t len,
-		  struct memtrace_sample **out, size_t *n_out, uint32_t *columns_out,
-		  char *err, size_t errlen)
+int sample_parse(const unsigned char *raw, size_t len, uint32_t *n_out, uint32_t *columns_out,
+		 struct col_desc *desc, char *err, size_t errlen)
 {
 	if (len < 8) {
 		snprintf(err, errlen, "samples chunk too short");
@@ -168,50 +169,121 @@ int sample_decode(const unsigned char *raw, size_t len,
 		snprintf(err, errlen, "samples chunk has bad column mask 0x%x", columns);
 		return -1;
 	}
-	struct memtrace_sample *s = mt_xcalloc(n ? n : 1, sizeof(*s));
 	size_t pos = 8;
 	for (int col = 0; col < COL_COUNT; col++) {
+		struct col_desc *d = &desc[col];
+		memset(d, 0, sizeof(*d));
 		if (!(columns & (1u << col)))
 			continue;
-		if (len - pos < COL_HDR_SIZE)
-			goto short_chunk;
+		if (len - pos < COL_HDR_SIZE) {
+			snprintf(err, errlen, "samples chunk shorter than its columns");
+			return -1;
+		}
 		unsigned transform = raw[pos], width = raw[pos + 1];
-		uint64_t base = get_le64(raw + pos + 8);
-		pos += COL_HDR_SIZE;
 		if (transform > 1 || (width != 0 && width != 1 && width != 2 &&
 				      width != 4 && width != 8)) {
 			snprintf(err, errlen, "samples column %d has bad encoding %u/%u",
 				 col, transform, width);
-			free(s);
 			return -1;
 		}
-		if ((len - pos) / (width ? width : 1) < (width ? n : 0))
-			goto short_chunk;
-		const unsigned char *plane = raw + pos;
-		uint64_t prev = base;
-		for (uint32_t i = 0; i < n; i++) {
-			uint64_t x = 0;
-			for (unsigned b = 0; b < width; b++)
-				x |= (uint64_t)plane[(size_t)b * n + i] << (8 * b);
-			uint64_t v = transform ? prev + unzigzag(x) : base + x;
-			prev = v;
-			set_column(&s[i], col, v);
+		d->present = 1;
+		d->transform = transform;
+		d->width = width;
+		d->base = get_le64(raw + pos + 8);
+		pos += COL_HDR_SIZE;
+		if ((len - pos) / (width ? width : 1) < (width ? n : 0)) {
+			snprintf(err, errlen, "samples chunk shorter than its columns");
+			return -1;
 		}
+		d->plane = raw + pos;
 		pos += (size_t)width * n;
 	}
 	if (pos != len) {
 		snprintf(err, errlen, "samples chunk has %zu trailing bytes", len - pos);
-		free(s);
 		return -1;
 	}
+	*n_out = n;
+	*columns_out = columns;
+	return 0;
+}
+
+void col_decode_u64(const struct col_desc *d, uint32_t n, uint64_t *dst)
+{
+	const unsigned char *p = d->plane;
+	uint64_t base = d->base;
+
+	if (!d->present) {
+		memset(dst, 0, (size_t)n * sizeof(*dst));
+		return;
+	}
+	switch (d->width) {
+	case 0:
+		for (uint32_t i = 0; i < n; i++)
+			dst[i] = 0;
+		break;
+	case 1:
+		for (uint32_t i = 0; i < n; i++)
+			dst[i] = p[i];
+		break;
+	case 2:
+		for (uint32_t i = 0; i < n; i++)
+			dst[i] = (uint64_t)p[i] | (uint64_t)p[n + i] << 8;
+		break;
+	case 4:
+		for (uint32_t i = 0; i < n; i++)
+			dst[i] = (uint64_t)p[i] | (uint64_t)p[n + i] << 8 |
+				 (uint64_t)p[2 * n + i] << 16 | (uint64_t)p[3 * n + i] << 24;
+		break;
+	default:
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t x = 0;
+			for (unsigned b = 0; b < 8; b++)
+				x |= (uint64_t)p[(size_t)b * n + i] << (8 * b);
+			dst[i] = x;
+		}
+		break;
+	}
+	if (d->transform) {
+		uint64_t prev = base;
+		for (uint32_t i = 0; i < n; i++) {
+			prev += unzigzag(dst[i]);
+			dst[i] = prev;
+		}
+	} else {
+		for (uint32_t i = 0; i < n; i++)
+			dst[i] += base;
+	}
+}
+
+void col_decode_u32(const struct col_desc *d, uint32_t n, uint32_t *dst, uint64_t *tmp)
+{
+	col_decode_u64(d, n, tmp);
+	for (uint32_t i = 0; i < n; i++)
+		dst[i] = (uint32_t)tmp[i];
+}
+
+int sample_decode(const unsigned char *raw, size_t len,
+		  struct memtrace_sample **out, size_t *n_out, uint32_t *columns_out,
+		  char *err, size_t errlen)
+{
+	struct col_desc desc[COL_COUNT];
+	uint32_t n, columns;
+
+	if (sample_parse(raw, len, &n, &columns, desc, err, errlen))
+		return -1;
+	struct memtrace_sample *s = mt_xcalloc(n ? n : 1, sizeof(*s));
+	uint64_t *tmp = mt_xmalloc((n ? n : 1) * sizeof(*tmp));
+	for (int col = 0; col < COL_COUNT; col++) {
+		if (!desc[col].present)
+			continue;
+		col_decode_u64(&desc[col], n, tmp);
+		for (uint32_t i = 0; i < n; i++)
+			set_column(&s[i], col, tmp[i]);
+	}
+	free(tmp);
 	*out = s;
 	*n_out = n;
 	if (columns_out)
 		*columns_out = columns;
 	return 0;
-
-short_chunk:
-	snprintf(err, errlen, "samples chunk shorter than its columns");
-	free(s);
-	return -1;
 }

@@ -31,4 +31,24 @@ int sample_decode(const unsigned char *raw, size_t len,
 		  struct memtrace_sample **out, size_t *n, uint32_t *columns,
 		  char *err, size_t errlen);
 
+/* One parsed column of a SAMPLES column block (sample_parse). */
+struct col_desc {
+	int present;
+	unsigned transform, width;
+	uint64_t base;
+	const unsigned char *plane;	/* n * width bytes */
+};
+
+/*
+ * Checks a column block (counts, mask, encodings, exact length) without
+ * decoding it: *n, *columns and desc[COL_COUNT] are filled.  0 or -1 with
+ * a reason in err.
+ */
+int sample_parse(const unsigned char *raw, size_t len, uint32_t *n, uint32_t *columns,
+		 struct col_desc *desc, char *err, size_t errlen);
+/* Decodes one parsed column into dst[0..n) (zeros when not present). */
+void col_decode_u64(const struct col_desc *d, uint32_t n, uint64_t *dst);
+/* Same, narrowed to 32 bits. tmp: n scratch values. */
+void col_decode_u32(const struct col_desc *d, uint32_t n, uint32_t *dst, uint64_t *tmp);
+
 #endif

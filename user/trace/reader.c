@@ -30,6 +30,8 @@ struct trace_reader {
 	struct kv meta, end;
 	struct trace_chunk first;	/* HEADER, handed out again by trace_next */
 	int first_pending;
+	uint64_t after_header;		/* offset of the chunk after the HEADER */
+	unsigned minor;
 };
 
 static void kv_parse(struct kv *kv, const unsigned char *p, size_t len)
@@ -144,6 +146,8 @@ static int read_chunk(struct trace_reader *r, struct trace_chunk *c, char *err,
 	c->len = rawlen;
 	if (type == CHUNK_END) {
 		r->end_seen = true;
+		kv_free(&r->end);
+		memset(&r->end, 0, sizeof(r->end));
 		kv_parse(&r->end, payload, rawlen);
 	}
 	return 1;
@@ -209,6 +213,8 @@ struct trace_reader *trace_open(const char *path, char *err, size_t errlen)
 	}
 	kv_parse(&r->meta, r->first.data, r->first.len);
 	r->first_pending = 1;
+	r->after_header = r->pos;
+	r->minor = get_le16(h + 10);
 	return r;
 }
 
@@ -221,6 +227,18 @@ int trace_next(struct trace_reader *r, struct trace_chunk *c, char *err,
 		return 1;
 	}
 	return read_chunk(r, c, err, errlen);
+}
+
+void trace_rewind(struct trace_reader *r)
+{
+	r->first_pending = 0;
+	r->pos = r->after_header;
+	r->truncated = 0;
+}
+
+unsigned trace_version_minor(const struct trace_reader *r)
+{
+	return r->minor;
 }
 
 const char *trace_meta(const struct trace_reader *r, const char *key)

@@ -31,6 +31,11 @@ struct trace_reader *trace_open(const char *path, char *err, size_t errlen);
 int trace_next(struct trace_reader *r, struct trace_chunk *c, char *err,
 	       size_t errlen);
 
+/* Back to the chunk after the HEADER (the HEADER is not handed out again). */
+void trace_rewind(struct trace_reader *r);
+/* Minor version of the file header. */
+unsigned trace_version_minor(const struct trace_reader *r);
+
 /* HEADER value of key, or NULL. */
 const char *trace_meta(const struct trace_reader *r, const char *key);
 /* END value of key (after the END chunk was read), or NULL. */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,8 @@
 struct trace_writer {
 	int fd;
 	int failed;
+	int quiet;			/* errors go to errbuf only */
+	char errbuf[256];
 	char *path;
 	uint64_t bytes;
 	ZSTD_CCtx *zc;
@@ -33,8 +36,12 @@ static int write_all(struct trace_writer *w, const void *p, size_t n)
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
-			if (!w->failed)
-				mt_errno("writing %s", w->path);
+			if (!w->failed) {
+				snprintf(w->errbuf, sizeof(w->errbuf), "writing %s: %s", w->path,
+					 k < 0 ? strerror(errno) : "short write");
+				if (!w->quiet)
+					mt_err("%s", w->errbuf);
+			}
 			w->failed = 1;
 			return -1;
 		}
@@ -45,17 +52,23 @@ static int write_all(struct trace_writer *w, const void *p, size_t n)
 	return 0;
 }
 
-struct trace_writer *trace_writer_open(const char *path)
+static struct trace_writer *writer_open(const char *path, int quiet, char *err,
+				       size_t errlen)
 {
 	struct trace_writer *w = mt_xcalloc(1, sizeof(*w));
 	unsigned char hdr[TRACE_FILE_HDR_SIZE] = { 0 };
 
+	w->quiet = quiet;
 	if (!strcmp(path, "-")) {
 		w->fd = STDOUT_FILENO;
 	} else {
 		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (w->fd < 0) {
-			mt_errno("cannot create %s", path);
+			if (quiet)
+				snprintf(err, errlen, "cannot create %s: %s", path,
+					 strerror(errno));
+			else
+				mt_errno("cannot create %s", path);
 			free(w);
 			return NULL;
 		}
@@ -66,10 +79,27 @@ struct trace_writer *trace_writer_open(const char *path)
 	put_le16(hdr + 8, TRACE_MAJOR);
 	put_le16(hdr + 10, TRACE_MINOR);
 	if (write_all(w, hdr, sizeof(hdr))) {
+		if (quiet)
+			snprintf(err, errlen, "%s", w->errbuf);
 		trace_writer_close(w);
 		return NULL;
 	}
 	return w;
+}
+
+struct trace_writer *trace_writer_open(const char *path)
+{
+	return writer_open(path, 0, NULL, 0);
+}
+
+struct trace_writer *trace_writer_open_quiet(const char *path, char *err, size_t errlen)
+{
+	return writer_open(path, 1, err, errlen);
+}
+
+const char *trace_writer_error(const struct trace_writer *w)
+{
+	return w->errbuf[0] ? w->errbuf : "trace writer failed";
 }
 
 int trace_write_chunk(struct trace_writer *w, unsigned type, unsigned codec,
@@ -81,7 +111,10 @@ int trace_write_chunk(struct trace_writer *w, unsigned type, unsigned codec,
 	if (w->failed)
 		return -1;
 	if (len > CHUNK_MAX_LEN) {
-		mt_err("internal error: chunk of %zu bytes is too large", len);
+		snprintf(w->errbuf, sizeof(w->errbuf), "chunk of %zu bytes is too large (max %u)",
+			 len, CHUNK_MAX_LEN);
+		if (!w->quiet)
+			mt_err("internal error: %s", w->errbuf);
 		return -1;
 	}
 	w->out.len = 0;
@@ -135,12 +168,21 @@ uint64_t trace_writer_bytes(const struct trace_writer *w)
 
 int trace_writer_close(struct trace_writer *w)
 {
+	return trace_writer_close_quiet(w, NULL, 0);
+}
+
+int trace_writer_close_quiet(struct trace_writer *w, char *err, size_t errlen)
+{
 	int rc = w->failed ? -1 : 0;
 
 	if (w->fd != STDOUT_FILENO && close(w->fd) && !rc) {
-		mt_errno("closing %s", w->path);
+		snprintf(w->errbuf, sizeof(w->errbuf), "closing %s: %s", w->path, strerror(errno));
+		if (!w->quiet)
+			mt_err("%s", w->errbuf);
 		rc = -1;
 	}
+	if (rc && err)
+		snprintf(err, errlen, "%s", trace_writer_error(w));
 	ZSTD_freeCCtx(w->zc);
 	bytebuf_free(&w->raw);
 	bytebuf_free(&w->out);

@@ -13,6 +13,11 @@ struct trace_writer;
  * a one-line error. */
 struct trace_writer *trace_writer_open(const char *path);
 
+/* Same, but errors are only kept (trace_writer_error), never printed. */
+struct trace_writer *trace_writer_open_quiet(const char *path, char *err, size_t errlen);
+/* The last error, one line. */
+const char *trace_writer_error(const struct trace_writer *w);
+
 /* One chunk; codec CODEC_ZSTD compresses raw (stored if that is larger).
  * Each chunk goes to the file with one write, so a cut file loses at most
  * the chunk being written.  0 or -1 after a one-line error. */
@@ -27,5 +32,7 @@ uint64_t trace_writer_bytes(const struct trace_writer *w);
 
 /* Closes the file.  0 if every write succeeded. */
 int trace_writer_close(struct trace_writer *w);
+/* Same; on failure the last error goes to err (when not NULL). */
+int trace_writer_close_quiet(struct trace_writer *w, char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,6 @@
 /* util.c - error reporting, checked allocation and number/unit parsing. */
 #include "util/util.h"
+#include "memtrace/report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -209,4 +210,15 @@ const char *mt_fmt_bytes(uint64_t bytes, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.1f %s", v, units[u]);
 	return buf;
+}
+
+/* The public forms (include/memtrace/report.h). */
+int memtrace_parse_duration(const char *s, int time_is_ns, uint64_t *out)
+{
+	return s && out && !mt_parse_duration(s, time_is_ns != 0, out) ? 0 : -1;
+}
+
+int memtrace_parse_size(const char *s, uint64_t *out)
+{
+	return s && out && !mt_parse_size(s, out) ? 0 : -1;
 }

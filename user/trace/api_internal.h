@@ -1,0 +1,41 @@
+/* api_internal.h - the object behind struct memtrace_trace (api.c, api_side.c). */
+#ifndef MEMTRACE_TRACE_API_INTERNAL_H
+#define MEMTRACE_TRACE_API_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memtrace/trace.h"
+#include "trace/reader.h"
+
+struct resolver;
+
+/* Retained MAPS text is capped (a zstd chunk of a few bytes can claim 64 MiB). */
+#define API_MAX_MAPS_TEXT	(1024ull << 20)
+
+struct memtrace_trace {
+	struct trace_reader *r;		/* passes: info, read, side records */
+	struct trace_reader *it;	/* memtrace_trace_next, opened on first use */
+	char *path;
+	int scanned;			/* info and side records are built */
+	struct memtrace_trace_info info;
+	struct memtrace_thread *threads;
+	char (*comms)[17];
+	size_t nthreads;
+	struct memtrace_lost *lost;
+	size_t nlost;
+	struct memtrace_window_row *windows;
+	size_t nwindows;
+	struct memtrace_maps_snapshot *maps;
+	size_t nmaps;
+	uint64_t maps_bytes;
+	struct resolver *res;		/* from the MAPS chunks, for filter.mapping */
+	uint64_t *scratch;		/* 5 * CHUNK_MAX_SAMPLES values */
+	uint32_t *keep;			/* CHUNK_MAX_SAMPLES indices */
+};
+
+/* One pass over the file: info and the side records (api_side.c). */
+int api_scan(struct memtrace_trace *t, char *err, size_t errlen);
+void api_side_free(struct memtrace_trace *t);
+
+#endif

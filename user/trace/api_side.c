@@ -1,0 +1,275 @@
+/* api_side.c - the one pass behind memtrace_trace_info() and the side-record
+ * accessors (threads, lost, windows, maps) of include/memtrace/trace.h. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/api_internal.h"
+#include "trace/codec.h"
+#include "trace/format.h"
+#include "util/util.h"
+
+static uint64_t meta_u64(struct memtrace_trace *t, const char *key, uint64_t dflt, int end)
+{
+	const char *s = end ? trace_end_meta(t->r, key) : trace_meta(t->r, key);
+	char *e;
+
+	if (!s || !*s)
+		return dflt;
+	unsigned long long v = strtoull(s, &e, 10);
+	return *e || s[0] == '-' ? dflt : (uint64_t)v;
+}
+
+static int bad_records(const struct trace_chunk *c, const char *what, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "corrupt %s chunk at offset %" PRIu64 ": %u records in %zu bytes",
+		 what, c->offset, c->count, c->len);
+	return -1;
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	size_t n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	*cap = n;
+	return mt_xrealloc(p, n * size);
+}
+
+struct caps { size_t threads, lost, windows, maps; };
+
+static int side_threads(struct memtrace_trace *t, struct caps *cap, const struct trace_chunk *c,
+			char *err, size_t errlen)
+{
+	if (c->len != (size_t)c->count * THREAD_REC_SIZE)
+		return bad_records(c, "THREADS", err, errlen);
+	size_t cc = cap->threads;
+	t->threads = grow(t->threads, &cap->threads, t->nthreads + c->count, sizeof(*t->threads));
+	t->comms = grow(t->comms, &cc, t->nthreads + c->count, sizeof(*t->comms));
+	for (uint32_t i = 0; i < c->count; i++) {
+		const unsigned char *p = c->data + (size_t)i * THREAD_REC_SIZE;
+		struct memtrace_thread *th = &t->threads[t->nthreads];
+		th->time = get_le64(p);
+		th->pid = get_le32(p + 8);
+		th->tid = get_le32(p + 12);
+		memcpy(t->comms[t->nthreads], p + 16, 16);
+		t->comms[t->nthreads][16] = 0;
+		t->nthreads++;
+	}
+	t->info.threads += c->count;
+	return 0;
+}
+
+static int side_lost(struct memtrace_trace *t, struct caps *cap, const struct trace_chunk *c,
+		     char *err, size_t errlen)
+{
+	if (c->len != (size_t)c->count * LOST_REC_SIZE)
+		return bad_records(c, "LOST", err, errlen);
+	t->lost = grow(t->lost, &cap->lost, t->nlost + c->count, sizeof(*t->lost));
+	for (uint32_t i = 0; i < c->count; i++) {
+		const unsigned char *p = c->data + (size_t)i * LOST_REC_SIZE;
+		struct memtrace_lost *l = &t->lost[t->nlost++];
+		l->time = get_le64(p);
+		l->cpu = get_le32(p + 8);
+		l->lost = get_le64(p + 16);
+		l->throttled = get_le64(p + 24);
+		t->info.lost += l->lost;
+		t->info.throttled += l->throttled;
+	}
+	return 0;
+}
+
+static int side_windows(struct memtrace_trace *t, struct caps *cap, const struct trace_chunk *c,
+			char *err, size_t errlen)
+{
+	if (c->len < WINDOW_HDR_SIZE ||
+	    c->len - WINDOW_HDR_SIZE != (size_t)c->count * WINDOW_REC_SIZE)
+		return bad_records(c, "WINDOWS", err, errlen);
+	uint64_t window = get_le64(c->data), interval = get_le64(c->data + 8);
+	uint32_t shift = get_le32(c->data + 16);
+	t->windows = grow(t->windows, &cap->windows, t->nwindows + c->count, sizeof(*t->windows));
+	for (uint32_t i = 0; i < c->count; i++) {
+		const unsigned char *p = c->data + WINDOW_HDR_SIZE + (size_t)i * WINDOW_REC_SIZE;
+		struct memtrace_window_row *w = &t->windows[t->nwindows++];
+		w->window = window;
+		w->interval = interval;
+		w->bucket_shift = shift;
+		w->time = get_le64(p);
+		w->wss_data = get_le64(p + 8);
+		w->wss_code = get_le64(p + 16);
+	}
+	return 0;
+}
+
+static int side_maps(struct memtrace_trace *t, struct caps *cap, const struct trace_chunk *c,
+		     char *err, size_t errlen)
+{
+	if (c->len < MAPS_HDR_SIZE) {
+		snprintf(err, errlen, "corrupt MAPS chunk at offset %" PRIu64 ": %zu bytes",
+			 c->offset, c->len);
+		return -1;
+	}
+	size_t len = c->len - MAPS_HDR_SIZE;
+	if (t->maps_bytes + len > API_MAX_MAPS_TEXT) {
+		snprintf(err, errlen, "MAPS chunk at offset %" PRIu64 ": more than %llu MiB of maps text",
+			 c->offset, API_MAX_MAPS_TEXT >> 20);
+		return -1;
+	}
+	t->maps_bytes += len;
+	t->maps = grow(t->maps, &cap->maps, t->nmaps + 1, sizeof(*t->maps));
+	char *text = mt_xmalloc(len + 1);
+	memcpy(text, c->data + MAPS_HDR_SIZE, len);
+	text[len] = 0;
+	t->maps[t->nmaps++] = (struct memtrace_maps_snapshot){
+		.time = get_le64(c->data), .pid = get_le32(c->data + 8), .text = text, .len = len };
+	t->info.maps++;
+	return 0;
+}
+
+static int scan_samples(struct memtrace_trace *t, const struct trace_chunk *c, char *err,
+			size_t errlen)
+{
+	struct col_desc d[COL_COUNT];
+	uint32_t n, columns;
+
+	if (sample_parse(c->data, c->len, &n, &columns, d, err, errlen))
+		return -1;
+	if (n != c->count) {
+		snprintf(err, errlen, "samples chunk at offset %" PRIu64
+			 ": %u samples in payload, chunk count %u", c->offset, n, c->count);
+		return -1;
+	}
+	t->info.samples += n;
+	t->info.columns |= columns;
+	if (!n)
+		return 0;
+	col_decode_u64(&d[COL_TIME], n, t->scratch);
+	if (t->info.samples == n)
+		t->info.first_time = t->scratch[0];
+	t->info.last_time = t->scratch[n - 1];
+	return 0;
+}
+
+static int scan_chunk(struct memtrace_trace *t, struct caps *cap, const struct trace_chunk *c,
+		      char *err, size_t errlen)
+{
+	switch (c->type) {
+	case CHUNK_SAMPLES: return scan_samples(t, c, err, errlen);
+	case CHUNK_THREADS: return side_threads(t, cap, c, err, errlen);
+	case CHUNK_LOST: return side_lost(t, cap, c, err, errlen);
+	case CHUNK_WINDOWS: return side_windows(t, cap, c, err, errlen);
+	case CHUNK_MAPS: return side_maps(t, cap, c, err, errlen);
+	default: return 0;
+	}
+}
+
+static void scan_finish(struct memtrace_trace *t)
+{
+	struct memtrace_trace_info *in = &t->info;
+
+	for (size_t i = 0; i < t->nthreads; i++)
+		t->threads[i].comm = t->comms[i];
+	in->version_major = TRACE_MAJOR;
+	in->version_minor = trace_version_minor(t->r);
+	in->time_is_ns = trace_time_is_ns(t->r);
+	in->complete = trace_has_end(t->r);
+	in->truncated_bytes = trace_truncated(t->r);
+	in->start_time = trace_start_time(t->r);
+	uint64_t last = in->samples ? in->last_time : in->start_time;
+	in->end_time = meta_u64(t, "end_time", last, 1);
+	in->dropped = meta_u64(t, "dropped", 0, 1);
+	in->sample_period = meta_u64(t, "sample_period", 1, 0);
+	if (!in->sample_period)
+		in->sample_period = 1;
+	in->bucket_default = meta_u64(t, "bucket_default", 4096, 0);
+	if (in->bucket_default < 64 || in->bucket_default > (2u << 20) ||
+	    (in->bucket_default & (in->bucket_default - 1)))
+		in->bucket_default = 4096;
+	uint64_t pid = meta_u64(t, "target_pid", 0, 0);
+	in->target_pid = pid > UINT32_MAX ? 0 : (uint32_t)pid;
+}
+
+void api_side_free(struct memtrace_trace *t)
+{
+	for (size_t i = 0; i < t->nmaps; i++)
+		free((void *)t->maps[i].text);
+	free(t->maps);
+	free(t->threads);
+	free(t->comms);
+	free(t->lost);
+	free(t->windows);
+	t->maps = NULL;
+	t->threads = NULL;
+	t->comms = NULL;
+	t->lost = NULL;
+	t->windows = NULL;
+	t->nmaps = t->nthreads = t->nlost = t->nwindows = 0;
+	t->maps_bytes = 0;
+	memset(&t->info, 0, sizeof(t->info));
+}
+
+int api_scan(struct memtrace_trace *t, char *err, size_t errlen)
+{
+	struct trace_chunk c;
+	struct caps cap = { 0 };
+	int rc;
+
+	if (t->scanned)
+		return 0;
+	api_side_free(t);
+	trace_rewind(t->r);
+	t->info.chunks = 1;	/* the HEADER */
+	while ((rc = trace_next(t->r, &c, err, errlen)) > 0) {
+		t->info.chunks++;
+		if (scan_chunk(t, &cap, &c, err, errlen)) {
+			rc = -1;
+			break;
+		}
+	}
+	if (rc < 0) {
+		api_side_free(t);
+		return -1;
+	}
+	scan_finish(t);
+	t->scanned = 1;
+	return 0;
+}
+
+long memtrace_trace_threads(struct memtrace_trace *t, const struct memtrace_thread **v,
+			    char *err, size_t errlen)
+{
+	if (api_scan(t, err, errlen))
+		return -1;
+	*v = t->threads;
+	return (long)t->nthreads;
+}
+
+long memtrace_trace_lost(struct memtrace_trace *t, const struct memtrace_lost **v,
+			 char *err, size_t errlen)
+{
+	if (api_scan(t, err, errlen))
+		return -1;
+	*v = t->lost;
+	return (long)t->nlost;
+}
+
+long memtrace_trace_windows(struct memtrace_trace *t, const struct memtrace_window_row **v,
+			    char *err, size_t errlen)
+{
+	if (api_scan(t, err, errlen))
+		return -1;
+	*v = t->windows;
+	return (long)t->nwindows;
+}
+
+long memtrace_trace_maps(struct memtrace_trace *t, const struct memtrace_maps_snapshot **v,
+			 char *err, size_t errlen)
+{
+	if (api_scan(t, err, errlen))
+		return -1;
+	*v = t->maps;
+	return (long)t->nmaps;
+}

@@ -1,0 +1,203 @@
+/* api_write.c - the writing half of the public trace API
+ * (memtrace_writer_* of include/memtrace/trace.h) over trace/writer.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memtrace/trace.h"
+#include "trace/codec.h"
+#include "trace/format.h"
+#include "trace/writer.h"
+#include "util/util.h"
+
+struct memtrace_writer {
+	struct trace_writer *w;
+	struct bytebuf threads;		/* THREADS records not yet written */
+	uint32_t nthreads;
+	struct memtrace_sample *buf;	/* CHUNK_MAX_SAMPLES */
+};
+
+static uint32_t count_lines(const char *s, size_t len)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += s[i] == '\n';
+	return n;
+}
+
+static int has_key(const char *meta, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (const char *p = meta; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, k) && p[k] == '=')
+			return 1;
+	return 0;
+}
+
+/* "key=value\n" text as a chunk (a missing final newline is added). */
+static int write_kv(struct memtrace_writer *mw, unsigned type, const char *text, char *err,
+		    size_t errlen)
+{
+	size_t len = strlen(text);
+	struct bytebuf b = { 0 };
+
+	bytebuf_put(&b, text, len);
+	if (len && text[len - 1] != '\n')
+		bytebuf_put(&b, "\n", 1);
+	int rc = trace_write_chunk(mw->w, type, CODEC_STORED, b.data ? b.data : (void *)"",
+				   b.len, count_lines((const char *)b.data, b.len));
+	bytebuf_free(&b);
+	if (rc)
+		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
+	return rc;
+}
+
+static int flush_threads(struct memtrace_writer *mw, char *err, size_t errlen)
+{
+	if (!mw->nthreads)
+		return 0;
+	int rc = trace_write_chunk(mw->w, CHUNK_THREADS, CODEC_ZSTD, mw->threads.data,
+				   mw->threads.len, mw->nthreads);
+	mw->threads.len = 0;
+	mw->nthreads = 0;
+	if (rc)
+		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
+	return rc;
+}
+
+struct memtrace_writer *memtrace_writer_open(const char *path, const char *meta,
+					     char *err, size_t errlen)
+{
+	if (!meta || !has_key(meta, "time_unit") || !has_key(meta, "start_time")) {
+		snprintf(err, errlen, "trace meta must hold time_unit= and start_time= lines");
+		return NULL;
+	}
+	if (strlen(meta) > CHUNK_MAX_LEN - 1) {
+		snprintf(err, errlen, "trace meta is too large");
+		return NULL;
+	}
+	struct trace_writer *w = trace_writer_open_quiet(path, err, errlen);
+	if (!w)
+		return NULL;
+	struct memtrace_writer *mw = mt_xcalloc(1, sizeof(*mw));
+	mw->w = w;
+	mw->buf = mt_xcalloc(CHUNK_MAX_SAMPLES, sizeof(*mw->buf));
+	if (write_kv(mw, CHUNK_HEADER, meta, err, errlen)) {
+		memtrace_writer_close(mw, NULL, NULL, 0);
+		return NULL;
+	}
+	return mw;
+}
+
+int memtrace_writer_samples(struct memtrace_writer *mw, const struct memtrace_columns *c,
+			    size_t n, char *err, size_t errlen)
+{
+	if (n && (!c->time || !c->addr || !c->pid || !c->tid || !c->cpu)) {
+		snprintf(err, errlen, "samples need the time, addr, pid, tid and cpu columns");
+		return -1;
+	}
+	if (flush_threads(mw, err, errlen))
+		return -1;
+	uint32_t columns = COLS_REQUIRED | (c->ip ? 1u << COL_IP : 0) |
+			   (c->weight ? 1u << COL_WEIGHT : 0) |
+			   (c->data_src ? 1u << COL_DATA_SRC : 0);
+	for (size_t done = 0; done < n;) {
+		size_t k = n - done < CHUNK_MAX_SAMPLES ? n - done : CHUNK_MAX_SAMPLES;
+		for (size_t i = 0; i < k; i++) {
+			size_t j = done + i;
+			mw->buf[i] = (struct memtrace_sample){
+				.time = c->time[j], .addr = c->addr[j], .pid = c->pid[j],
+				.tid = c->tid[j], .cpu = c->cpu[j],
+				.ip = c->ip ? c->ip[j] : 0,
+				.weight = c->weight ? c->weight[j] : 0,
+				.data_src = c->data_src ? c->data_src[j] : 0 };
+		}
+		if (trace_write_samples(mw->w, mw->buf, k, columns)) {
+			snprintf(err, errlen, "%s", trace_writer_error(mw->w));
+			return -1;
+		}
+		done += k;
+	}
+	return 0;
+}
+
+int memtrace_writer_maps(struct memtrace_writer *mw, uint64_t time, uint32_t pid,
+			 const char *text, size_t len, char *err, size_t errlen)
+{
+	unsigned char hdr[MAPS_HDR_SIZE] = { 0 };
+
+	if (len > CHUNK_MAX_LEN - MAPS_HDR_SIZE) {
+		snprintf(err, errlen, "maps text of %zu bytes is too large", len);
+		return -1;
+	}
+	if (flush_threads(mw, err, errlen))
+		return -1;
+	struct bytebuf b = { 0 };
+	put_le64(hdr, time);
+	put_le32(hdr + 8, pid);
+	bytebuf_put(&b, hdr, sizeof(hdr));
+	bytebuf_put(&b, text, len);
+	int rc = trace_write_chunk(mw->w, CHUNK_MAPS, CODEC_ZSTD, b.data, b.len,
+				   count_lines(text, len));
+	bytebuf_free(&b);
+	if (rc)
+		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
+	return rc;
+}
+
+int memtrace_writer_thread(struct memtrace_writer *mw, uint64_t time, uint32_t pid,
+			   uint32_t tid, const char *comm, char *err, size_t errlen)
+{
+	unsigned char rec[THREAD_REC_SIZE] = { 0 };
+
+	put_le64(rec, time);
+	put_le32(rec + 8, pid);
+	put_le32(rec + 12, tid);
+	strncpy((char *)rec + 16, comm ? comm : "", 15);
+	bytebuf_put(&mw->threads, rec, sizeof(rec));
+	mw->nthreads++;
+	if (mw->threads.len + THREAD_REC_SIZE > CHUNK_MAX_LEN)
+		return flush_threads(mw, err, errlen);
+	return 0;
+}
+
+int memtrace_writer_lost(struct memtrace_writer *mw, uint64_t time, uint32_t cpu,
+			 uint64_t lost, uint64_t throttled, char *err, size_t errlen)
+{
+	unsigned char rec[LOST_REC_SIZE] = { 0 };
+
+	if (flush_threads(mw, err, errlen))
+		return -1;
+	put_le64(rec, time);
+	put_le32(rec + 8, cpu);
+	put_le64(rec + 16, lost);
+	put_le64(rec + 24, throttled);
+	if (trace_write_chunk(mw->w, CHUNK_LOST, CODEC_STORED, rec, sizeof(rec), 1)) {
+		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
+		return -1;
+	}
+	return 0;
+}
+
+int memtrace_writer_close(struct memtrace_writer *mw, const char *end_meta, char *err,
+			  size_t errlen)
+{
+	char dummy[8];
+	int rc = 0;
+
+	if (!err) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	rc |= flush_threads(mw, err, errlen);
+	if (!rc && end_meta)
+		rc |= write_kv(mw, CHUNK_END, end_meta, err, errlen);
+	if (trace_writer_close_quiet(mw->w, rc ? NULL : err, errlen))
+		rc = -1;
+	bytebuf_free(&mw->threads);
+	free(mw->buf);
+	free(mw);
+	return rc ? -1 : 0;
+}

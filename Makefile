@@ -27,6 +27,8 @@ DEPFLAGS  = -MMD -MP
 CFLAGS   ?= -O2 -g
 PICFLAGS  = -fPIC -fno-semantic-interposition
 LIBS      = -ldw -lelf -lzstd -llzma -lpfm -lm -lpthread
+# libdw.a and libelf.a need their decompressors named when linking statically.
+STATIC_LIBS = -ldw -lelf -lzstd -llzma -lbz2 -lz -lpfm -lm -lpthread
 SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LIB_DIRS  = trace engine resolve source record util
@@ -85,7 +87,7 @@ $(BUILD)/memtracectl: $(CMD_OBJS) $(LIBSO)
 static: $(BUILD)/static/memtracectl
 $(BUILD)/static/memtracectl: $(CMD_SRCS) $(LIB_SRCS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) -static -o $@ $(CMD_SRCS) $(LIB_SRCS) $(LIBS)
+	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) -static -o $@ $(CMD_SRCS) $(LIB_SRCS) $(STATIC_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmemtrace.a
 	@mkdir -p $(dir $@)

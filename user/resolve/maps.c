@@ -372,3 +372,25 @@ size_t mt_maps_history_count(const struct mt_maps_history *h, uint32_t pid)
 
 	return pm ? pm->n : 0;
 }
+
+size_t mt_maps_history_snapshots(const struct mt_maps_history *h, uint32_t pid,
+				 const struct mt_maps *const **v)
+{
+	const struct pid_maps *pm = find_pid(h, pid);
+
+	*v = pm ? (const struct mt_maps *const *)pm->snaps : NULL;
+	return pm ? pm->n : 0;
+}
+
+uint32_t mt_maps_history_main_pid(const struct mt_maps_history *h)
+{
+	uint32_t best = 0;
+	size_t most = 0;
+
+	for (size_t i = 0; h && i < h->n; i++)
+		if (h->pids[i].n > most) {
+			most = h->pids[i].n;
+			best = h->pids[i].pid;
+		}
+	return best;
+}

@@ -88,5 +88,13 @@ const struct mt_mapping *mt_maps_history_find(const struct mt_maps_history *h,
 					      const struct mt_maps **snap);
 /* Number of snapshots held for pid (0 if none). */
 size_t mt_maps_history_count(const struct mt_maps_history *h, uint32_t pid);
+/*
+ * The snapshots of pid in time order (equal times in the order added);
+ * *v stays valid until the next mt_maps_history_add().  Returns the count.
+ */
+size_t mt_maps_history_snapshots(const struct mt_maps_history *h, uint32_t pid,
+				 const struct mt_maps *const **v);
+/* The pid with the most snapshots (the lowest of equals); 0 if none. */
+uint32_t mt_maps_history_main_pid(const struct mt_maps_history *h);
 
 #endif

@@ -7,8 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "resolve/layout.h"
 #include "resolve/symbols.h"
 #include "util/util.h"
+
+struct layout_cache {
+	uint32_t pid;
+	size_t n;
+	struct memtrace_range *v;
+};
 
 struct resolver {
 	struct mt_maps_history *maps;
@@ -17,7 +24,19 @@ struct resolver {
 	/* interned "NAME[bss]" strings */
 	size_t nnames, capnames;
 	char **names;
+	/* resolver_layout() results, dropped by resolver_add_maps() */
+	size_t nlayouts;
+	struct layout_cache *layouts;
 };
+
+static void drop_layouts(struct resolver *r)
+{
+	for (size_t i = 0; i < r->nlayouts; i++)
+		free(r->layouts[i].v);
+	free(r->layouts);
+	r->layouts = NULL;
+	r->nlayouts = 0;
+}
 
 struct resolver *resolver_new(void)
 {
@@ -34,6 +53,7 @@ void resolver_free(struct resolver *r)
 		return;
 	mt_maps_history_free(r->maps);
 	mt_elf_cache_free(r->elves);
+	drop_layouts(r);
 	for (size_t i = 0; i < r->nnames; i++)
 		free(r->names[i]);
 	free(r->names);
@@ -55,6 +75,7 @@ void resolver_set_debug_dir(struct resolver *r, const char *dir)
 void resolver_add_maps(struct resolver *r, uint64_t time, uint32_t pid,
 		       const char *text, size_t len)
 {
+	drop_layouts(r);
 	mt_maps_history_add(r->maps, time, pid, text, len);
 }
 
@@ -118,8 +139,12 @@ static struct mt_elf *file_elf(struct resolver *r, const struct mt_maps *s,
 	return e;
 }
 
+/* What a lookup fills in. */
+enum want { WANT_REGION, WANT_SYMBOL, WANT_SOURCE };
+
 static void lookup_symbol(struct mt_elf *e, uint64_t bias, uint64_t addr,
-			  const struct mt_mapping *m, struct resolved *out)
+			  const struct mt_mapping *m, struct resolved *out,
+			  enum want want)
 {
 	uint64_t vaddr = addr - bias, off;
 	int flags = mt_elf_vaddr_flags(e, vaddr);
@@ -133,22 +158,24 @@ static void lookup_symbol(struct mt_elf *e, uint64_t bias, uint64_t addr,
 	if (sym) {
 		out->sym = sym->name;
 		out->sym_off = off;
+		out->sym_size = sym->size;
 		out->elf_vaddr = vaddr;
+	}
+	struct mt_srcinfo si;
+	if (want == WANT_SOURCE && (flags & PF_X) &&
+	    mt_elf_srcinfo(e, vaddr, &si)) {
+		out->file = si.file;
+		out->line = si.line;
+		out->ninlined = si.ninlined;
+		out->inlined = si.inlined;
 	}
 }
 
-static int do_lookup(struct resolver *r, uint32_t pid, uint64_t time,
-		     uint64_t addr, struct resolved *out, bool want_sym)
+/* addr in mapping i of snapshot s. */
+static int lookup_in(struct resolver *r, const struct mt_maps *s, size_t i,
+		     uint64_t addr, struct resolved *out, enum want want)
 {
-	const struct mt_maps *s;
-	const struct mt_mapping *m;
-
-	memset(out, 0, sizeof(*out));
-	out->region = "?";
-	m = mt_maps_history_find(r->maps, pid, time, addr, &s);
-	if (!m)
-		return MT_RESOLVE_UNMAPPED;
-	size_t i = (size_t)(m - s->v);
+	const struct mt_mapping *m = &s->v[i];
 	uint64_t bias;
 	struct mt_elf *e;
 
@@ -157,8 +184,8 @@ static int do_lookup(struct resolver *r, uint32_t pid, uint64_t time,
 	out->region_off = addr - m->start;
 	if (m->kind == MT_MAP_FILE) {
 		out->region_off += m->offset;
-		if (want_sym && (e = file_elf(r, s, i, &bias)))
-			lookup_symbol(e, bias, addr, m, out);
+		if (want != WANT_REGION && (e = file_elf(r, s, i, &bias)))
+			lookup_symbol(e, bias, addr, m, out, want);
 	} else if (m->kind == MT_MAP_ANON && i > 0 &&
 		   s->v[i - 1].end == m->start &&
 		   s->v[i - 1].kind == MT_MAP_FILE &&
@@ -168,23 +195,37 @@ static int do_lookup(struct resolver *r, uint32_t pid, uint64_t time,
 		char name[512];
 		snprintf(name, sizeof(name), "%s[bss]", s->v[i - 1].name);
 		out->region = intern(r, name);
-		if (want_sym)
-			lookup_symbol(e, bias, addr, m, out);
+		if (want != WANT_REGION)
+			lookup_symbol(e, bias, addr, m, out, want);
 	}
 	return out->sym ? MT_RESOLVE_SYMBOL : MT_RESOLVE_MAPPING;
+}
+
+static int do_lookup(struct resolver *r, uint32_t pid, uint64_t time,
+		     uint64_t addr, struct resolved *out, enum want want)
+{
+	const struct mt_maps *s;
+	const struct mt_mapping *m;
+
+	memset(out, 0, sizeof(*out));
+	out->region = "?";
+	m = mt_maps_history_find(r->maps, pid, time, addr, &s);
+	if (!m)
+		return MT_RESOLVE_UNMAPPED;
+	return lookup_in(r, s, (size_t)(m - s->v), addr, out, want);
 }
 
 int resolver_lookup(struct resolver *r, uint32_t pid, uint64_t time,
 		    uint64_t addr, struct resolved *out)
 {
-	return do_lookup(r, pid, time, addr, out, true);
+	return do_lookup(r, pid, time, addr, out, WANT_SOURCE);
 }
 
 int resolver_describe(struct resolver *r, uint32_t pid, uint64_t time,
 		      uint64_t addr, char *buf, size_t len)
 {
 	struct resolved res;
-	int ret = do_lookup(r, pid, time, addr, &res, true);
+	int ret = do_lookup(r, pid, time, addr, &res, WANT_SYMBOL);
 
 	if (len == 0)
 		return ret;
@@ -203,6 +244,49 @@ const char *resolver_mapping_name(struct resolver *r, uint32_t pid,
 {
 	struct resolved res;
 
-	do_lookup(r, pid, time, addr, &res, false);
+	do_lookup(r, pid, time, addr, &res, WANT_REGION);
 	return res.region;
+}
+
+size_t resolver_layout(struct resolver *r, uint32_t pid,
+		       const struct memtrace_range **v)
+{
+	if (pid == 0)
+		pid = mt_maps_history_main_pid(r->maps);
+	for (size_t i = 0; i < r->nlayouts; i++)
+		if (r->layouts[i].pid == pid) {
+			*v = r->layouts[i].v;
+			return r->layouts[i].n;
+		}
+
+	const struct mt_maps *const *snaps;
+	size_t nsnaps = mt_maps_history_snapshots(r->maps, pid, &snaps);
+	struct mt_layout_piece *p;
+	size_t n = mt_layout_build(snaps, nsnaps, &p);
+	struct memtrace_range *out = n ? mt_xcalloc(n, sizeof(*out)) : NULL;
+
+	for (size_t k = 0; k < n; k++) {
+		const struct mt_mapping *m = p[k].map;
+		struct resolved res;
+
+		memset(&res, 0, sizeof(res));
+		lookup_in(r, p[k].snap, (size_t)(m - p[k].snap->v), p[k].start,
+			  &res, WANT_REGION);
+		out[k] = (struct memtrace_range){
+			.start = p[k].start,
+			.end = p[k].end,
+			.name = res.region,
+			.perms = mt_perms_string(m->perms),
+			.offset = m->kind == MT_MAP_FILE
+					  ? m->offset + (p[k].start - m->start)
+					  : 0,
+			.path = m->path,
+		};
+	}
+	free(p);
+	r->layouts = mt_xrealloc(r->layouts,
+				 (r->nlayouts + 1) * sizeof(*r->layouts));
+	r->layouts[r->nlayouts++] = (struct layout_cache){ pid, n, out };
+	*v = out;
+	return n;
 }

@@ -20,10 +20,17 @@
  * that lies in the zero-filled tail of one of its PT_LOADs (.bss beyond the
  * last file page); the symbol part names the object in it.
  *
- * Symbols: ELF64 little-endian only; .symtab, else a separate debug file
- * found by build-id (resolver_set_debug_dir), else .dynsym; STT_FUNC,
- * STT_OBJECT and STT_GNU_IFUNC symbols (no DWARF, no line numbers, no
- * inlined frames, no C++ demangling, no MiniDebugInfo/.gnu_debugdata).
+ * Symbols and DWARF come from elfutils (symbols.h: one libdwfl module per
+ * file at bias 0, the load bias computed here from the maps): .symtab, else
+ * a separate debug file (build-id under resolver_set_debug_dir's directory,
+ * or .gnu_debuglink / NAME.debug next to the file), else .dynsym; STT_FUNC,
+ * STT_OBJECT and STT_GNU_IFUNC symbols, each naming only addresses in
+ * [st_value, st_value + st_size).  resolver_lookup() also fills the DWARF
+ * source file:line of addr (executable segments only) and the inlined
+ * calls containing it, innermost first: frame i = the inlined function and
+ * the file:line of its call site in its caller.  resolver_describe() and
+ * resolver_mapping_name() never read DWARF.  No C++ demangling; no
+ * debuginfod.
  * The files are read on the analysis machine at the path in the maps (under
  * resolver_set_root's directory if set).  The trace carries no build-ids, so
  * nothing proves the file is the one that was mapped: a file whose PT_LOAD
@@ -107,8 +114,11 @@ const char *resolver_mapping_name(struct resolver *r, uint32_t pid,
 /*
  * The address layout of pid as reports name it (memtrace_resolver_layout in
  * include/memtrace/resolve.h): non-overlapping ranges in address order, each
- * address owned by the newest snapshot that maps it.  *v stays valid until
- * resolver_free() or the next resolver_add_maps().  Returns the count.
+ * address owned by the newest snapshot that maps it.  pid 0: the pid with
+ * the most snapshots (the lowest of equals), which is the traced process
+ * for memtracectl traces; memtrace_resolver_layout() maps 0 to the HEADER's
+ * target_pid first.  *v stays valid until resolver_free() or the next
+ * resolver_add_maps().  Returns the count.
  */
 size_t resolver_layout(struct resolver *r, uint32_t pid, const struct memtrace_range **v);
 

@@ -1,160 +1,144 @@
-/* symbols.c - ELF64 LE symbol tables and PT_LOAD translation (symbols.h). */
+/* symbols.c - ELF segments and symbols through elfutils (symbols.h). */
 #include "resolve/symbols.h"
 
-#include <elf.h>
-#include <errno.h>
+#include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/util.h"
 
 #define PAGE_4K 4096ull
-#define MAX_PHNUM 65535u
-#define MAX_SHNUM (1u << 20)
-#define MAX_NOTE (64u * 1024)
 
 struct mt_elf {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwfl_Callbacks cb;
+	char *debuginfo_path; /* cb.debuginfo_path points here */
 	uint16_t type;
 	enum mt_symtab_source source;
-	size_t nsyms;
-	struct mt_sym *syms;
-	uint64_t *maxend; /* maxend[i] = max(end of syms[0..i]) */
-	char *strtab;     /* names point into it */
 	size_t nseg;
 	struct mt_segment *segs;
+	size_t nsyms;
+	struct mt_sym *syms;
+	uint64_t *maxend; /* maxend[i]: max end of syms[0..i] */
+	size_t nowned;
+	char **owned;     /* names cut at '@' */
 	char build_id[2 * 64 + 1];
+	struct mt_src_cache *src;
 };
 
-/* ---- bounded reads from a file or a buffer ---------------------------- */
+/*
+ * The file is reported with its path (dwfl_report_elf opens it), so
+ * find_elf only runs for modules reported without a file: none here.
+ */
+static int find_elf_none(Dwfl_Module *mod, void **userdata,
+			 const char *modname, Dwarf_Addr base,
+			 char **file_name, Elf **elfp)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base;
+	(void)file_name;
+	*elfp = NULL;
+	return -1;
+}
 
-struct src {
+static int try_open(const char *dir, const char *sub, const char *name,
+		    char **debuginfo_file_name)
+{
+	size_t n = strlen(dir) + strlen(sub) + strlen(name) + 3;
+	char *p = mt_xmalloc(n);
 	int fd;
-	const uint8_t *mem;
-	uint64_t size;
-};
 
-static bool src_read(const struct src *s, uint64_t off, uint64_t len,
-		     void *dst)
-{
-	if (off > s->size || len > s->size - off)
-		return false;
-	if (s->mem) {
-		memcpy(dst, s->mem + off, len);
-		return true;
-	}
-	uint8_t *d = dst;
-	while (len > 0) {
-		size_t chunk = len > (1u << 30) ? (1u << 30) : (size_t)len;
-		ssize_t r = pread(s->fd, d, chunk, (off_t)off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false; /* error, or the file shrank */
-		d += r;
-		off += (uint64_t)r;
-		len -= (uint64_t)r;
-	}
-	return true;
+	snprintf(p, n, "%s/%s%s", dir, sub, name);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		*debuginfo_file_name = p;
+	else
+		free(p);
+	return fd;
 }
 
-/* Allocate and read [off, off + len); NULL if out of range.  One extra
- * zero byte is appended so string tables are always terminated. */
-static void *src_read_alloc(const struct src *s, uint64_t off, uint64_t len)
+/*
+ * dwfl_standard_find_debuginfo without its debuginfod step (which dlopens
+ * libdebuginfod and curl on every run, ~7 ms, and may go to the network):
+ * DEBUG_DIR/.build-id/xx/yyyy.debug, then the .gnu_debuglink name (or
+ * NAME.debug) in the file's directory, its .debug/, and DEBUG_DIR/DIR/.
+ * libdwfl checks that a found file's build-id matches.
+ */
+static int find_debuginfo_local(Dwfl_Module *mod, void **userdata,
+				const char *modname, Dwarf_Addr base,
+				const char *file_name, const char *debuglink_file,
+				GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
-	if (off > s->size || len > s->size - off)
-		return NULL;
-	uint8_t *buf = mt_xmalloc((size_t)len + 1);
-	if (!src_read(s, off, len, buf)) {
-		free(buf);
-		return NULL;
-	}
-	buf[len] = 0;
-	return buf;
+	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base,
+					      file_name, debuglink_file,
+					      debuglink_crc, debuginfo_file_name);
+	const char *slash = file_name ? strrchr(file_name, '/') : NULL;
+	const char *debug_dir = *userdata;
+	char dir[4096], name[512];
+
+	if (fd >= 0 || !slash || (size_t)(slash - file_name) >= sizeof(dir))
+		return fd;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file_name), file_name);
+	if (debuglink_file)
+		snprintf(name, sizeof(name), "%s", debuglink_file);
+	else
+		snprintf(name, sizeof(name), "%s.debug", slash + 1);
+	if (strcmp(name, slash + 1) != 0 &&
+	    (fd = try_open(dir, "", name, debuginfo_file_name)) >= 0)
+		return fd;
+	if ((fd = try_open(dir, ".debug/", name, debuginfo_file_name)) >= 0)
+		return fd;
+	char sub[4200];
+	snprintf(sub, sizeof(sub), "%s/", dir[0] == '/' ? dir + 1 : dir);
+	return try_open(debug_dir, sub, name, debuginfo_file_name);
 }
 
-/* ---- program headers ------------------------------------------------- */
+/* ---- segments --------------------------------------------------------- */
 
-static void parse_build_id(struct mt_elf *e, const uint8_t *p, uint64_t len,
-			   uint64_t align)
+static bool read_segments(struct mt_elf *e, Elf *elf)
 {
-	uint64_t pos = 0;
+	size_t phnum;
+	GElf_Ehdr eh;
 
-	if (align != 8)
-		align = 4;
-	while (len - pos >= 12) {
-		uint32_t namesz, descsz, type;
-		memcpy(&namesz, p + pos, 4);
-		memcpy(&descsz, p + pos + 4, 4);
-		memcpy(&type, p + pos + 8, 4);
-		pos += 12;
-		uint64_t nlen = ((uint64_t)namesz + align - 1) & ~(align - 1);
-		uint64_t dlen = ((uint64_t)descsz + align - 1) & ~(align - 1);
-		if (nlen > len - pos)
-			return;
-		const uint8_t *name = p + pos;
-		pos += nlen;
-		if (descsz > len - pos)
-			return;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
-		    memcmp(name, "GNU", 4) == 0 && descsz > 0 && descsz <= 64) {
-			static const char hex[] = "0123456789abcdef";
-			for (uint32_t i = 0; i < descsz; i++) {
-				e->build_id[2 * i] = hex[p[pos + i] >> 4];
-				e->build_id[2 * i + 1] = hex[p[pos + i] & 15];
-			}
-			e->build_id[2 * descsz] = '\0';
-			return;
-		}
-		if (dlen > len - pos)
-			return;
-		pos += dlen;
-	}
-}
-
-static bool read_segments(struct mt_elf *e, const struct src *s,
-			  const Elf64_Ehdr *eh, uint32_t phnum)
-{
-	if (phnum == 0 || eh->e_phentsize != sizeof(Elf64_Phdr))
+	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &phnum) != 0 ||
+	    phnum == 0)
 		return false;
-	Elf64_Phdr *ph = src_read_alloc(s, eh->e_phoff,
-					(uint64_t)phnum * sizeof(Elf64_Phdr));
-	if (!ph)
-		return false;
+	e->type = eh.e_type;
 	e->segs = mt_xcalloc(phnum, sizeof(*e->segs));
-	for (uint32_t i = 0; i < phnum; i++) {
-		const Elf64_Phdr *p = &ph[i];
-		if (p->p_type == PT_NOTE && !e->build_id[0] &&
-		    p->p_filesz <= MAX_NOTE) {
-			uint8_t *note = src_read_alloc(s, p->p_offset,
-						       p->p_filesz);
-			if (note) {
-				parse_build_id(e, note, p->p_filesz,
-					       p->p_align);
-				free(note);
-			}
-		}
-		if (p->p_type != PT_LOAD)
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		if (p->p_filesz > p->p_memsz ||
-		    p->p_offset + p->p_filesz < p->p_offset ||
-		    p->p_vaddr + p->p_memsz < p->p_vaddr || p->p_memsz == 0)
+		if (ph.p_filesz > ph.p_memsz ||
+		    ph.p_offset + ph.p_filesz < ph.p_offset ||
+		    ph.p_vaddr + ph.p_memsz < ph.p_vaddr || ph.p_memsz == 0)
 			continue;
-		struct mt_segment *g = &e->segs[e->nseg++];
-		g->offset = p->p_offset;
-		g->filesz = p->p_filesz;
-		g->vaddr = p->p_vaddr;
-		g->memsz = p->p_memsz;
-		g->flags = p->p_flags;
+		e->segs[e->nseg++] = (struct mt_segment){
+			.offset = ph.p_offset, .filesz = ph.p_filesz,
+			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
+			.flags = ph.p_flags,
+		};
 	}
-	free(ph);
 	return e->nseg > 0;
 }
 
-/* ---- symbol tables ---------------------------------------------------- */
+static bool has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	}
+	return false;
+}
+
+/* ---- symbols ---------------------------------------------------------- */
 
 static int rank(const struct mt_sym *s)
 {
@@ -186,237 +170,233 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * Load symbols of section shdr[idx] (SHT_SYMTAB or SHT_DYNSYM).  Returns
- * the number of usable symbols (0 leaves e untouched).
- */
-static size_t load_symtab(struct mt_elf *e, const struct src *s,
-			  const Elf64_Shdr *sh, uint32_t shnum, uint32_t idx)
+/* Section [lo, hi) of a symbol in module addresses; false if not SHF_ALLOC. */
+static bool sym_section(Elf *elf, GElf_Word shndx, uint64_t delta,
+			uint64_t *lo, uint64_t *hi)
 {
-	const Elf64_Shdr *st = &sh[idx];
+	Elf_Scn *scn = elf ? elf_getscn(elf, shndx) : NULL;
+	GElf_Shdr sh;
 
-	if (st->sh_entsize != 0 && st->sh_entsize != sizeof(Elf64_Sym))
-		return 0;
-	if (st->sh_link == 0 || st->sh_link >= shnum)
-		return 0;
-	const Elf64_Shdr *str = &sh[st->sh_link];
-	if (str->sh_type != SHT_STRTAB || str->sh_size == 0)
-		return 0;
-	uint64_t count = st->sh_size / sizeof(Elf64_Sym);
-	if (count == 0)
-		return 0;
-	Elf64_Sym *raw = src_read_alloc(s, st->sh_offset,
-					count * sizeof(Elf64_Sym));
-	char *strtab = src_read_alloc(s, str->sh_offset, str->sh_size);
-	if (!raw || !strtab) {
-		free(raw);
-		free(strtab);
-		return 0;
-	}
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+		return false;
+	*lo = sh.sh_addr + delta;
+	*hi = *lo + sh.sh_size;
+	return *hi >= *lo;
+}
 
-	struct mt_sym *v = mt_xcalloc((size_t)count, sizeof(*v));
-	uint16_t *shndx = mt_xcalloc((size_t)count, sizeof(*shndx));
+static const char *own_name(struct mt_elf *e, const char *name)
+{
+	const char *at = strchr(name, '@');
+
+	if (!at || at == name)
+		return name;
+	e->owned = mt_xrealloc(e->owned, (e->nowned + 1) * sizeof(*e->owned));
+	e->owned[e->nowned] = strndup(name, (size_t)(at - name));
+	if (!e->owned[e->nowned])
+		abort();
+	return e->owned[e->nowned++];
+}
+
+/* Section bounds of zero-sized functions, parallel to the symbol array. */
+struct zero_extent {
+	uint64_t lo, hi;
+};
+
+static size_t collect_symbols(struct mt_elf *e, Elf *main_elf, int count,
+			      struct zero_extent *zx, bool *from_other)
+{
 	size_t n = 0;
-	for (uint64_t i = 0; i < count; i++) {
-		const Elf64_Sym *y = &raw[i];
-		uint8_t type = ELF64_ST_TYPE(y->st_info);
+
+	for (int i = 1; i < count; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf = NULL;
+		Dwarf_Addr bias = 0;
+		const char *name = dwfl_module_getsym_info(
+			e->mod, i, &sym, &addr, &shndx, &elf, &bias);
+		uint8_t type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !name[0] || name[0] == '@')
+			continue;
 		if (type != STT_FUNC && type != STT_OBJECT &&
 		    type != STT_GNU_IFUNC)
 			continue;
-		if (y->st_shndx == SHN_UNDEF || y->st_shndx == SHN_ABS ||
-		    y->st_shndx == SHN_COMMON)
+		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS ||
+		    sym.st_shndx == SHN_COMMON || shndx == SHN_UNDEF)
 			continue;
-		if (y->st_name == 0 || y->st_name >= str->sh_size)
+		if (sym.st_size == 0 && type != STT_FUNC)
 			continue;
-		char *name = strtab + y->st_name;
-		if (!name[0])
+		zx[n].lo = zx[n].hi = 0;
+		if (sym.st_size == 0 &&
+		    !sym_section(elf, shndx, addr - sym.st_value, &zx[n].lo,
+				 &zx[n].hi))
 			continue;
-		/* "environ@GLIBC_2.2.5" (versioned .symtab names) -> "environ";
-		 * strings shared by suffix get the same cut, which is fine */
-		char *at = strchr(name, '@');
-		if (at && at != name)
-			*at = '\0';
-		if (y->st_size == 0 && type != STT_FUNC)
-			continue;
-		v[n].addr = y->st_value;
-		v[n].size = y->st_size;
-		v[n].name = name;
-		v[n].type = type;
-		v[n].bind = ELF64_ST_BIND(y->st_info);
-		shndx[n] = y->st_shndx;
+		if (elf != main_elf)
+			*from_other = true;
+		e->syms[n] = (struct mt_sym){
+			.addr = addr, .size = sym.st_size,
+			.name = own_name(e, name), .type = type,
+			.bind = GELF_ST_BIND(sym.st_info),
+		};
 		n++;
 	}
-	free(raw);
+	return n;
+}
 
-	/*
-	 * Zero-sized functions (assembly without .size) extend to the next
-	 * symbol, but not past the end of their section.
-	 */
+/*
+ * Zero-sized functions (assembly without .size) extend to the next symbol,
+ * but not past the end of their section.  Returns the kept count.
+ */
+static size_t size_zero_functions(struct mt_elf *e, size_t n,
+				  const struct zero_extent *zx)
+{
 	uint64_t *starts = mt_xcalloc(n ? n : 1, sizeof(*starts));
-	size_t ns = 0;
-	for (size_t i = 0; i < n; i++)
-		starts[ns++] = v[i].addr;
-	qsort(starts, ns, sizeof(*starts), cmp_u64);
 	size_t out = 0;
+
+	for (size_t i = 0; i < n; i++)
+		starts[i] = e->syms[i].addr;
+	qsort(starts, n, sizeof(*starts), cmp_u64);
 	for (size_t i = 0; i < n; i++) {
-		if (v[i].size == 0) {
-			uint16_t k = shndx[i];
-			if (k == 0 || k >= shnum || k >= SHN_LORESERVE ||
-			    !(sh[k].sh_flags & SHF_ALLOC))
+		struct mt_sym *s = &e->syms[i];
+		if (s->size == 0) {
+			if (s->addr < zx[i].lo || s->addr >= zx[i].hi)
 				continue;
-			uint64_t send = sh[k].sh_addr + sh[k].sh_size;
-			if (v[i].addr < sh[k].sh_addr || v[i].addr >= send)
-				continue;
-			/* first start > addr */
-			size_t lo = 0, hi = ns;
+			size_t lo = 0, hi = n; /* first start > addr */
 			while (lo < hi) {
 				size_t mid = lo + (hi - lo) / 2;
-				if (starts[mid] <= v[i].addr)
+				if (starts[mid] <= s->addr)
 					lo = mid + 1;
 				else
 					hi = mid;
 			}
-			uint64_t end = send;
-			if (lo < ns && starts[lo] < end)
+			uint64_t end = zx[i].hi;
+			if (lo < n && starts[lo] < end)
 				end = starts[lo];
-			v[i].size = end - v[i].addr;
+			s->size = end - s->addr;
 		}
-		if (v[i].addr + v[i].size < v[i].addr)
-			v[i].size = UINT64_MAX - v[i].addr; /* clamp */
-		v[out++] = v[i];
+		if (s->addr + s->size < s->addr)
+			s->size = UINT64_MAX - s->addr; /* clamp */
+		e->syms[out++] = *s;
 	}
 	free(starts);
-	free(shndx);
-	n = out;
-	if (n == 0) {
-		free(v);
-		free(strtab);
-		return 0;
-	}
+	return out;
+}
 
-	qsort(v, n, sizeof(*v), cmp_sym);
+static void read_symbols(struct mt_elf *e, Elf *main_elf)
+{
+	int count = dwfl_module_getsymtab(e->mod);
+	bool from_other = false;
+
+	if (count <= 1)
+		return;
+	e->syms = mt_xcalloc((size_t)count, sizeof(*e->syms));
+	struct zero_extent *zx = mt_xcalloc((size_t)count, sizeof(*zx));
+	size_t n = collect_symbols(e, main_elf, count, zx, &from_other);
+	n = size_zero_functions(e, n, zx);
+	free(zx);
+	if (n == 0)
+		return;
+	qsort(e->syms, n, sizeof(*e->syms), cmp_sym);
 	/* Drop aliases: same address and size, keep the best ranked. */
-	out = 1;
+	size_t out = 1;
 	for (size_t i = 1; i < n; i++)
-		if (v[i].addr != v[out - 1].addr || v[i].size != v[out - 1].size)
-			v[out++] = v[i];
+		if (e->syms[i].addr != e->syms[out - 1].addr ||
+		    e->syms[i].size != e->syms[out - 1].size)
+			e->syms[out++] = e->syms[i];
 	n = out;
 	e->maxend = mt_xcalloc(n, sizeof(*e->maxend));
 	uint64_t m = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t end = v[i].addr + v[i].size;
+		uint64_t end = e->syms[i].addr + e->syms[i].size;
 		if (end > m)
 			m = end;
 		e->maxend[i] = m;
 	}
-	e->syms = v;
 	e->nsyms = n;
-	e->strtab = strtab;
-	return n;
+	e->source = has_symtab(main_elf) ? MT_SYMS_SYMTAB
+		    : from_other	     ? MT_SYMS_DEBUGFILE
+					     : MT_SYMS_DYNSYM;
 }
 
-static void read_symbols(struct mt_elf *e, const struct src *s,
-			 const Elf64_Ehdr *eh)
+static void read_build_id(struct mt_elf *e)
 {
-	uint64_t shnum = eh->e_shnum;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(e->mod, &bits, &vaddr);
 
-	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr))
-		return;
-	if (shnum == 0) { /* extended numbering: count in section 0 */
-		Elf64_Shdr s0;
-		if (!src_read(s, eh->e_shoff, sizeof(s0), &s0))
-			return;
-		shnum = s0.sh_size;
-	}
-	if (shnum == 0 || shnum > MAX_SHNUM)
-		return;
-	Elf64_Shdr *sh = src_read_alloc(s, eh->e_shoff,
-					shnum * sizeof(Elf64_Shdr));
-	if (!sh)
-		return;
-	static const uint32_t order[2] = { SHT_SYMTAB, SHT_DYNSYM };
-	for (int o = 0; o < 2 && e->nsyms == 0; o++) {
-		for (uint32_t i = 0; i < shnum; i++) {
-			if (sh[i].sh_type != order[o])
-				continue;
-			if (load_symtab(e, s, sh, (uint32_t)shnum, i)) {
-				e->source = o == 0 ? MT_SYMS_SYMTAB
-						   : MT_SYMS_DYNSYM;
-				break;
-			}
-		}
-	}
-	free(sh);
+	for (int i = 0; i < len && i < 64; i++)
+		snprintf(e->build_id + 2 * i, 3, "%02x", bits[i]);
 }
 
-static struct mt_elf *elf_load(const struct src *s)
+/* ---- open ------------------------------------------------------------- */
+
+struct mt_elf *mt_elf_open(const char *path, const char *debug_dir)
 {
-	Elf64_Ehdr eh;
-
-	if (!src_read(s, 0, sizeof(eh), &eh))
-		return NULL;
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB)
-		return NULL;
-
 	struct mt_elf *e = mt_xcalloc(1, sizeof(*e));
-	e->type = eh.e_type;
-	uint32_t phnum = eh.e_phnum;
-	if (phnum == PN_XNUM && eh.e_shoff && eh.e_shentsize == sizeof(Elf64_Shdr)) {
-		Elf64_Shdr s0;
-		phnum = src_read(s, eh.e_shoff, sizeof(s0), &s0) &&
-				s0.sh_info <= MAX_PHNUM ? s0.sh_info : 0;
-	}
-	if (!read_segments(e, s, &eh, phnum)) {
-		mt_elf_close(e);
-		return NULL;
-	}
-	read_symbols(e, s, &eh);
+	Elf *elf;
+	Dwarf_Addr bias;
+
+	if (!debug_dir || !debug_dir[0])
+		debug_dir = "/usr/lib/debug";
+	/* build-id lookup only uses absolute entries: DEBUG_DIR */
+	e->debuginfo_path = mt_xstrdup(debug_dir);
+	e->cb.find_elf = find_elf_none;
+	e->cb.find_debuginfo = find_debuginfo_local;
+	e->cb.debuginfo_path = &e->debuginfo_path;
+	e->dwfl = dwfl_begin(&e->cb);
+	if (!e->dwfl)
+		goto fail;
+	dwfl_report_begin(e->dwfl);
+	/* base 0, add_p_vaddr: module addresses are the file's vaddrs */
+	e->mod = dwfl_report_elf(e->dwfl, path, path, -1, 0, true);
+	dwfl_report_end(e->dwfl, NULL, NULL);
+	if (!e->mod)
+		goto fail;
+	/* find_debuginfo_local's userdata: the debug dir */
+	void **ud = NULL;
+	dwfl_module_info(e->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (ud)
+		*ud = e->debuginfo_path;
+	elf = dwfl_module_getelf(e->mod, &bias);
+	if (!elf || bias != 0 || !read_segments(e, elf))
+		goto fail;
+	read_build_id(e);
+	read_symbols(e, elf);
 	return e;
-}
-
-struct mt_elf *mt_elf_open(const char *path)
-{
-	struct stat st;
-	struct src s = { .fd = -1 };
-	struct mt_elf *e = NULL;
-
-	/* Only regular files: opening a mapped device node (GPU, /dev/mem)
-	 * could have side effects; O_NONBLOCK in case it is swapped for a
-	 * FIFO between stat and open. */
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	s.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (s.fd < 0)
-		return NULL;
-	if (fstat(s.fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		s.size = (uint64_t)st.st_size;
-		e = elf_load(&s);
-	}
-	close(s.fd);
-	return e;
-}
-
-struct mt_elf *mt_elf_from_memory(const void *buf, size_t len)
-{
-	struct src s = { .fd = -1, .mem = buf, .size = len };
-
-	if (!buf)
-		return NULL;
-	return elf_load(&s);
+fail:
+	mt_elf_close(e);
+	return NULL;
 }
 
 void mt_elf_close(struct mt_elf *e)
 {
 	if (!e)
 		return;
+	mt_src_cache_free(e->src);
+	if (e->dwfl)
+		dwfl_end(e->dwfl);
+	for (size_t i = 0; i < e->nowned; i++)
+		free(e->owned[i]);
+	free(e->owned);
 	free(e->syms);
 	free(e->maxend);
-	free(e->strtab);
 	free(e->segs);
+	free(e->debuginfo_path);
 	free(e);
 }
+
+struct Dwfl_Module *mt_elf_module(const struct mt_elf *e)
+{
+	return e->mod;
+}
+
+struct mt_src_cache **mt_elf_src_cache(struct mt_elf *e)
+{
+	return &e->src;
+}
+
+/* ---- queries ---------------------------------------------------------- */
 
 uint16_t mt_elf_type(const struct mt_elf *e)
 {
@@ -466,23 +446,11 @@ int mt_elf_offset_to_vaddr(const struct mt_elf *e, uint64_t off,
 	return -1;
 }
 
-bool mt_elf_vaddr_loaded(const struct mt_elf *e, uint64_t vaddr)
-{
-	for (size_t i = 0; i < e->nseg; i++) {
-		const struct mt_segment *g = &e->segs[i];
-		/* the kernel maps whole pages: allow the page-rounded span */
-		uint64_t lo = g->vaddr & ~(PAGE_4K - 1);
-		uint64_t hi = g->vaddr + g->memsz;
-		if (vaddr >= lo && vaddr < hi)
-			return true;
-	}
-	return false;
-}
-
 int mt_elf_vaddr_flags(const struct mt_elf *e, uint64_t vaddr)
 {
 	for (size_t i = 0; i < e->nseg; i++) {
 		const struct mt_segment *g = &e->segs[i];
+		/* the kernel maps whole pages: allow the page-rounded span */
 		uint64_t lo = g->vaddr & ~(PAGE_4K - 1);
 		if (vaddr >= lo && vaddr < g->vaddr + g->memsz)
 			return (int)(g->flags & (PF_R | PF_W | PF_X));
@@ -604,41 +572,6 @@ static struct cache_slot *cache_slot(struct cache_slot *slots, size_t cap,
 	return &slots[i];
 }
 
-/*
- * A file without .symtab may have its full symbol table in a separate debug
- * file found by build-id (Debian's -dbgsym packages):
- * DIR/.build-id/ab/cdef....debug.  Adopt its symbols if its build-id is
- * the same.
- */
-static void adopt_debug_symbols(struct mt_elf *e, const char *dir)
-{
-	size_t n = strlen(dir) + sizeof(e->build_id) + 32;
-	char *path;
-
-	if (e->source == MT_SYMS_SYMTAB || strlen(e->build_id) < 4)
-		return;
-	path = mt_xmalloc(n);
-	snprintf(path, n, "%s/.build-id/%.2s/%s.debug", dir, e->build_id,
-		 e->build_id + 2);
-	struct mt_elf *d = mt_elf_open(path);
-	free(path);
-	if (d && d->source == MT_SYMS_SYMTAB &&
-	    strcmp(d->build_id, e->build_id) == 0) {
-		free(e->syms);
-		free(e->maxend);
-		free(e->strtab);
-		e->syms = d->syms;
-		e->maxend = d->maxend;
-		e->strtab = d->strtab;
-		e->nsyms = d->nsyms;
-		e->source = MT_SYMS_DEBUGFILE;
-		d->syms = NULL;
-		d->maxend = NULL;
-		d->strtab = NULL;
-	}
-	mt_elf_close(d);
-}
-
 void mt_elf_cache_set_debug_dir(struct mt_elf_cache *c, const char *dir)
 {
 	free(c->debug_dir);
@@ -664,10 +597,7 @@ struct mt_elf *mt_elf_cache_get(struct mt_elf_cache *c, const char *path)
 		s = cache_slot(c->slots, c->cap, path);
 	}
 	s->path = mt_xstrdup(path);
-	s->elf = mt_elf_open(path);
-	if (s->elf)
-		adopt_debug_symbols(s->elf, c->debug_dir ? c->debug_dir
-							 : "/usr/lib/debug");
+	s->elf = mt_elf_open(path, c->debug_dir);
 	c->n++;
 	return s->elf;
 }

@@ -1,10 +1,36 @@
 /*
- * symbols.h - ELF64 little-endian symbol tables (.symtab, else .dynsym)
- * and the file offset -> virtual address translation of PT_LOAD segments.
+ * symbols.h - one ELF file read through elfutils (libelf + libdwfl/libdw):
+ * its PT_LOAD segments (file offset -> ELF vaddr, load bias, .bss tail),
+ * its symbol table with sizes, and DWARF source lines and inlined frames.
  *
- * Own parser on the file bytes with <elf.h> structs (no libelf, no DWARF).
- * Every offset, size and count read from the file is checked against the
- * file size: a truncated or garbage file gives "no symbols", never a crash.
+ * Design: one Dwfl per file with ONE Dwfl_Module reported at base 0
+ * (dwfl_report_elf(..., base 0, add_p_vaddr true)), so module addresses
+ * are the ELF file's own virtual addresses; the caller translates process
+ * addresses with the load bias it computes from the maps (mt_elf_load_bias).
+ * Why not one Dwfl per process with every file at its mapping's bias: a
+ * trace has many snapshots and pids, the same library is loaded at other
+ * addresses in each, and snapshots may contradict each other (a mapping
+ * replaced between two snapshots); a Dwfl address space cannot hold
+ * overlapping modules.  Per-file modules at bias 0 are cached once per path
+ * for the whole trace and cannot be confused by the maps.
+ *
+ * libdwfl finds what the file lacks: with no .symtab (or no DWARF) it
+ * asks find_debuginfo, which here is dwfl_standard_find_debuginfo minus
+ * debuginfod (that step dlopens libdebuginfod + curl on every run, ~7 ms
+ * per report, and may go to the network): DEBUG_DIR/.build-id/xx/yyyy.debug
+ * (dwfl_build_id_find_debuginfo), then the .gnu_debuglink name (or
+ * NAME.debug) in the file's directory, its .debug/ and DEBUG_DIR/DIR/;
+ * libdwfl rejects a debug file whose build-id differs.  Else .dynsym (plus
+ * MiniDebugInfo .gnu_debugdata where present).  The debug file also serves
+ * DWARF.  find_elf is never needed: dwfl_report_elf opens the path.
+ *
+ * Symbols: STT_FUNC, STT_OBJECT and STT_GNU_IFUNC with a section; a symbol
+ * only covers [st_value, st_value + st_size); a zero-sized function covers
+ * up to the next symbol or its section's end; zero-sized objects are
+ * dropped; "name@VERSION" is cut to "name"; aliases (same address and size)
+ * collapse to the best name (fewest leading '_', then GLOBAL, WEAK, LOCAL).
+ * A file that does not open, is not ELF or has no PT_LOAD gives NULL, never
+ * a crash (libelf checks every offset against the file size).
  */
 #ifndef MEMTRACE_SYMBOLS_H
 #define MEMTRACE_SYMBOLS_H
@@ -13,10 +39,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memtrace/resolve.h"
+
 struct mt_sym {
-	uint64_t addr;    /* st_value: ELF virtual address */
-	uint64_t size;    /* st_size, or the extent up to the next symbol /
-			     section end for a zero-sized function */
+	uint64_t addr;    /* ELF virtual address (st_value) */
+	uint64_t size;    /* st_size, or the extent described above */
 	const char *name;
 	uint8_t type;     /* STT_FUNC, STT_OBJECT, STT_GNU_IFUNC */
 	uint8_t bind;     /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
@@ -30,81 +57,81 @@ struct mt_segment {
 };
 
 enum mt_symtab_source {
-	MT_SYMS_NONE,   /* no usable symbol table */
-	MT_SYMS_SYMTAB, /* .symtab */
-	MT_SYMS_DYNSYM, /* .dynsym only (stripped file) */
-	MT_SYMS_DEBUGFILE, /* .symtab of DIR/.build-id/xx/yyyy.debug
-			      (only through mt_elf_cache_get) */
+	MT_SYMS_NONE,      /* no usable symbol table */
+	MT_SYMS_SYMTAB,    /* .symtab of the file */
+	MT_SYMS_DYNSYM,    /* .dynsym only (stripped file) */
+	MT_SYMS_DEBUGFILE, /* .symtab of a separate debug file */
 };
 
 struct mt_elf;
 
 /*
- * Read an ELF64 LE file.  NULL (and no message) if it cannot be opened or
- * is not an ELF64 LE file with at least one sane PT_LOAD.  A file whose
- * symbol tables are damaged still opens, with fewer or no symbols.
+ * Open path.  debug_dir: separate debug files (NULL or "": /usr/lib/debug).
+ * NULL if the file cannot be opened, is not ELF or has no sane PT_LOAD.
  */
-struct mt_elf *mt_elf_open(const char *path);
-/* Same from bytes in memory (copied as needed; buf may be freed after). */
-struct mt_elf *mt_elf_from_memory(const void *buf, size_t len);
+struct mt_elf *mt_elf_open(const char *path, const char *debug_dir);
 void mt_elf_close(struct mt_elf *e);
 
 uint16_t mt_elf_type(const struct mt_elf *e); /* ET_EXEC, ET_DYN, ... */
 enum mt_symtab_source mt_elf_symtab_source(const struct mt_elf *e);
 size_t mt_elf_nsyms(const struct mt_elf *e);
-/* i-th symbol in address order (i < mt_elf_nsyms). */
+/* i-th symbol in address order (i < mt_elf_nsyms), else NULL. */
 const struct mt_sym *mt_elf_sym(const struct mt_elf *e, size_t i);
 size_t mt_elf_nsegments(const struct mt_elf *e);
 const struct mt_segment *mt_elf_segment(const struct mt_elf *e, size_t i);
-/*
- * GNU build-id (NT_GNU_BUILD_ID note) as lowercase hex, "" if the file has
- * none.  Traces do not carry build-ids, so nothing compares it; it is for
- * messages and for finding separate debug files.
- */
+/* GNU build-id as lowercase hex, "" if the file has none. */
 const char *mt_elf_build_id(const struct mt_elf *e);
 
-/*
- * File offset -> ELF virtual address via the PT_LOAD that holds the byte in
- * the file.  0 on success, -1 if no segment holds it.
- */
+/* File offset -> ELF vaddr via the PT_LOAD holding that file byte; 0/-1. */
 int mt_elf_offset_to_vaddr(const struct mt_elf *e, uint64_t off,
 			   uint64_t *vaddr);
-/* True if vaddr lies in some PT_LOAD's [vaddr, vaddr + memsz). */
-bool mt_elf_vaddr_loaded(const struct mt_elf *e, uint64_t vaddr);
 /* PF_R|PF_W|PF_X of the PT_LOAD holding vaddr (page-rounded), or -1. */
 int mt_elf_vaddr_flags(const struct mt_elf *e, uint64_t vaddr);
 /* True if vaddr is in a PT_LOAD's zero-filled tail (.bss). */
 bool mt_elf_vaddr_in_bss(const struct mt_elf *e, uint64_t vaddr);
-
 /*
- * Load bias of a mapping of this file: the mapping [start, ...) maps the
- * file from page offset pgoff, and is the first (lowest) mapping of this
- * load of the file.  vaddr = address - bias.  0 on success, -1 if no PT_LOAD
- * matches pgoff.  For ET_EXEC the bias is 0 for a consistent mapping.
+ * Load bias of a mapping [start, ...) of file page offset pgoff that is the
+ * first mapping of this load of the file: vaddr = address - bias.  0 on
+ * success, -1 if no PT_LOAD matches pgoff.  0 for a consistent ET_EXEC.
  */
 int mt_elf_load_bias(const struct mt_elf *e, uint64_t start, uint64_t pgoff,
 		     uint64_t *bias);
 
-/*
- * Innermost function/object symbol containing vaddr, or NULL.  *off (if
- * not NULL) gets vaddr - sym->addr.  O(log n).
- */
+/* Innermost symbol whose extent holds vaddr, or NULL; *off = vaddr - addr. */
 const struct mt_sym *mt_elf_lookup(const struct mt_elf *e, uint64_t vaddr,
 				   uint64_t *off);
 
-/* Cache of opened ELF files by path (failures are cached too). */
+/*
+ * DWARF at vaddr (dwarf.c): source file and line of the line table row
+ * (the innermost position), and the inlined calls that contain vaddr,
+ * innermost first: frame i names the inlined function and the file:line
+ * of its call site in its caller (frame i+1's function, or the symbol's
+ * function for the last one).  Returns false (all zero) without DWARF.
+ * Strings and the frame array live as long as e (results are cached per
+ * address).
+ */
+struct mt_srcinfo {
+	const char *file;
+	unsigned line;
+	size_t ninlined;
+	const struct memtrace_frame *inlined;
+};
+bool mt_elf_srcinfo(struct mt_elf *e, uint64_t vaddr, struct mt_srcinfo *out);
+
+/* Cache of opened files by path; failures are cached too. */
 struct mt_elf_cache;
 
 struct mt_elf_cache *mt_elf_cache_new(void);
 void mt_elf_cache_free(struct mt_elf_cache *c);
-/*
- * Directory of separate debug files (default /usr/lib/debug): a file
- * without .symtab but with a build-id gets the symbols of
- * DIR/.build-id/ab/cdef....debug when that file has the same build-id.
- * Call before the first mt_elf_cache_get().
- */
+/* Separate debug files (default /usr/lib/debug); before the first get. */
 void mt_elf_cache_set_debug_dir(struct mt_elf_cache *c, const char *dir);
-/* Opened file or NULL; each path is opened at most once. */
 struct mt_elf *mt_elf_cache_get(struct mt_elf_cache *c, const char *path);
+
+/* ---- internal to symbols.c / dwarf.c ---------------------------------- */
+struct Dwfl_Module;
+struct mt_src_cache;
+struct Dwfl_Module *mt_elf_module(const struct mt_elf *e);
+struct mt_src_cache **mt_elf_src_cache(struct mt_elf *e);
+void mt_src_cache_free(struct mt_src_cache *c);
 
 #endif

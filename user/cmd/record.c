@@ -1,4 +1,4 @@
-/* cmd_record.c - `memtracectl record`. */
+/* record.c - `memtracectl record`. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,9 @@
 #include "uapi/memtrace.h"
 #include "source/source.h"
 #include "cmd/commands.h"
+#include "record/loop.h"
 #include "record/recorder.h"
+#include "record/signals.h"
 #include "source/target.h"
 #include "util/util.h"
 
@@ -38,12 +40,12 @@ static void usage(FILE *out)
 		"(samples/s, lost, current WSS, bytes written) is shown when stderr is a terminal.\n");
 }
 
-static int pick_backend(const struct record_opts *o, const struct backend **out)
+static int pick_backend(const struct record_opts *o, const struct source_ops **out)
 {
 	char why[512];
 
 	if (strcmp(o->backend, "auto")) {
-		const struct backend *b = backend_by_name(o->backend);
+		const struct source_ops *b = source_by_name(o->backend);
 		if (!b) {
 			mt_err("unknown backend '%s' (auto, module, perf, valgrind)", o->backend);
 			return 2;
@@ -56,15 +58,15 @@ static int pick_backend(const struct record_opts *o, const struct backend **out)
 		return 0;
 	}
 	char first_why[512] = "";
-	for (int i = 0; backends[i]; i++) {
+	for (int i = 0; sources[i]; i++) {
 		/* valgrind is the last resort: a command, and no event asked for */
-		if (!strcmp(backends[i]->name, "valgrind") && (!o->argv || strcmp(o->event, "auto")))
+		if (!strcmp(sources[i]->name, "valgrind") && (!o->argv || strcmp(o->event, "auto")))
 			continue;
-		if (backends[i]->probe(o, why, sizeof(why)) == 0) {
-			*out = backends[i];
+		if (sources[i]->probe(o, why, sizeof(why)) == 0) {
+			*out = sources[i];
 			return 0;
 		}
-		if (!first_why[0] || !strcmp(backends[i]->name, "perf"))
+		if (!first_why[0] || !strcmp(sources[i]->name, "perf"))
 			snprintf(first_why, sizeof(first_why), "%s", why);
 	}
 	mt_err("%s", first_why[0] ? first_why : "no backend can record here (see memtracectl status)");
@@ -96,7 +98,8 @@ static int command_missing(const char *cmd)
 	return 1;
 }
 
-int cmd_record(int argc, char **argv)
+/* Options into o; -1 to go on, else the exit status (help, bad option). */
+static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -113,9 +116,6 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct record_opts o = {
-		.event = "auto", .backend = "auto", .output = "memtrace.mtrace", .seed = 1,
-	};
 	uint64_t v;
 	int c;
 
@@ -127,41 +127,41 @@ int cmd_record(int argc, char **argv)
 				mt_err("invalid pid '%s'", optarg);
 				return 2;
 			}
-			o.pid = (pid_t)v;
+			o->pid = (pid_t)v;
 			break;
-		case 'a': o.system_wide = true; break;
-		case 'e': o.event = optarg; break;
+		case 'a': o->system_wide = true; break;
+		case 'e': o->event = optarg; break;
 		case 'c':
-			if (mt_parse_u64(optarg, &o.period) || !o.period) {
+			if (mt_parse_u64(optarg, &o->period) || !o->period) {
 				mt_err("invalid period '%s' (a positive integer)", optarg);
 				return 2;
 			}
 			break;
-		case 'b': o.backend = optarg; break;
-		case 'o': o.output = optarg; break;
+		case 'b': o->backend = optarg; break;
+		case 'o': o->output = optarg; break;
 		case 'd': {
 			char *end;
-			o.duration = strtod(optarg, &end);
-			if (*end || !(o.duration > 0)) {
+			o->duration = strtod(optarg, &end);
+			if (*end || !(o->duration > 0)) {
 				mt_err("invalid duration '%s' (seconds, > 0)", optarg);
 				return 2;
 			}
 			break;
 		}
-		case 'R': o.random_period = true; break;
+		case 'R': o->random_period = true; break;
 		case 'S':
-			if (mt_parse_u64(optarg, &o.seed)) {
+			if (mt_parse_u64(optarg, &o->seed)) {
 				mt_err("invalid seed '%s'", optarg);
 				return 2;
 			}
 			break;
-		case 'K': o.kernel_addrs = true; break;
+		case 'K': o->kernel_addrs = true; break;
 		case 'r':
 			if (mt_parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > MEMTRACE_RING_MAX_RECORDS) {
 				mt_err("invalid ring size '%s' (a power of two up to 1M records)", optarg);
 				return 2;
 			}
-			o.ring_records = (uint32_t)v;
+			o->ring_records = (uint32_t)v;
 			break;
 		case 'h': usage(stdout); return 0;
 		default:
@@ -170,7 +170,19 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		o.argv = argv + optind;
+		o->argv = argv + optind;
+	return -1;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = {
+		.event = "auto", .backend = "auto", .output = "memtrace.mtrace", .seed = 1,
+	};
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc >= 0)
+		return rc;
 	int targets = (o.pid != 0) + o.system_wide + (o.argv != NULL);
 	if (targets != 1) {
 		mt_err("record needs exactly one target: -p PID, -a, or a command");
@@ -186,8 +198,8 @@ int cmd_record(int argc, char **argv)
 	if (o.pid && strcmp(o.backend, "valgrind") && target_check(o.pid))
 		return 1;
 
-	const struct backend *b;
-	int rc = pick_backend(&o, &b);
+	const struct source_ops *b;
+	rc = pick_backend(&o, &b);
 	if (rc)
 		return rc;
 
@@ -204,8 +216,8 @@ int cmd_record(int argc, char **argv)
 	struct recorder *r = recorder_open(o.output, cmdline);
 	if (!r)
 		return 1;
-	recorder_install_signals();
-	rc = b->record(&o, r);
+	record_install_signals();
+	rc = record_source(b, &o, r);
 	uint64_t samples = recorder_samples(r);
 	int begun = recorder_begun(r);
 	if (recorder_close(r))

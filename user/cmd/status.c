@@ -1,4 +1,4 @@
-/* cmd_status.c - `memtracectl status`: the sources this machine offers. */
+/* status.c - `memtracectl status`: the sources this machine offers. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,9 +30,9 @@ int cmd_status(int argc, char **argv)
 		return 2;
 	}
 	printf("memtrace sample sources on this machine:\n");
-	for (int i = 0; backends[i]; i++) {
-		printf("%s:\n", backends[i]->name);
-		backends[i]->status(stdout);
+	for (int i = 0; sources[i]; i++) {
+		printf("%s:\n", sources[i]->name);
+		sources[i]->status(stdout);
 	}
 	return 0;
 }

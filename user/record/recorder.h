@@ -3,7 +3,9 @@
  * Backends hand samples in any order across CPUs/threads (time-ordered
  * within one stream); the recorder merges them in time order, keeps a live
  * working-set estimate for the status line and the WINDOWS chunks, and
- * writes the trace.  Nothing written is lost on error: every chunk is
+ * writes the trace.  record/loop.c drives a source into it; the jobs are
+ * split by file (merge.c, live_wss.c, maps_snapshot.c, status_line.c,
+ * host_meta.c, recorder.c).  Nothing written is lost on error: every chunk is
  * complete on disk before the next begins.
  */
 #ifndef MEMTRACE_RECORDER_H
@@ -60,10 +62,6 @@ void recorder_name_stack(struct recorder *r, pid_t pid, uint64_t addr);
  */
 int recorder_tick(struct recorder *r, uint64_t now);
 
-/* Non-zero once SIGINT/SIGTERM arrived or --duration passed. */
-int recorder_stop_requested(const struct recorder *r, uint64_t now);
-void recorder_set_deadline(struct recorder *r, uint64_t deadline);
-
 /* Flushes everything and writes the END chunk. */
 int recorder_end(struct recorder *r, const char *reason);
 
@@ -73,8 +71,5 @@ int recorder_close(struct recorder *r);
 uint64_t recorder_samples(const struct recorder *r);
 /* Non-zero once recorder_begin() succeeded. */
 int recorder_begun(const struct recorder *r);
-
-/* Installs SIGINT/SIGTERM handlers that ask every recorder to stop. */
-void recorder_install_signals(void);
 
 #endif

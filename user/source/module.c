@@ -1,4 +1,4 @@
-/* backend_module.c - samples through memtrace.ko (/dev/memtrace).
+/* module.c - samples through memtrace.ko (/dev/memtrace).
  *
  * The module keeps one ring of struct memtrace_sample per CPU, fed by an
  * in-kernel perf counter's overflow handler.  This backend configures a
@@ -21,13 +21,12 @@
 #include <unistd.h>
 
 #include "source/source.h"
-#include "source/event_meta.h"
+#include "source/perf_event_meta.h"
 #include "source/perf_event.h"
 #include "record/recorder.h"
 #include "source/target.h"
 #include "util/util.h"
 
-#define MOD_POLL_MS	100
 #define MOD_DEF_RING	(1U << 16)	/* records per CPU: 3 MiB */
 #define MOD_PARAMS	"/sys/module/memtrace/parameters/"
 
@@ -214,20 +213,39 @@ static void mod_meta_mode(struct recorder *r, const struct mod_session *s)
 	recorder_meta(r, "large_pebs", "%d", (flags & MEMTRACE_MODE_F_LARGE_PEBS) ? 1 : 0);
 }
 
-static int mod_record(const struct record_opts *o, struct recorder *r)
+struct mod_state {
+	struct mod_session s;
+	const struct record_opts *o;
+	struct recorder *r;
+	pid_t child, target;
+	int release_fd, watch;
+	uint64_t exited_at;
+};
+
+static void mod_free(struct mod_state *m, int failed)
 {
-	struct mod_session s = { .fd = -1 };
+	if (failed && m->child > 0 && m->release_fd >= 0)
+		kill(m->child, SIGKILL);
+	if (m->release_fd >= 0)
+		close(m->release_fd);
+	if (m->watch >= 0)
+		close(m->watch);
+	if (m->s.map)
+		munmap(m->s.map, m->s.map_bytes);
+	free(m->s.stats);
+	free(m->s.now);
+	if (m->s.fd >= 0)
+		close(m->s.fd);
+	free(m);
+}
+
+/* Session configured and started, the target waiting for release. */
+static int mod_start(struct mod_state *m, const struct record_opts *o)
+{
 	struct mem_event ev;
 	char why[512];
-	int fell_back = 0, rc = -1, release_fd = -1, watch = -1;
-	pid_t child = -1, target = o->pid;
-	const char *reason = "target-exited";
-	uint64_t exited_at = 0;
+	int fell_back = 0;
 
-	if (o->random_period) {
-		mt_err("--random-period is for the valgrind backend and import; the module uses a fixed period");
-		return -1;
-	}
 	if (mem_event_resolve(o->event, &ev, &fell_back, why, sizeof(why))) {
 		mt_err("%s", why);
 		return -1;
@@ -237,94 +255,124 @@ static int mod_record(const struct record_opts *o, struct recorder *r)
 			"recording page faults, which see first touches and re-faults only\n");
 	uint64_t period = o->period ? o->period : ev.default_period;
 
-	s.fd = open(MEMTRACE_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (s.fd < 0) {
+	m->s.fd = open(MEMTRACE_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (m->s.fd < 0) {
 		mt_err("%s: %s", MEMTRACE_DEVICE_PATH, mod_open_error(errno));
 		return -1;
 	}
 	if (o->argv) {
-		child = target_spawn(o->argv, &release_fd);
-		if (child < 0)
-			goto out;
-		target = child;
+		m->child = target_spawn(o->argv, &m->release_fd);
+		if (m->child < 0)
+			return -1;
+		m->target = m->child;
 		/* the counters attach before exec: the exec's own faults show */
 	} else if (!o->system_wide) {
 		if (target_check(o->pid))
-			goto out;
-		watch = target_watch(o->pid);
+			return -1;
+		m->watch = target_watch(o->pid);
 	}
-	if (mod_setup(&s, o, &ev, period, target))
-		goto out;
-	if (ioctl(s.fd, MEMTRACE_IOC_START)) {
+	if (mod_setup(&m->s, o, &ev, period, m->target))
+		return -1;
+	if (ioctl(m->s.fd, MEMTRACE_IOC_START)) {
 		char buf[512];
 
 		mem_event_open_error(&ev, errno, buf, sizeof(buf));
 		mt_err("module could not start the event: %s", buf);
-		goto out;
+		return -1;
 	}
-	event_meta(r, "module", o, &ev, period, target);
-	mod_meta_mode(r, &s);
+	event_meta(m->r, "module", o, &ev, period, m->target);
+	mod_meta_mode(m->r, &m->s);
+	return 0;
+}
 
+static void *mod_open(const struct record_opts *o, struct recorder *r)
+{
+	struct mod_state *m = mt_xcalloc(1, sizeof(*m));
 	uint64_t start;
-	if (event_begin(r, o, target, &start))
-		goto out;
-	if (child > 0) {
-		int e = target_release(release_fd);
 
-		release_fd = -1;
+	m->s.fd = m->release_fd = m->watch = -1;
+	m->child = -1;
+	m->target = o->pid;
+	m->o = o;
+	m->r = r;
+	if (o->random_period) {
+		mt_err("--random-period is for the valgrind backend and import; the module uses a fixed period");
+		goto fail;
+	}
+	if (mod_start(m, o) || event_begin(r, o, m->target, &start))
+		goto fail;
+	if (m->child > 0) {
+		int e = target_release(m->release_fd);
+
+		m->release_fd = -1;
 		if (e) {
 			recorder_end(r, "exec-failed");
-			goto out;
+			goto fail;
 		}
 	}
+	return m;
+fail:
+	mod_free(m, 1);
+	return NULL;
+}
 
-	for (;;) {
-		struct pollfd p = { .fd = s.fd, .events = POLLIN };
+static int mod_fds(void *state, struct pollfd *p, int max)
+{
+	struct mod_state *m = state;
 
-		poll(&p, 1, MOD_POLL_MS);
-		uint64_t now = mt_now_ns();
-		int ended = mod_ended(&s);	/* before the drain: see all */
+	if (max >= 1)
+		p[0] = (struct pollfd){ .fd = m->s.fd, .events = POLLIN };
+	return 1;
+}
 
-		if (mod_drain(&s, r))
-			goto out;
-		mod_account(&s, r, now);
-		if (recorder_tick(r, now))
-			goto out;
-		if (ended)
-			break;
-		if (recorder_stop_requested(r, now)) {
-			reason = o->duration > 0 && now >= start + (uint64_t)(o->duration * 1e9) ?
-					 "duration" : "signal";
-			break;
-		}
-		/* the module marks the end within 20 ms of the exit; do not
-		 * wait for it forever */
-		if (!o->system_wide && target_exited(target, watch, child > 0)) {
-			if (!exited_at)
-				exited_at = now;
-			else if (now - exited_at > 2000000000ull)
-				break;
-		}
-	}
-	ioctl(s.fd, MEMTRACE_IOC_STOP);
-	if (mod_drain(&s, r))
-		goto out;
-	mod_account(&s, r, mt_now_ns());
-	if (child > 0 && strcmp(reason, "target-exited"))
-		kill(child, SIGTERM);
-	rc = recorder_end(r, reason);
-out:
-	if (rc && child > 0 && release_fd >= 0)
-		kill(child, SIGKILL);
-	if (release_fd >= 0)
-		close(release_fd);
-	if (watch >= 0)
-		close(watch);
-	if (s.map)
-		munmap(s.map, s.map_bytes);
-	free(s.stats);
-	free(s.now);
-	close(s.fd);
+static int mod_drain_step(void *state, struct recorder *r, const struct pollfd *p, int n,
+			  struct source_step *step)
+{
+	struct mod_state *m = state;
+
+	(void)p;
+	(void)n;
+	step->ended = mod_ended(&m->s);	/* before the drain: see all */
+	if (mod_drain(&m->s, r))
+		return -1;
+	mod_account(&m->s, r, step->wall);
+	step->now = step->wall;
+	step->tick = true;
+	return 0;
+}
+
+/* The module marks the end within 20 ms of the exit; do not wait for it forever. */
+static int mod_target_gone(void *state, uint64_t wall)
+{
+	struct mod_state *m = state;
+
+	if (m->o->system_wide || !target_exited(m->target, m->watch, m->child > 0))
+		return 0;
+	if (!m->exited_at)
+		m->exited_at = wall;
+	else if (wall - m->exited_at > 2000000000ull)
+		return 1;
+	return 0;
+}
+
+static int mod_finish(void *state, struct recorder *r, int failed, const char **reason)
+{
+	struct mod_state *m = state;
+
+	if (failed)
+		return -1;
+	ioctl(m->s.fd, MEMTRACE_IOC_STOP);
+	if (mod_drain(&m->s, r))
+		return -1;
+	mod_account(&m->s, r, mt_now_ns());
+	if (m->child > 0 && strcmp(*reason, "target-exited"))
+		kill(m->child, SIGTERM);
+	return 0;
+}
+
+static int mod_close(void *state, int rc)
+{
+	mod_free(state, rc != 0);
 	return rc;
 }
 
@@ -372,9 +420,15 @@ static void mod_status(FILE *out)
 		fprintf(out, "  module: available (%s)\n", MEMTRACE_DEVICE_PATH);
 }
 
-const struct backend backend_module = {
+const struct source_ops source_module = {
 	.name = "module",
+	.end_reason = "target-exited",
 	.probe = mod_probe,
-	.record = mod_record,
 	.status = mod_status,
+	.open = mod_open,
+	.fds = mod_fds,
+	.drain = mod_drain_step,
+	.target_gone = mod_target_gone,
+	.finish = mod_finish,
+	.close = mod_close,
 };

@@ -1,4 +1,4 @@
-/* backend_perf.c - samples through perf_event_open and its mmap rings.
+/* perf.c - samples through perf_event_open and its mmap rings.
  *
  * -p PID: one event per existing thread (cpu = -1) with inherit, so threads
  * and children created later report into their ancestor's ring; the thread
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "source/source.h"
-#include "source/event_meta.h"
+#include "source/perf_event_meta.h"
 #include "source/perf_event.h"
 #include "source/perf_ring.h"
 #include "record/recorder.h"
@@ -28,7 +28,6 @@
 
 #define MAX_EVENTS	4096
 #define MAX_BATCH	8192
-#define POLL_MS		100
 
 /* One ring per CPU; every event on that CPU writes into it (SET_OUTPUT). */
 struct perf_stream {
@@ -51,7 +50,9 @@ struct perf_session {
 	size_t nbatch;
 	uint64_t lost, throttled;
 	int failed;
-	pid_t target;
+	pid_t target, child;
+	int release_fd, watch;		/* target_spawn()'s, target_watch()'s */
+	const struct record_opts *o;
 };
 
 static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
@@ -337,27 +338,24 @@ static int open_for_threads(struct perf_session *s, const struct record_opts *o,
 	return 0;
 }
 
-static int perf_record(const struct record_opts *o, struct recorder *r)
+static void perf_free(struct perf_session *s)
 {
-	struct perf_session *s = mt_xcalloc(1, sizeof(*s));
-	char why[512];
-	int fell_back, rc = -1, release_fd = -1, watch = -1;
-	pid_t child = -1;
-	const char *reason = "target-exited";
+	if (s->release_fd >= 0)
+		close(s->release_fd);
+	if (s->watch >= 0)
+		close(s->watch);
+	close_streams(s);
+	free(s->streams);
+	free(s->fds);
+	free(s->tids);
+	free(s);
+}
 
+static void perf_session_init(struct perf_session *s, struct recorder *r)
+{
 	s->r = r;
-	if (mem_event_resolve(o->event, &s->ev, &fell_back, why, sizeof(why))) {
-		mt_err("%s", why);
-		goto out;
-	}
-	if (fell_back)
-		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
-			"recording page faults, which see first touches and re-faults only\n");
-	if (o->random_period) {
-		mt_err("--random-period is for the valgrind backend and import; perf uses a fixed period");
-		goto out;
-	}
-	uint64_t period = o->period ? o->period : s->ev.default_period;
+	s->release_fd = s->watch = -1;
+	s->child = -1;
 	s->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
 			 PERF_SAMPLE_CPU;
 	if (s->ev.fields & MEMTRACE_FIELD_WEIGHT)
@@ -370,91 +368,140 @@ static int perf_record(const struct record_opts *o, struct recorder *r)
 		s->streams[i].fd = -1;
 	s->fds = mt_xcalloc(MAX_EVENTS, sizeof(*s->fds));
 	s->tids = mt_xcalloc(MAX_EVENTS, sizeof(*s->tids));
-	raise_fd_limit();
+}
 
-	pid_t target = o->pid;
+/* Events on the target: the spawned command, every CPU, or PID's threads. */
+static int perf_attach(struct perf_session *s, const struct record_opts *o, uint64_t period)
+{
+	struct perf_event_attr attr;
+	char why[512];
+
+	s->target = o->pid;
 	if (o->argv) {
-		child = target_spawn(o->argv, &release_fd);
-		if (child < 0)
-			goto out;
-		target = child;
-		struct perf_event_attr attr;
+		s->child = target_spawn(o->argv, &s->release_fd);
+		if (s->child < 0)
+			return -1;
+		s->target = s->child;
 		build_attr(s, o, period, 1, &attr);
-		if (add_target(s, &attr, child, 128, why, sizeof(why))) {
+		if (add_target(s, &attr, s->child, 128, why, sizeof(why))) {
 			mt_err("%s", why);
-			kill(child, SIGKILL);
-			goto out;
+			kill(s->child, SIGKILL);
+			return -1;
 		}
 	} else if (o->system_wide) {
-		struct perf_event_attr attr;
 		build_attr(s, o, period, 0, &attr);
 		if (add_target(s, &attr, -1, 256, why, sizeof(why))) {
 			mt_err("%s", why);
-			goto out;
+			return -1;
 		}
 	} else {
 		if (target_check(o->pid))
-			goto out;
-		watch = target_watch(o->pid);
+			return -1;
+		s->watch = target_watch(o->pid);
 		if (open_for_threads(s, o, period, why, sizeof(why))) {
 			mt_err("%s", why);
-			goto out;
+			return -1;
 		}
 	}
-	s->target = target;
+	return 0;
+}
 
-	event_meta(r, "perf", o, &s->ev, period, target);
+static void *perf_open(const struct record_opts *o, struct recorder *r)
+{
+	struct perf_session *s = mt_xcalloc(1, sizeof(*s));
+	char why[512];
+	int fell_back;
 	uint64_t start;
-	if (event_begin(r, o, target, &start))
-		goto out;
-	if (child > 0) {
-		if (target_release(release_fd)) {
-			release_fd = -1;
-			recorder_end(r, "exec-failed");
-			goto out;
-		}
-		release_fd = -1;
-	}
 
-	struct pollfd *pfd = mt_xcalloc((size_t)s->ncpus, sizeof(*pfd));
-	for (;;) {
-		nfds_t np = 0;
-		for (int i = 0; i < s->ncpus; i++)
-			if (s->streams[i].fd >= 0)
-				pfd[np++] = (struct pollfd){ .fd = s->streams[i].fd, .events = POLLIN };
-		poll(pfd, np, POLL_MS);
-		uint64_t now = mt_now_ns();
-		if (drain(s) || recorder_tick(r, now)) {
-			free(pfd);
-			goto out;
-		}
-		if (recorder_stop_requested(r, now)) {
-			reason = o->duration > 0 && now >= start + (uint64_t)(o->duration * 1e9) ?
-					 "duration" : "signal";
-			break;
-		}
-		if (!o->system_wide && target_exited(target, watch, child > 0)) {
-			reason = "target-exited";
-			break;
+	s->o = o;
+	s->release_fd = s->watch = -1;
+	if (mem_event_resolve(o->event, &s->ev, &fell_back, why, sizeof(why))) {
+		mt_err("%s", why);
+		goto fail;
+	}
+	if (fell_back)
+		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
+			"recording page faults, which see first touches and re-faults only\n");
+	if (o->random_period) {
+		mt_err("--random-period is for the valgrind backend and import; perf uses a fixed period");
+		goto fail;
+	}
+	uint64_t period = o->period ? o->period : s->ev.default_period;
+	perf_session_init(s, r);
+	raise_fd_limit();
+	if (perf_attach(s, o, period))
+		goto fail;
+
+	event_meta(r, "perf", o, &s->ev, period, s->target);
+	if (event_begin(r, o, s->target, &start))
+		goto fail;
+	if (s->child > 0) {
+		int e = target_release(s->release_fd);
+
+		s->release_fd = -1;
+		if (e) {
+			recorder_end(r, "exec-failed");
+			goto fail;
 		}
 	}
-	free(pfd);
+	return s;
+fail:
+	perf_free(s);
+	return NULL;
+}
+
+static int perf_fds(void *state, struct pollfd *p, int max)
+{
+	struct perf_session *s = state;
+	int n = 0;
+
+	for (int i = 0; i < s->ncpus; i++) {
+		if (s->streams[i].fd < 0)
+			continue;
+		if (n < max)
+			p[n] = (struct pollfd){ .fd = s->streams[i].fd, .events = POLLIN };
+		n++;
+	}
+	return n;
+}
+
+static int perf_drain(void *state, struct recorder *r, const struct pollfd *p, int n,
+		      struct source_step *step)
+{
+	(void)r;
+	(void)p;
+	(void)n;
+	step->now = step->wall;
+	step->tick = true;
+	return drain(state);
+}
+
+static int perf_target_gone(void *state, uint64_t wall)
+{
+	struct perf_session *s = state;
+
+	(void)wall;
+	return !s->o->system_wide && target_exited(s->target, s->watch, s->child > 0);
+}
+
+static int perf_finish(void *state, struct recorder *r, int failed, const char **reason)
+{
+	struct perf_session *s = state;
+
+	(void)r;
+	if (failed)
+		return -1;
 	drain(s);
-	if (child > 0 && strcmp(reason, "target-exited")) {
+	if (s->child > 0 && strcmp(*reason, "target-exited")) {
 		/* we started it: stop it too */
-		kill(child, SIGTERM);
+		kill(s->child, SIGTERM);
 	}
-	rc = recorder_end(r, reason);
-out:
-	if (release_fd >= 0)
-		close(release_fd);
-	if (watch >= 0)
-		close(watch);
-	close_streams(s);
-	free(s->streams);
-	free(s->fds);
-	free(s->tids);
-	free(s);
+	return 0;
+}
+
+static int perf_close(void *state, int rc)
+{
+	perf_free(state);
 	return rc;
 }
 
@@ -482,9 +529,15 @@ static void perf_status(FILE *out)
 	}
 }
 
-const struct backend backend_perf = {
+const struct source_ops source_perf = {
 	.name = "perf",
+	.end_reason = "target-exited",
 	.probe = perf_probe,
-	.record = perf_record,
 	.status = perf_status,
+	.open = perf_open,
+	.fds = perf_fds,
+	.drain = perf_drain,
+	.target_gone = perf_target_gone,
+	.finish = perf_finish,
+	.close = perf_close,
 };

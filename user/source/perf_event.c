@@ -1,4 +1,4 @@
-/* mem_event.c - event names, libpfm4 encodings and PMU detection. */
+/* perf_event.c - event names, libpfm4 encodings and PMU detection. */
 #include "source/perf_event.h"
 
 #include <errno.h>

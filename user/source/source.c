@@ -1,19 +1,19 @@
-/* backend.c - the list of sample sources, in "auto" preference order. */
+/* source.c - the list of record backends, in "auto" preference order. */
 #include "source/source.h"
 
 #include <string.h>
 
-const struct backend *const backends[] = {
-	&backend_module,
-	&backend_perf,
-	&backend_valgrind,
+const struct source_ops *const sources[] = {
+	&source_module,
+	&source_perf,
+	&source_valgrind,
 	NULL,
 };
 
-const struct backend *backend_by_name(const char *name)
+const struct source_ops *source_by_name(const char *name)
 {
-	for (int i = 0; backends[i]; i++)
-		if (!strcmp(backends[i]->name, name))
-			return backends[i];
+	for (int i = 0; sources[i]; i++)
+		if (!strcmp(sources[i]->name, name))
+			return sources[i];
 	return NULL;
 }

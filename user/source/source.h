@@ -1,16 +1,18 @@
-/* backend.h - a sample source: how memtracectl record gets samples.
+/* source.h - a sample source: how memtracectl record (and import) get samples.
  *
- * A backend turns a record request into memtrace_sample records handed to
- * the recorder.  backends[] in backend.c lists them in "auto" preference
- * order: module, perf, valgrind.
+ * A source turns a record request into memtrace_sample records handed to
+ * the recorder, driven by the one record loop (record/loop.h).  sources[]
+ * in source.c lists the record backends in "auto" preference order:
+ * module, perf, valgrind.
  */
-#ifndef MEMTRACE_BACKEND_H
-#define MEMTRACE_BACKEND_H
+#ifndef MEMTRACE_SOURCE_H
+#define MEMTRACE_SOURCE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <poll.h>
 #include <sys/types.h>
 
 struct recorder;
@@ -30,32 +32,88 @@ struct record_opts {
 	uint32_t ring_records;	/* --ring RECORDS per CPU, module backend */
 };
 
-struct backend {
+/*
+ * One round of the record loop, as the loop hands it to drain() and the
+ * source fills it in.
+ */
+struct source_step {
+	/* in */
+	int ready;		/* poll()'s result (0 if the source has no fds) */
+	int poll_errno;		/* errno when ready < 0 */
+	/* in and out: CLOCK_MONOTONIC ns; a source that slept may refresh it */
+	uint64_t wall;
+	/* out */
+	uint64_t now;		/* time in the trace's unit for recorder_tick */
+	bool tick;		/* call recorder_tick(now) this round */
+	bool ended;		/* the source is done: no stop check, end now */
+};
+
+/*
+ * A sample source, in the spirit of mm/damon's struct damon_operations:
+ * record/loop.c is the one loop (poll, drain, tick, stop check, end), the
+ * source says which fds to wait on and what a drain, a stop and an end
+ * mean for it.  state is the source's own, made by open().
+ */
+struct source_ops {
 	const char *name;
+	/* END chunk's end_reason when the source ends by itself */
+	const char *end_reason;
 	/*
-	 * Can this backend serve the request on this machine?  0 if so; else
+	 * Can this source serve the request on this machine?  0 if so; else
 	 * -1 with a one-line reason (no trailing newline) in why.
 	 */
 	int (*probe)(const struct record_opts *o, char *why, size_t whylen);
-	/*
-	 * Record until the target exits, the duration passes or the recorder
-	 * asks to stop.  Sets header metadata, calls recorder_begin() once,
-	 * feeds samples, calls recorder_tick() at least every 100 ms and
-	 * recorder_end() before returning.  Returns 0, or -1 after printing a
-	 * one-line error.
-	 */
-	int (*record)(const struct record_opts *o, struct recorder *r);
 	/* One or more "  name: available/unavailable - why" lines. */
 	void (*status)(FILE *out);
+	/*
+	 * Starts the target and the sampling, sets the header metadata and
+	 * calls recorder_begin().  Returns the state, or NULL after a one-line
+	 * error (having cleaned up, and ended the trace if it had begun).
+	 */
+	void *(*open)(const struct record_opts *o, struct recorder *r);
+	/*
+	 * Fills up to max pollfds to wait on (POLLIN); returns how many it
+	 * needs (more than max: called again with room).  0: drain() reads
+	 * without waiting (a file).
+	 */
+	int (*fds)(void *state, struct pollfd *p, int max);
+	/*
+	 * Hands what arrived to the recorder (recorder_add_samples, _add_lost,
+	 * _note_thread, ...) and fills step.  0, or -1 when the recording
+	 * failed (nothing more is written; no END chunk).
+	 */
+	int (*drain)(void *state, struct recorder *r, const struct pollfd *p, int n,
+		     struct source_step *step);
+	/*
+	 * A stop was asked for (reason "signal" or "duration").  Returns 1 if
+	 * the source keeps delivering until drain() reports the end (valgrind:
+	 * the killed child's pipe still holds data), 0 to end now.  NULL: 0.
+	 */
+	int (*stop)(void *state, const char *reason);
+	/* Checked after the stop check: non-zero ends the loop.  NULL: never. */
+	int (*target_gone)(void *state, uint64_t wall);
+	/*
+	 * After the loop, before the END chunk: the last drain, stopping the
+	 * target.  failed: the loop failed.  May change *reason.  0, or -1
+	 * when the trace must not be ended (failed).
+	 */
+	int (*finish)(void *state, struct recorder *r, int failed, const char **reason);
+	/*
+	 * Reports and frees.  rc: the loop's result (-1: failed or END chunk
+	 * not written).  Returns the recording's result, 0 or -1.
+	 */
+	int (*close)(void *state, int rc);
 };
 
-extern const struct backend backend_module;
-extern const struct backend backend_perf;
-extern const struct backend backend_valgrind;
+extern const struct source_ops source_module;
+extern const struct source_ops source_perf;
+extern const struct source_ops source_valgrind;
+/* `memtracectl import`: a saved lackey log (source/lackey_file.h) */
+extern const struct source_ops source_lackey_file;
 
-/* NULL-terminated, in "auto" preference order. */
-extern const struct backend *const backends[];
+/* NULL-terminated, in "auto" preference order (record --backend). */
+extern const struct source_ops *const sources[];
 
-const struct backend *backend_by_name(const char *name);
+const struct source_ops *source_by_name(const char *name);
 
 #endif

@@ -1,4 +1,4 @@
-/* backend_valgrind.c - every data access of a command run under valgrind.
+/* valgrind.c - every data access of a command run under valgrind.
  *
  * Runs `valgrind --tool=lackey --trace-mem=yes --log-fd=N CMD ARGS...` with
  * N the write end of a pipe, so the command's own stdout and stderr are
@@ -22,11 +22,12 @@
 #include "source/source.h"
 #include "source/lackey.h"
 #include "record/recorder.h"
+#include "record/signals.h"
 #include "util/util.h"
 
 #define READ_BUF	(1u << 20)
-#define TICK_NS		100000000ull	/* recorder_tick at least every 100 ms */
-#define TICK_SAMPLES	65536u		/* ... and every 64 Ki samples */
+#define TICK_NS		100000000ull	/* recorder_tick every 100 ms of wall time */
+#define TICK_SAMPLES	65536u		/* ... or every 64 Ki samples */
 
 static const char VALGRIND[] = "valgrind";
 
@@ -75,22 +76,6 @@ static void vg_status(FILE *out)
 	else
 		fprintf(out, "  valgrind: available - %s --tool=lackey: every data access "
 			"of a command it starts, time in instructions, very slow\n", path);
-}
-
-struct vg_ctx {
-	struct recorder *r;
-	int failed;
-};
-
-static int vg_emit(void *ctx, const struct memtrace_sample *s, size_t n)
-{
-	struct vg_ctx *c = ctx;
-
-	if (recorder_add_samples(c->r, s, n) < 0) {
-		c->failed = 1;
-		return -1;
-	}
-	return 0;
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -163,45 +148,84 @@ static pid_t spawn(const struct record_opts *o, const char *valgrind, int wfd)
 	return pid;
 }
 
-static int vg_record(const struct record_opts *o, struct recorder *r)
+struct vg_state {
+	const struct record_opts *o;
+	struct recorder *r;
+	struct lackey_parser *p;
+	char *buf;
+	const char *logpath;
+	int fd, logfd, copy_ok;
+	pid_t pid;
+	int pr;			/* the last poll()'s result */
+	int status, reaped, killed, failed;
+	uint64_t last_tick, tick_samples;
+};
+
+static int vg_emit(void *ctx, const struct memtrace_sample *s, size_t n)
+{
+	struct vg_state *v = ctx;
+
+	if (recorder_add_samples(v->r, s, n) < 0) {
+		v->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Log copy and the pipe; the child is valgrind writing into fds[1]. */
+static int vg_start(struct vg_state *v, const struct record_opts *o)
 {
 	char valgrind[4096];
-	uint64_t period = o->period ? o->period : 1;
-	int fds[2], logfd = -1, rc = -1;
-	const char *logpath = getenv("MEMTRACE_LACKEY_LOG");
+	int fds[2];
 
 	if (find_valgrind(valgrind, sizeof(valgrind)) < 0) {
 		mt_err("valgrind is not installed (apt-get install valgrind)");
 		return -1;
 	}
-	if (logpath && *logpath) {
-		logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (logfd < 0) {
-			mt_errno("MEMTRACE_LACKEY_LOG=%s", logpath);
+	if (v->logpath && *v->logpath) {
+		v->logfd = open(v->logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (v->logfd < 0) {
+			mt_errno("MEMTRACE_LACKEY_LOG=%s", v->logpath);
 			return -1;
 		}
 	}
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		mt_errno("pipe");
-		goto out_log;
+		return -1;
 	}
 	/* bigger pipe: fewer wake-ups (best effort) */
 	fcntl(fds[0], F_SETPIPE_SZ, 1 << 20);
-
-	pid_t pid = spawn(o, valgrind, fds[1]);
-
+	v->pid = spawn(o, valgrind, fds[1]);
 	close(fds[1]);
-	if (pid < 0) {
+	if (v->pid < 0) {
 		close(fds[0]);
-		goto out_log;
+		return -1;
 	}
-	struct vg_ctx c = { .r = r };
-	struct lackey_parser *p = mt_xmalloc(sizeof(*p));
-	char *buf = mt_xmalloc(READ_BUF);
+	v->fd = fds[0];
+	return 0;
+}
 
-	lackey_init(p, period, o->random_period, o->seed, vg_emit, &c);
-	p->pid = (uint32_t)pid;
-	set_meta(r, o, period, pid);
+static void *vg_open(const struct record_opts *o, struct recorder *r)
+{
+	struct vg_state *v = mt_xcalloc(1, sizeof(*v));
+	uint64_t period = o->period ? o->period : 1;
+
+	v->o = o;
+	v->r = r;
+	v->fd = v->logfd = -1;
+	v->logpath = getenv("MEMTRACE_LACKEY_LOG");
+	if (vg_start(v, o)) {
+		if (v->logfd >= 0)
+			close(v->logfd);
+		free(v);
+		return NULL;
+	}
+	v->p = mt_xmalloc(sizeof(*v->p));
+	v->buf = mt_xmalloc(READ_BUF);
+	lackey_init(v->p, period, o->random_period, o->seed, vg_emit, v);
+	v->p->pid = (uint32_t)v->pid;
+	v->copy_ok = v->logfd >= 0;
+	set_meta(r, o, period, v->pid);
 	/*
 	 * Origin 0.  Valgrind runs the guest inside its own process, so
 	 * /proc/PID/maps of valgrind lists the guest's mappings at their guest
@@ -209,134 +233,187 @@ static int vg_record(const struct record_opts *o, struct recorder *r)
 	 * recorder writes a MAPS chunk whenever the text changed.
 	 */
 	if (recorder_begin(r, 0, 0) < 0) {
-		kill(pid, SIGKILL);
-		c.failed = 1;
+		kill(v->pid, SIGKILL);
+		v->failed = 1;	/* the first drain reports it */
 	}
+	v->last_tick = mt_now_ns();
+	return v;
+}
 
-	const char *reason = "target-exited";
-	uint64_t start_ns = mt_now_ns(), last_tick = start_ns, tick_samples = 0;
-	uint64_t deadline_ns = o->duration > 0 ? start_ns + (uint64_t)(o->duration * 1e9) : 0;
-	int status = 0, reaped = 0, killed = 0, copy_ok = logfd >= 0;
+static int vg_fds(void *state, struct pollfd *p, int max)
+{
+	struct vg_state *v = state;
 
-	while (!c.failed) {
-		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-		int pr = poll(&pfd, 1, 100);
-		ssize_t n = 0;
+	if (max >= 1)
+		p[0] = (struct pollfd){ .fd = v->fd, .events = POLLIN };
+	return 1;
+}
 
-		if (pr < 0 && errno != EINTR) {
-			mt_errno("poll");
-			break;
-		}
-		if (pr > 0) {
-			n = read(fds[0], buf, READ_BUF);
-			if (n < 0 && errno != EINTR && errno != EAGAIN) {
-				mt_errno("read from valgrind");
-				break;
-			}
-			if (n == 0)
-				break;	/* every writer is gone */
-		}
-		if (n > 0) {
-			if (copy_ok && write_all(logfd, buf, (size_t)n) < 0) {
-				mt_errno("MEMTRACE_LACKEY_LOG=%s: write (copy stopped)", logpath);
-				copy_ok = 0;
-			}
-			if (lackey_feed(p, buf, (size_t)n) < 0)
-				break;
-			/*
-			 * lackey writes one line per write(): let the pipe
-			 * fill a while rather than wake up for every line.
-			 */
-			if ((size_t)n < READ_BUF / 16 && !reaped) {
-				struct timespec ts = { 0, 2000000 };
+/* Bytes read from the pipe into the log copy and the parser; 0, or 1 at the end. */
+static int vg_read(struct vg_state *v)
+{
+	ssize_t n = read(v->fd, v->buf, READ_BUF);
 
-				nanosleep(&ts, NULL);
-			}
-		}
-		uint64_t now = mt_now_ns();
+	if (n < 0 && errno != EINTR && errno != EAGAIN) {
+		mt_errno("read from valgrind");
+		return 1;
+	}
+	if (n == 0)
+		return 1;	/* every writer is gone */
+	if (n < 0)
+		return 0;
+	if (v->copy_ok && write_all(v->logfd, v->buf, (size_t)n) < 0) {
+		mt_errno("MEMTRACE_LACKEY_LOG=%s: write (copy stopped)", v->logpath);
+		v->copy_ok = 0;
+	}
+	if (lackey_feed(v->p, v->buf, (size_t)n) < 0)
+		return 1;
+	/*
+	 * lackey writes one line per write(): let the pipe fill a while
+	 * rather than wake up for every line.
+	 */
+	if ((size_t)n < READ_BUF / 16 && !v->reaped) {
+		struct timespec ts = { 0, 2000000 };
 
-		if (now - last_tick >= TICK_NS || p->samples - tick_samples >= TICK_SAMPLES) {
-			/*
-			 * The guest's entry code reads argc at its initial
-			 * stack pointer (or pushes a return address below it)
-			 * before anything else: its first data access lies in
-			 * the guest's main stack, which valgrind maps as an
-			 * anonymous mapping.
-			 */
-			if (p->first_addr)
-				recorder_name_stack(r, pid, p->first_addr);
-			recorder_maps_changed(r, pid);
-			if (recorder_tick(r, p->insns) < 0) {
-				c.failed = 1;
-				break;
-			}
-			last_tick = now;
-			tick_samples = p->samples;
-		}
-		if (!killed && (recorder_stop_requested(r, p->insns) ||
-				(deadline_ns && now >= deadline_ns))) {
-			reason = deadline_ns && now >= deadline_ns ? "duration" : "signal";
-			kill(pid, SIGKILL);
-			killed = 1;
-		}
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+static int vg_drain(void *state, struct recorder *r, const struct pollfd *pfd, int npfd,
+		    struct source_step *step)
+{
+	struct vg_state *v = state;
+	struct lackey_parser *p = v->p;
+
+	(void)pfd;
+	(void)npfd;
+	if (v->failed)
+		return -1;
+	v->pr = step->ready;
+	if (step->ready < 0 && step->poll_errno != EINTR) {
+		errno = step->poll_errno;
+		mt_errno("poll");
+		step->ended = true;
+		return 0;
+	}
+	if (step->ready > 0 && vg_read(v)) {
+		step->ended = true;
+		return v->failed ? -1 : 0;
+	}
+	step->wall = mt_now_ns();
+	step->now = p->insns;
+	if (step->wall - v->last_tick >= TICK_NS || p->samples - v->tick_samples >= TICK_SAMPLES) {
 		/*
-		 * Programs the guest started may hold the pipe open after it
-		 * exits: once valgrind is gone, drain what is there and stop.
+		 * The guest's entry code reads argc at its initial stack
+		 * pointer (or pushes a return address below it) before
+		 * anything else: its first data access lies in the guest's
+		 * main stack, which valgrind maps as an anonymous mapping.
 		 */
-		if (!reaped && pr == 0 && waitpid(pid, &status, WNOHANG) == pid) {
-			reaped = 1;
-			fcntl(fds[0], F_SETFL, O_NONBLOCK);
-		}
-		if (reaped && pr == 0)
-			break;
+		if (p->first_addr)
+			recorder_name_stack(r, v->pid, p->first_addr);
+		recorder_maps_changed(r, v->pid);
+		step->tick = true;
+		v->last_tick = step->wall;
+		v->tick_samples = p->samples;
 	}
-	close(fds[0]);
-	if (!reaped) {
-		if (c.failed)
-			kill(pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	return 0;
+}
+
+/* Keep draining: the pipe ends when valgrind is gone. */
+static int vg_stop(void *state, const char *reason)
+{
+	struct vg_state *v = state;
+
+	(void)reason;
+	kill(v->pid, SIGKILL);
+	v->killed = 1;
+	return 1;
+}
+
+/*
+ * Programs the guest started may hold the pipe open after it exits: once
+ * valgrind is gone, drain what is there and stop.
+ */
+static int vg_target_gone(void *state, uint64_t wall)
+{
+	struct vg_state *v = state;
+
+	(void)wall;
+	if (!v->reaped && v->pr == 0 && waitpid(v->pid, &v->status, WNOHANG) == v->pid) {
+		v->reaped = 1;
+		fcntl(v->fd, F_SETFL, O_NONBLOCK);
+	}
+	return v->reaped && v->pr == 0;
+}
+
+static int vg_finish(void *state, struct recorder *r, int failed, const char **reason)
+{
+	struct vg_state *v = state;
+	struct lackey_parser *p = v->p;
+
+	(void)r;
+	v->failed |= failed;
+	close(v->fd);
+	if (!v->reaped) {
+		if (v->failed)
+			kill(v->pid, SIGKILL);
+		while (waitpid(v->pid, &v->status, 0) < 0 && errno == EINTR)
 			;
 	}
-	if (!killed && recorder_stop_requested(r, p->insns)) {
-		reason = "signal";	/* Ctrl-C reached valgrind first */
-		killed = 1;
+	if (!v->killed && record_stop_signalled()) {
+		*reason = "signal";	/* Ctrl-C reached valgrind first */
+		v->killed = 1;
 	}
 	uint64_t cut = lackey_finish(p);
 
-	if (cut && !killed)
+	if (cut && !v->killed)
 		mt_warn("lackey stream ends in the middle of a line (%llu bytes ignored)",
 			(unsigned long long)cut);
 	if (p->other_pid)
 		mt_warn("the lackey stream also holds process %u (a forked child?): its "
-			"accesses are mixed in and attributed to pid %u", p->other_pid, (unsigned)pid);
+			"accesses are mixed in and attributed to pid %u", p->other_pid, (unsigned)v->pid);
 	if (p->bad_lines)
 		mt_warn("%llu lines of the lackey stream not understood (first at line %llu: \"%s\")",
 			(unsigned long long)p->bad_lines, (unsigned long long)p->first_bad_line,
 			p->first_bad);
-	int end_rc = c.failed ? -1 : recorder_end(r, reason);
+	return v->failed ? -1 : 0;
+}
 
-	if (c.failed || end_rc) {
+static int vg_close(void *state, int end_rc)
+{
+	struct vg_state *v = state;
+	int rc = -1, status = v->status;
+
+	if (v->failed || end_rc) {
 		mt_err("writing the trace failed");
-	} else if (!p->insns && !killed) {
+	} else if (!v->p->insns && !v->killed) {
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-			mt_err("valgrind could not run %s", o->argv[0]);
+			mt_err("valgrind could not run %s", v->o->argv[0]);
 		else
 			mt_err("valgrind produced no trace (exit status %d)",
 			       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	} else {
 		rc = 0;
 	}
-	free(buf);
-	free(p);
-out_log:
-	if (logfd >= 0)
-		close(logfd);
+	if (v->logfd >= 0)
+		close(v->logfd);
+	free(v->buf);
+	free(v->p);
+	free(v);
 	return rc;
 }
 
-const struct backend backend_valgrind = {
+const struct source_ops source_valgrind = {
 	.name = "valgrind",
+	.end_reason = "target-exited",
 	.probe = vg_probe,
-	.record = vg_record,
 	.status = vg_status,
+	.open = vg_open,
+	.fds = vg_fds,
+	.drain = vg_drain,
+	.stop = vg_stop,
+	.target_gone = vg_target_gone,
+	.finish = vg_finish,
+	.close = vg_close,
 };

@@ -1,7 +1,7 @@
-/* event_meta.h - trace header keys of a recording made from a perf event
+/* perf_event_meta.h - trace header keys of a recording made from a perf event
  * (the perf and module backends share them). */
-#ifndef MEMTRACE_EVENT_META_H
-#define MEMTRACE_EVENT_META_H
+#ifndef MEMTRACE_PERF_EVENT_META_H
+#define MEMTRACE_PERF_EVENT_META_H
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,7 +17,8 @@ void event_meta(struct recorder *r, const char *backend, const struct record_opt
 
 /*
  * Starts the trace (recorder_begin with maps of target unless -a) at the
- * current time and sets the --duration deadline.  *start gets the origin.
+ * current time (the record loop keeps the --duration deadline).  *start
+ * gets the origin.
  */
 int event_begin(struct recorder *r, const struct record_opts *o, pid_t target, uint64_t *start);
 

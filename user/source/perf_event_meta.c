@@ -1,5 +1,5 @@
-/* event_meta.c - header keys for perf-event recordings (docs/trace-format.md). */
-#include "source/event_meta.h"
+/* perf_event_meta.c - header keys for perf-event recordings (docs/trace-format.md). */
+#include "source/perf_event_meta.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -39,9 +39,5 @@ void event_meta(struct recorder *r, const char *backend, const struct record_opt
 int event_begin(struct recorder *r, const struct record_opts *o, pid_t target, uint64_t *start)
 {
 	*start = mt_now_ns();
-	if (recorder_begin(r, *start, o->system_wide ? 0 : target))
-		return -1;
-	if (o->duration > 0)
-		recorder_set_deadline(r, *start + (uint64_t)(o->duration * 1e9));
-	return 0;
+	return recorder_begin(r, *start, o->system_wide ? 0 : target);
 }

@@ -1,0 +1,86 @@
+/* host_meta.c - header keys that describe the machine (host, kernel, arch,
+ * cpu_model) and the defaults a source may override. */
+#include "record/recorder_impl.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+const char *meta_value(const struct recorder *r, const char *key, char *buf, size_t len)
+{
+	size_t klen = strlen(key);
+	const char *p = (const char *)r->meta.data, *end = p + r->meta.len;
+	const char *found = NULL;
+
+	while (p && p < end) {
+		if ((size_t)(end - p) > klen && !memcmp(p, key, klen) && p[klen] == '=')
+			found = p + klen + 1;
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (p)
+			p++;
+	}
+	if (!found)
+		return NULL;
+	const char *nl = memchr(found, '\n', (size_t)(end - found));
+	size_t n = (size_t)(nl - found);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, found, n);
+	buf[n] = 0;
+	return buf;
+}
+
+static int meta_has(const struct recorder *r, const char *key)
+{
+	char buf[2];
+
+	return meta_value(r, key, buf, sizeof(buf)) != NULL;
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "model name", 10)) {
+			char *c = strchr(line, ':');
+			if (c) {
+				c++;
+				while (*c == ' ')
+					c++;
+				c[strcspn(c, "\n")] = 0;
+				snprintf(buf, len, "%s", c);
+			}
+			break;
+		}
+	}
+	fclose(f);
+}
+
+void host_meta_defaults(struct recorder *r)
+{
+	struct utsname u;
+	char buf[512];
+
+	uname(&u);
+	if (!meta_has(r, "host"))
+		recorder_meta(r, "host", "%s", u.nodename);
+	if (!meta_has(r, "kernel"))
+		recorder_meta(r, "kernel", "%s", u.release);
+	if (!meta_has(r, "arch"))
+		recorder_meta(r, "arch", "%s", u.machine);
+	if (!meta_has(r, "cpu_model")) {
+		cpu_model(buf, sizeof(buf));
+		recorder_meta(r, "cpu_model", "%s", buf);
+	}
+	if (!meta_has(r, "bucket_default"))
+		recorder_meta(r, "bucket_default", "4096");
+	if (!meta_has(r, "clock"))
+		recorder_meta(r, "clock", "monotonic");
+	if (!meta_has(r, "time_unit"))
+		recorder_meta(r, "time_unit", "ns");
+}

@@ -1,0 +1,84 @@
+/* loop.c - THE record loop (see loop.h and source/source.h). */
+#include "record/loop.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+
+#include "record/recorder.h"
+#include "record/signals.h"
+#include "util/util.h"
+
+/* Why to stop early, or NULL: --duration first, then a signal. */
+static const char *stop_reason(uint64_t deadline, uint64_t wall)
+{
+	if (deadline && wall >= deadline)
+		return "duration";
+	if (record_stop_signalled())
+		return "signal";
+	return NULL;
+}
+
+/* The fds to wait on, growing the array as needed; their count. */
+static int source_fds(const struct source_ops *ops, void *state, struct pollfd **p,
+		      int *cap)
+{
+	if (!ops->fds)
+		return 0;
+	for (;;) {
+		int n = ops->fds(state, *p, *cap);
+
+		if (n <= *cap)
+			return n;
+		*cap = n;
+		*p = mt_xrealloc(*p, (size_t)n * sizeof(**p));
+	}
+}
+
+int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
+		double duration)
+{
+	uint64_t deadline = duration > 0 ? mt_now_ns() + (uint64_t)(duration * 1e9) : 0;
+	const char *reason = NULL;	/* set by the stop check */
+	struct pollfd *p = NULL;
+	int cap = 0, failed = 0;
+
+	for (;;) {
+		struct source_step step = { 0 };
+		int n = source_fds(ops, state, &p, &cap);
+
+		if (n > 0) {
+			step.ready = poll(p, (nfds_t)n, RECORD_POLL_MS);
+			step.poll_errno = step.ready < 0 ? errno : 0;
+		}
+		step.wall = mt_now_ns();
+		if (ops->drain(state, r, p, n, &step) ||
+		    (step.tick && recorder_tick(r, step.now))) {
+			failed = 1;
+			break;
+		}
+		if (step.ended)
+			break;
+		if (!reason && (reason = stop_reason(deadline, step.wall)) &&
+		    !(ops->stop && ops->stop(state, reason)))
+			break;
+		if (ops->target_gone && ops->target_gone(state, step.wall))
+			break;
+	}
+	free(p);
+	if (!reason)
+		reason = ops->end_reason;
+	if (ops->finish(state, r, failed, &reason))
+		return -1;
+	return recorder_end(r, reason);
+}
+
+int record_source(const struct source_ops *ops, const struct record_opts *o,
+		  struct recorder *r)
+{
+	void *state = ops->open(o, r);
+
+	if (!state)
+		return -1;
+	return ops->close(state, record_loop(ops, state, r, o->duration));
+}

@@ -1,0 +1,166 @@
+/* maps_snapshot.c - MAPS chunks: /proc/PID/maps of the target whenever it
+ * changed, with valgrind's guest stack named [stack]. */
+#include "record/recorder_impl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "resolve/maps.h"
+#include "trace/format.h"
+#include "trace/writer.h"
+
+/*
+ * Names the anonymous line of text that maps addr "[stack]", padded like
+ * the kernel pads names.  Returns the new text (old one freed) and length.
+ */
+static char *name_stack_line(char *text, size_t *len, uint64_t addr)
+{
+	struct mt_maps maps;
+	const struct mt_mapping *m;
+	char head[48];
+	size_t hl = 0;
+
+	mt_maps_parse(&maps, text, *len);
+	m = mt_maps_find(&maps, addr);
+	if (m && !m->path[0])	/* named already (or unmapped): leave it */
+		hl = (size_t)snprintf(head, sizeof(head), "%08" PRIx64 "-%08" PRIx64 " ",
+				      m->start, m->end);
+	mt_maps_destroy(&maps);
+	for (size_t at = 0; hl && at < *len;) {
+		char *nl = memchr(text + at, '\n', *len - at);
+		size_t end = nl ? (size_t)(nl - text) : *len, keep = end;
+
+		if (end - at < hl || memcmp(text + at, head, hl)) {
+			at = end + 1;
+			continue;
+		}
+		while (keep > at && text[keep - 1] == ' ')
+			keep--;
+		/* the kernel starts names in column 73 */
+		char tag[96];
+		size_t col = keep - at + 1;
+		int tl = snprintf(tag, sizeof(tag), "%*s[stack]", col < 73 ? (int)(74 - col) : 1, "");
+		char *out = mt_xmalloc(keep + (size_t)tl + (*len - end) + 1);
+
+		memcpy(out, text, keep);
+		memcpy(out + keep, tag, (size_t)tl);
+		memcpy(out + keep + tl, text + end, *len - end);
+		*len = keep + (size_t)tl + (*len - end);
+		free(text);
+		return out;
+	}
+	return text;
+}
+
+/* The whole of /proc/PID/maps, or NULL when the process is gone. */
+static char *read_maps(pid_t pid, size_t *lenp)
+{
+	char path[64], *text = NULL;
+	size_t len = 0, cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 65536;
+			text = mt_xrealloc(text, cap);
+		}
+		size_t k = fread(text + len, 1, cap - len, f);
+		len += k;
+		if (!k)
+			break;
+	}
+	fclose(f);
+	*lenp = len;
+	return text;
+}
+
+int maps_snapshot(struct recorder *r, int i, uint64_t now)
+{
+	size_t len = 0;
+	char *text = read_maps(r->maps_pid[i], &len);
+
+	if (!text)
+		return 0;	/* the process is gone: nothing to snapshot */
+	if (r->maps_stack[i])
+		text = name_stack_line(text, &len, r->maps_stack[i]);
+	if (r->maps_text[i] && strlen(r->maps_text[i]) == len &&
+	    !memcmp(r->maps_text[i], text, len)) {
+		free(text);
+		return 0;
+	}
+	if (len + MAPS_HDR_SIZE > CHUNK_MAX_LEN)
+		len = CHUNK_MAX_LEN - MAPS_HDR_SIZE;
+	struct bytebuf b = { 0 };
+	unsigned char hdr[MAPS_HDR_SIZE] = { 0 };
+	uint32_t lines = 0;
+	for (size_t j = 0; j < len; j++)
+		lines += text[j] == '\n';
+	put_le64(hdr, now);
+	put_le32(hdr + 8, (uint32_t)r->maps_pid[i]);
+	bytebuf_put(&b, hdr, sizeof(hdr));
+	bytebuf_put(&b, text, len);
+	int rc = trace_write_chunk(r->w, CHUNK_MAPS, CODEC_ZSTD, b.data, b.len, lines);
+	bytebuf_free(&b);
+	free(r->maps_text[i]);
+	text = mt_xrealloc(text, len + 1);
+	text[len] = 0;
+	r->maps_text[i] = text;
+	return rc;
+}
+
+int maps_index(struct recorder *r, pid_t pid)
+{
+	for (int i = 0; i < r->nmaps; i++)
+		if (r->maps_pid[i] == pid)
+			return i;
+	if (r->nmaps == MAX_MAPS_PIDS)
+		return -1;
+	r->maps_pid[r->nmaps] = pid;
+	r->maps_text[r->nmaps] = NULL;
+	r->maps_dirty[r->nmaps] = 1;
+	r->maps_stack[r->nmaps] = 0;
+	return r->nmaps++;
+}
+
+void recorder_name_stack(struct recorder *r, pid_t pid, uint64_t addr)
+{
+	int i = maps_index(r, pid);
+
+	if (i >= 0 && r->maps_stack[i] != addr) {
+		r->maps_stack[i] = addr;
+		r->maps_dirty[i] = 1;
+	}
+}
+
+void recorder_maps_changed(struct recorder *r, pid_t pid)
+{
+	int i = maps_index(r, pid);
+
+	if (i >= 0)
+		r->maps_dirty[i] = 1;
+}
+
+int maps_flush_dirty(struct recorder *r, uint64_t now)
+{
+	int rc = 0;
+
+	for (int i = 0; i < r->nmaps; i++) {
+		if (r->maps_dirty[i]) {
+			r->maps_dirty[i] = 0;
+			rc |= maps_snapshot(r, i, now);
+		}
+	}
+	return rc;
+}
+
+void maps_free(struct recorder *r)
+{
+	for (int i = 0; i < r->nmaps; i++)
+		free(r->maps_text[i]);
+}

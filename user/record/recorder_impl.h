@@ -1,0 +1,83 @@
+/* recorder_impl.h - the recorder's state, shared by the files of user/record/
+ * (not for use outside it: the rest of the tree sees record/recorder.h). */
+#ifndef MEMTRACE_RECORDER_IMPL_H
+#define MEMTRACE_RECORDER_IMPL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "record/recorder.h"
+#include "engine/wss.h"
+#include "trace/codec.h"
+#include "util/util.h"
+
+#define LIVE_BUCKET_SHIFT	12
+#define LIVE_INTERVAL_NS	100000000ull	/* 100 ms */
+#define LIVE_INTERVAL_INSN	1000000ull	/* 1 M instructions */
+#define MERGE_HORIZON_NS	50000000ull	/* samples may arrive 50 ms late */
+#define WINDOW_ROWS_PER_CHUNK	600
+#define STATUS_EVERY_NS		500000000ull
+#define MAX_MAPS_PIDS		16
+
+struct row_buf {
+	uint64_t *t, *v;
+	size_t n, cap;
+};
+
+struct recorder {
+	struct trace_writer *w;
+	char *command;
+	struct bytebuf meta;
+	int begun, ended;
+	uint32_t columns;
+	int time_is_ns;
+	uint64_t start, horizon;
+
+	struct memtrace_sample *pending;
+	size_t npending, pending_cap;
+
+	struct wss live_data, live_code;
+	struct row_buf rows_data, rows_code;
+	uint64_t live_interval;
+
+	struct bytebuf threads, lost;
+	uint32_t nthreads, nlost;
+	uint64_t total_lost, total_throttled, dropped;
+
+	pid_t maps_pid[MAX_MAPS_PIDS];
+	char *maps_text[MAX_MAPS_PIDS];
+	int maps_dirty[MAX_MAPS_PIDS];
+	uint64_t maps_stack[MAX_MAPS_PIDS];	/* an address in the stack, or 0 */
+	int nmaps;
+
+	uint64_t samples, last_time;
+	uint64_t status_at, status_samples, status_wall;
+	int tty;
+	int failed;
+};
+
+/* host_meta.c: host, kernel, arch, cpu_model, ... unless set already. */
+void host_meta_defaults(struct recorder *r);
+const char *meta_value(const struct recorder *r, const char *key, char *buf, size_t len);
+
+/* live_wss.c: the live working-set estimate and its WINDOWS chunks. */
+int live_wss_init(struct recorder *r);
+void live_wss_add(struct recorder *r, const struct memtrace_sample *s, size_t n);
+void live_wss_finish(struct recorder *r);
+int live_wss_write(struct recorder *r, int all);	/* WINDOWS chunk: full, or all rows */
+uint64_t live_wss_pages(const struct recorder *r);	/* latest data WSS */
+void live_wss_free(struct recorder *r);
+
+/* merge.c: pending samples in time order into SAMPLES chunks. */
+int merge_flush(struct recorder *r, uint64_t limit);	/* time <= limit */
+
+/* maps_snapshot.c: MAPS chunks of the target's /proc/PID/maps. */
+int maps_index(struct recorder *r, pid_t pid);
+int maps_snapshot(struct recorder *r, int i, uint64_t now);
+int maps_flush_dirty(struct recorder *r, uint64_t now);
+void maps_free(struct recorder *r);
+
+/* status_line.c: the status line on a terminal. */
+void status_line(struct recorder *r, int final);
+
+#endif

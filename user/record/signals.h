@@ -1,0 +1,11 @@
+/* signals.h - SIGINT/SIGTERM ask the recording to stop. */
+#ifndef MEMTRACE_RECORD_SIGNALS_H
+#define MEMTRACE_RECORD_SIGNALS_H
+
+/* Installs SIGINT/SIGTERM handlers that ask the record loop to stop; ignores SIGPIPE. */
+void record_install_signals(void);
+
+/* Non-zero once SIGINT or SIGTERM arrived. */
+int record_stop_signalled(void);
+
+#endif

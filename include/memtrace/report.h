@@ -123,6 +123,9 @@ struct memtrace_report {
 	const uint64_t *bucket_count;
 	size_t nregions;			/* MEMTRACE_REPORT_REGIONS, most samples first */
 	const struct memtrace_region *regions;
+	/* appended: the HEADER and END chunks' "key=value\n" text (end_meta
+	 * NULL without an END chunk), for renderers that show the metadata */
+	const char *meta, *end_meta;
 };
 
 struct memtrace_report *memtrace_report_compute(const char *path,

@@ -1,0 +1,325 @@
+/* test_report.c - memtrace_report_compute on a small trace with known samples:
+ * series, peaks, hot buckets, curve, buckets, regions and filters, exact values. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memtrace/report.h"
+#include "test.h"
+#include "trace/format.h"
+#include "trace/writer.h"
+
+#define START 1000
+#define HEAP 0x10000000ull
+#define STACK 0x20000000ull
+#define JIT 0x30000000ull
+#define NOWHERE 0x50000000ull
+
+static const char maps[] =
+	"10000000-10004000 rw-p 00000000 00:00 0 [heap]\n"
+	"20000000-20001000 rw-p 00000000 00:00 0 [stack]\n"
+	"30000000-30001000 r-xp 00000000 00:00 0 [anon:jit]\n";
+
+/*
+ * Window = interval = 10 insn.  Intervals 1-6 touch one heap bucket each,
+ * interval 7 five buckets of pid 7 and one of pid 8 (the peak), interval 8
+ * the first heap bucket again.  Samples at 61-63 carry no ip.
+ */
+static const struct memtrace_sample samples[] = {
+	{ .time = START + 5, .addr = HEAP, .ip = JIT + 0x10, .pid = 7, .tid = 7 },
+	{ .time = START + 15, .addr = HEAP + 8, .ip = JIT + 0x10, .pid = 7, .tid = 7 },
+	{ .time = START + 25, .addr = HEAP, .ip = JIT + 0x10, .pid = 7, .tid = 7 },
+	{ .time = START + 35, .addr = HEAP, .ip = JIT + 0x10, .pid = 7, .tid = 7 },
+	{ .time = START + 45, .addr = HEAP, .ip = JIT + 0x10, .pid = 7, .tid = 7 },
+	{ .time = START + 55, .addr = HEAP, .ip = JIT + 0x10, .pid = 7, .tid = 7 },
+	{ .time = START + 61, .addr = HEAP + 0x1000, .pid = 7, .tid = 7 },
+	{ .time = START + 62, .addr = HEAP + 0x2000, .pid = 7, .tid = 7 },
+	{ .time = START + 63, .addr = HEAP + 0x3000, .pid = 7, .tid = 7 },
+	{ .time = START + 64, .addr = STACK, .ip = JIT + 0x20, .pid = 7, .tid = 7 },
+	{ .time = START + 65, .addr = HEAP + 0x10, .ip = JIT + 0x20, .pid = 7, .tid = 7 },
+	{ .time = START + 66, .addr = NOWHERE, .ip = JIT + 0x30, .pid = 8, .tid = 8 },
+	{ .time = START + 75, .addr = HEAP, .ip = JIT + 0x10, .pid = 7, .tid = 7 },
+};
+#define NSAMPLES (sizeof(samples) / sizeof(samples[0]))
+
+static char trace_path[64];
+
+static const char *make_trace(void)
+{
+	static const char meta[] = "time_unit=insn\nstart_time=1000\nbucket_default=4096\n"
+				   "target_pid=7\nsource=test\n";
+	static const char end[] = "end_reason=test\ndropped=0\n";
+	unsigned char mb[16 + sizeof(maps)] = { 0 };
+
+	if (trace_path[0])
+		return trace_path;
+	snprintf(trace_path, sizeof(trace_path), "/tmp/test_report.%d.mtrace", (int)getpid());
+	struct trace_writer *w = trace_writer_open(trace_path);
+	if (!w)
+		return NULL;
+	put_le64(mb, START);
+	put_le32(mb + 8, 7);
+	memcpy(mb + 16, maps, sizeof(maps) - 1);
+	uint32_t cols = COLS_REQUIRED | (1u << COL_IP);
+	int bad = trace_write_chunk(w, CHUNK_HEADER, CODEC_STORED, meta, sizeof(meta) - 1, 0);
+	bad |= trace_write_chunk(w, CHUNK_MAPS, CODEC_STORED, mb, 16 + sizeof(maps) - 1, 3);
+	bad |= trace_write_samples(w, samples, 7, cols);	/* two chunks */
+	bad |= trace_write_samples(w, samples + 7, NSAMPLES - 7, cols);
+	bad |= trace_write_chunk(w, CHUNK_END, CODEC_STORED, end, sizeof(end) - 1, 2);
+	bad |= trace_writer_close(w);
+	return bad ? NULL : trace_path;
+}
+
+static struct memtrace_report *compute(const struct memtrace_report_config *cfg)
+{
+	char err[256] = "";
+	const char *path = make_trace();
+	struct memtrace_report *r = path ? memtrace_report_compute(path, cfg, err, sizeof(err)) : NULL;
+
+	if (!r)
+		fprintf(stderr, "compute: %s\n", err);
+	return r;
+}
+
+#define CHECK_SERIES(s, ...)                                                 \
+	do {                                                                 \
+		uint64_t want_[] = { __VA_ARGS__ };                          \
+		size_t nw_ = sizeof(want_) / sizeof(want_[0]);               \
+		CHECK_EQ_U64((s).n, nw_);                                    \
+		for (size_t i_ = 0; i_ < nw_ && i_ < (s).n; i_++) {          \
+			CHECK_EQ_U64((s).wss[i_], want_[i_]);                \
+			CHECK_EQ_U64((s).time[i_], 10 * (i_ + 1));           \
+		}                                                            \
+	} while (0)
+
+static const struct memtrace_report_config base = { .window = 10, .top = 3 };
+
+TEST(report_series_and_summary)
+{
+	struct memtrace_report *r = compute(&base);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK_EQ_U64(r->bucket, 4096);
+	CHECK_EQ_U64(r->bucket_shift, 12);
+	CHECK_EQ_U64(r->interval, 10);
+	CHECK_EQ_U64(r->time_is_ns, 0);
+	CHECK_EQ_U64(r->start_time, START);
+	CHECK_EQ_U64(r->samples, NSAMPLES);
+	CHECK_EQ_U64(r->first_time, START + 5);
+	CHECK_EQ_U64(r->last_time, START + 75);
+	CHECK_EQ_U64(r->have_ip, 1);
+	CHECK_SERIES(r->data, 1, 1, 1, 1, 1, 1, 6, 1);
+	CHECK_SERIES(r->code, 1, 1, 1, 1, 1, 1, 1, 1);
+	CHECK_EQ_U64(r->data.peak, 6);
+	CHECK_EQ_U64(r->data.total, 6);
+	CHECK_EQ_U64((uint64_t)(r->data.avg * 1000 + 0.5), 1625);
+	CHECK_EQ_U64(r->code.total, 1);
+	CHECK_EQ_U64(r->info.samples, NSAMPLES);
+	CHECK_EQ_U64(r->info.complete, 1);
+	CHECK_EQ_U64(r->info.maps, 1);
+	CHECK_EQ_U64(r->info.target_pid, 7);
+	CHECK_EQ_U64(r->info.first_time, START + 5);
+	CHECK_EQ_U64(r->info.last_time, START + 75);
+	CHECK(r->end_meta && strstr(r->end_meta, "end_reason=test"));
+	CHECK(r->meta && strstr(r->meta, "source=test"));
+	memtrace_report_free(r);
+}
+
+TEST(report_peaks)
+{
+	struct memtrace_report *r = compute(&base);
+	if (!r)
+		return;
+	CHECK_EQ_U64(r->peaks_found, 1);
+	CHECK_EQ_U64(r->npeaks, 1);
+	if (r->npeaks == 1) {
+		const struct memtrace_peak *p = &r->peaks[0];
+		CHECK_EQ_U64(p->index, 6);
+		CHECK_EQ_U64(p->first, 6);
+		CHECK_EQ_U64(p->last, 6);
+		CHECK_EQ_U64(p->time, 70);
+		CHECK_EQ_U64(p->value, 6);
+		CHECK_EQ_U64(p->nlocations, 2);	/* ips in (60, 70] */
+		if (p->nlocations == 2) {
+			CHECK_EQ_U64(p->locations[0].addr, JIT + 0x20);
+			CHECK_EQ_U64(p->locations[0].count, 2);
+			CHECK_STR(p->locations[0].name, "[anon:jit]+0x20");
+			CHECK_EQ_U64(p->locations[1].addr, JIT + 0x30);
+			CHECK_EQ_U64(p->locations[1].count, 1);
+		}
+		CHECK_STR(p->top_mapping, "[heap]");	/* 4 of its 6 data samples */
+	}
+	memtrace_report_free(r);
+}
+
+TEST(report_hot_buckets)
+{
+	struct memtrace_report *r = compute(&base);
+	if (!r)
+		return;
+	CHECK_EQ_U64(r->nhot_data, 3);
+	if (r->nhot_data == 3) {
+		const struct memtrace_hot_bucket *h = r->hot_data;
+		CHECK_EQ_U64(h[0].addr, HEAP);
+		CHECK_EQ_U64(h[0].count, 8);
+		CHECK_STR(h[0].where, "[heap]+0x0");
+		CHECK(h[0].object == NULL);
+		CHECK_EQ_U64(h[0].with_ip, 8);
+		CHECK_EQ_U64(h[0].nfunctions, 1);	/* no symbols: the mapping */
+		if (h[0].nfunctions)
+			CHECK_EQ_U64(h[0].functions[0].count, 8);
+		CHECK_EQ_U64(h[0].nips, 2);
+		if (h[0].nips == 2) {
+			CHECK_EQ_U64(h[0].ips[0].addr, JIT + 0x10);
+			CHECK_EQ_U64(h[0].ips[0].count, 7);
+			CHECK_EQ_U64(h[0].ips[1].addr, JIT + 0x20);
+			CHECK_EQ_U64(h[0].ips[1].count, 1);
+		}
+		/* ties by ascending address; no ip there */
+		CHECK_EQ_U64(h[1].addr, HEAP + 0x1000);
+		CHECK_EQ_U64(h[1].count, 1);
+		CHECK_STR(h[1].where, "[heap]+0x1000");
+		CHECK_EQ_U64(h[1].with_ip, 0);
+		CHECK_EQ_U64(h[1].nfunctions, 0);
+		CHECK_EQ_U64(h[2].addr, HEAP + 0x2000);
+	}
+	CHECK_EQ_U64(r->nhot_code, 1);
+	if (r->nhot_code == 1) {
+		CHECK_EQ_U64(r->hot_code[0].addr, JIT);
+		CHECK_EQ_U64(r->hot_code[0].count, 10);
+		CHECK_EQ_U64(r->hot_code[0].with_ip, 10);
+		CHECK_EQ_U64(r->hot_code[0].nips, 3);
+	}
+	memtrace_report_free(r);
+}
+
+TEST(report_curve)
+{
+	struct memtrace_report_config cfg = base;
+	struct memtrace_report *r = compute(&cfg);
+	if (!r)
+		return;
+	static const uint64_t want[][3] = { { 1, 6, 13 }, { 2, 1, 8 }, { 4, 1, 8 }, { 8, 1, 8 } };
+	CHECK_EQ_U64(r->ncurve, 4);
+	for (size_t i = 0; i < 4 && i < r->ncurve; i++) {
+		CHECK_EQ_U64(r->curve[i].min_count, want[i][0]);
+		CHECK_EQ_U64(r->curve[i].buckets, want[i][1]);
+		CHECK_EQ_U64(r->curve[i].samples, want[i][2]);
+	}
+	memtrace_report_free(r);
+	cfg.flags = MEMTRACE_REPORT_FULL_CURVE;
+	r = compute(&cfg);
+	if (!r)
+		return;
+	CHECK_EQ_U64(r->ncurve, 2);
+	if (r->ncurve == 2) {
+		CHECK_EQ_U64(r->curve[0].min_count, 1);
+		CHECK_EQ_U64(r->curve[0].buckets, 6);
+		CHECK_EQ_U64(r->curve[0].samples, 13);
+		CHECK_EQ_U64(r->curve[1].min_count, 8);
+		CHECK_EQ_U64(r->curve[1].buckets, 1);
+		CHECK_EQ_U64(r->curve[1].samples, 8);
+	}
+	memtrace_report_free(r);
+}
+
+TEST(report_all_buckets)
+{
+	struct memtrace_report_config cfg = base;
+	cfg.flags = MEMTRACE_REPORT_ALL_BUCKETS;
+	struct memtrace_report *r = compute(&cfg);
+	if (!r)
+		return;
+	static const uint64_t addr[] = { HEAP, HEAP + 0x1000, HEAP + 0x2000, HEAP + 0x3000, STACK,
+					 NOWHERE };
+	static const uint64_t count[] = { 8, 1, 1, 1, 1, 1 };
+	CHECK_EQ_U64(r->nbuckets, 6);
+	for (size_t i = 0; i < 6 && i < r->nbuckets; i++) {
+		CHECK_EQ_U64(r->bucket_addr[i], addr[i]);
+		CHECK_EQ_U64(r->bucket_count[i], count[i]);
+	}
+	CHECK_EQ_U64(r->nregions, 0);	/* not asked for */
+	memtrace_report_free(r);
+}
+
+TEST(report_regions)
+{
+	struct memtrace_report_config cfg = base;
+	cfg.flags = MEMTRACE_REPORT_REGIONS;
+	struct memtrace_report *r = compute(&cfg);
+	if (!r)
+		return;
+	CHECK_EQ_U64(r->nregions, 4);	/* heap, stack, jit, unmapped */
+	if (r->nregions == 4) {
+		CHECK_STR(r->regions[0].label, "[heap] rw-p");
+		CHECK_EQ_U64(r->regions[0].start, HEAP);
+		CHECK_EQ_U64(r->regions[0].end, HEAP + 0x4000);
+		CHECK_EQ_U64(r->regions[0].samples, 11);
+		CHECK_EQ_U64(r->regions[0].buckets, 4);
+		CHECK_STR(r->regions[1].label, "[stack] rw-p");
+		CHECK_EQ_U64(r->regions[1].samples, 1);
+		CHECK_STR(r->regions[2].label, "unmapped");
+		CHECK_EQ_U64(r->regions[2].samples, 1);
+		CHECK_EQ_U64(r->regions[2].buckets, 1);
+		CHECK_EQ_U64(r->regions[3].samples, 0);
+	}
+	memtrace_report_free(r);
+}
+
+TEST(report_filter_pid)
+{
+	struct memtrace_report_config cfg = base;
+	cfg.filter.pid = 7;
+	struct memtrace_report *r = compute(&cfg);
+	if (!r)
+		return;
+	CHECK_EQ_U64(r->samples, NSAMPLES - 1);
+	CHECK_EQ_U64(r->info.samples, NSAMPLES);	/* the whole file */
+	CHECK_SERIES(r->data, 1, 1, 1, 1, 1, 1, 5, 1);
+	CHECK_EQ_U64(r->data.total, 5);
+	CHECK_EQ_U64(r->npeaks, 1);
+	if (r->npeaks)
+		CHECK_EQ_U64(r->peaks[0].nlocations, 1);	/* pid 8's ip left out */
+	memtrace_report_free(r);
+}
+
+TEST(report_filter_time)
+{
+	struct memtrace_report_config cfg = base;
+	cfg.filter.time_from = 50;
+	cfg.filter.time_to = 66;
+	struct memtrace_report *r = compute(&cfg);
+	if (!r)
+		return;
+	CHECK_EQ_U64(r->samples, 7);	/* 55, 61..66 */
+	CHECK_EQ_U64(r->first_time, START + 55);
+	CHECK_EQ_U64(r->last_time, START + 66);
+	CHECK_SERIES(r->data, 0, 0, 0, 0, 0, 1, 6);
+	CHECK_EQ_U64(r->data.total, 6);
+	memtrace_report_free(r);
+}
+
+TEST(report_errors)
+{
+	char err[256] = "";
+	struct memtrace_report_config cfg = base;
+
+	CHECK(memtrace_report_compute("/nonexistent/x.mtrace", &cfg, err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "cannot open") != NULL);
+	cfg.bucket = 3000;
+	err[0] = 0;
+	CHECK(memtrace_report_compute(make_trace(), &cfg, err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "bucket") != NULL);
+	memtrace_report_free(NULL);
+}
+
+int main(void)
+{
+	int rc = test_main();
+
+	if (trace_path[0])
+		unlink(trace_path);
+	return rc;
+}

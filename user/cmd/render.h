@@ -1,0 +1,19 @@
+/*
+ * render.h - `memtracectl report` output of a computed memtrace_report:
+ * the text summary and the --json document (stdout, or any stream).
+ */
+#ifndef MEMTRACE_CMD_RENDER_H
+#define MEMTRACE_CMD_RENDER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "memtrace/report.h"
+
+/* The value of key in a report's meta/end_meta text (into buf), or NULL. */
+const char *render_meta(const char *text, const char *key, char *buf, size_t len);
+
+void render_text(FILE *f, const char *path, const struct memtrace_report *r);
+void render_json(FILE *f, const char *path, const struct memtrace_report *r);
+
+#endif

@@ -1,0 +1,119 @@
+/* render_json.c - `memtracectl report --json`: one JSON object on stdout. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/render.h"
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* [{"ip": .., "count": .., "location": ..}, ...] */
+static void json_ips(FILE *f, const struct memtrace_named_count *v, size_t n)
+{
+	fputc('[', f);
+	for (size_t j = 0; j < n; j++) {
+		fprintf(f, "%s{\"ip\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
+			j ? ", " : "", v[j].addr, v[j].count);
+		json_str(f, v[j].name);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+static void json_hot(FILE *f, const struct memtrace_hot_bucket *hot, size_t n, const char *title)
+{
+	fprintf(f, ",\n  \"%s\": [", title);
+	for (size_t i = 0; i < n; i++) {
+		const struct memtrace_hot_bucket *h = &hot[i];
+		char where[1024];
+		snprintf(where, sizeof(where), "%s%s%s", h->where, h->object ? " " : "",
+			 h->object ? h->object : "");
+		fprintf(f, "%s\n    {\"address\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
+			i ? "," : "", h->addr, h->count);
+		json_str(f, where);
+		fprintf(f, ", \"ip_samples\": %" PRIu64 ", \"functions\": [", h->with_ip);
+		for (size_t j = 0; j < h->nfunctions; j++) {
+			fprintf(f, "%s{\"name\": ", j ? ", " : "");
+			json_str(f, h->functions[j].name);
+			fprintf(f, ", \"count\": %" PRIu64 "}", h->functions[j].count);
+		}
+		fprintf(f, "], \"ips\": ");
+		json_ips(f, h->ips, h->nips);
+		fputc('}', f);
+	}
+	fprintf(f, "%s]", n ? "\n  " : "");
+}
+
+static void json_meta(FILE *f, const char *path, const struct memtrace_report *r)
+{
+	static const char *const keys[] = { "backend", "source", "event", "sees", "sample_period",
+					    "time_unit", "target_pid", "target_comm", "host",
+					    "kernel", "cpu_model", NULL };
+	char buf[1024], dropped[64];
+
+	fprintf(f, "{\n  \"trace\": ");
+	json_str(f, path);
+	for (int i = 0; keys[i]; i++) {
+		fprintf(f, ",\n  \"%s\": ", keys[i]);
+		json_str(f, render_meta(r->meta, keys[i], buf, sizeof(buf)));
+	}
+	fprintf(f, ",\n  \"complete\": %s", r->info.complete ? "true" : "false");
+	fprintf(f, ",\n  \"end_reason\": ");
+	json_str(f, render_meta(r->end_meta, "end_reason", buf, sizeof(buf)));
+	const char *dr = render_meta(r->end_meta, "dropped", dropped, sizeof(dropped));
+	fprintf(f, ",\n  \"bucket_size\": %" PRIu64 ",\n  \"window\": %" PRIu64
+		   ",\n  \"interval\": %" PRIu64 ",\n  \"intervals\": %zu",
+		r->bucket, r->window, r->interval, r->data.n);
+	fprintf(f, ",\n  \"samples\": %" PRIu64 ",\n  \"lost\": %" PRIu64
+		   ",\n  \"throttled\": %" PRIu64 ",\n  \"dropped\": %s,\n  \"duration\": %" PRIu64,
+		r->samples, r->info.lost, r->info.throttled, dr ? dr : "0",
+		r->samples ? r->last_time - r->start_time : 0);
+	fprintf(f, ",\n  \"reordered\": %" PRIu64, r->reordered);
+}
+
+void render_json(FILE *f, const char *path, const struct memtrace_report *r)
+{
+	unsigned shift = r->bucket_shift;
+
+	json_meta(f, path, r);
+	fprintf(f, ",\n  \"wss_data\": {\"avg\": %.3f, \"peak\": %" PRIu64 ", \"total\": %" PRIu64
+		   ", \"peak_bytes\": %" PRIu64 ", \"total_bytes\": %" PRIu64 "}",
+		r->data.avg, r->data.peak, r->data.total, r->data.peak << shift,
+		r->data.total << shift);
+	fprintf(f, ",\n  \"wss_code\": {\"available\": %s, \"avg\": %.3f, \"peak\": %" PRIu64
+		   ", \"total\": %" PRIu64 "}",
+		r->have_ip ? "true" : "false", r->code.avg, r->code.peak, r->code.total);
+	fprintf(f, ",\n  \"hot_wss\": [");
+	for (size_t i = 0; i < r->ncurve; i++)
+		fprintf(f, "%s\n    {\"min_count\": %" PRIu64 ", \"buckets\": %" PRIu64
+			   ", \"bytes\": %" PRIu64 ", \"accesses\": %" PRIu64 "}",
+			i ? "," : "", r->curve[i].min_count, r->curve[i].buckets,
+			r->curve[i].buckets << shift, r->curve[i].samples);
+	fprintf(f, "%s]", r->ncurve ? "\n  " : "");
+	json_hot(f, r->hot_data, r->nhot_data, "hot_data");
+	json_hot(f, r->hot_code, r->nhot_code, "hot_code");
+	fprintf(f, ",\n  \"peaks_found\": %zu", r->peaks_found);
+	fprintf(f, ",\n  \"peaks\": [");
+	for (size_t p = 0; p < r->npeaks; p++) {
+		const struct memtrace_peak *pk = &r->peaks[p];
+		fprintf(f, "%s\n    {\"index\": %zu, \"time\": %" PRIu64 ", \"wss\": %" PRIu64
+			   ", \"locations\": ",
+			p ? "," : "", pk->index, pk->time, pk->value);
+		json_ips(f, pk->locations, pk->nlocations);
+		fputc('}', f);
+	}
+	fprintf(f, "%s]\n}\n", r->npeaks ? "\n  " : "");
+}

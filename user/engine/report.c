@@ -1,0 +1,510 @@
+/*
+ * report.c - memtrace_report_compute: the config, the two passes over the
+ * trace and the WSS series.  Pass 1 feeds the (filtered) samples to the
+ * data and code WSS and collects what the trace holds (info, HEADER/END
+ * text, maps); peaks and hot buckets follow from it.  Pass 2, only when
+ * something needs it, counts who touched the hot buckets, the instructions
+ * and mappings inside each peak's window, and the samples per region.
+ * Nothing here prints.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/report_internal.h"
+#include "trace/format.h"
+#include "trace/reader.h"
+#include "util/util.h"
+
+#define DEF_TOP 10
+#define DEF_MAX_PEAKS 100
+#define DEF_LOCATIONS 3
+#define DEF_FUNCTIONS 3
+
+void *rep_alloc(struct rep_ctx *c, size_t n)
+{
+	struct rep_owner *o = c->own;
+
+	if (o->nallocs == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 64;
+		o->allocs = mt_xrealloc(o->allocs, o->cap * sizeof(*o->allocs));
+	}
+	return o->allocs[o->nallocs++] = mt_xcalloc(n ? n : 1, 1);
+}
+
+char *rep_strdup(struct rep_ctx *c, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(rep_alloc(c, n), s, n);
+}
+
+size_t rep_range_of(const struct rep_ctx *c, uint64_t addr)
+{
+	size_t lo = 0, hi = c->nlayout;
+
+	while (lo < hi) {	/* first range with end > addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->layout[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nlayout && c->layout[lo].start <= addr ? lo : c->nlayout;
+}
+
+void memtrace_report_free(struct memtrace_report *r)
+{
+	struct rep_owner *o = (struct rep_owner *)r;
+
+	if (!o)
+		return;
+	for (size_t i = 0; i < o->nallocs; i++)
+		free(o->allocs[i]);
+	free(o->allocs);
+	free(o);
+}
+
+typedef void (*rep_samples_fn)(struct rep_ctx *c, struct memtrace_sample *s, size_t n,
+			       uint32_t columns);
+typedef void (*rep_chunk_fn)(struct rep_ctx *c, const struct trace_chunk *ch);
+
+/* One pass over path: every SAMPLES chunk decoded to on_samples, the rest to on_chunk. */
+static int rep_scan(struct rep_ctx *c, const char *path, rep_samples_fn on_samples,
+		    rep_chunk_fn on_chunk, char *err, size_t errlen)
+{
+	struct trace_reader *tr = trace_open(path, err, errlen);
+	struct trace_chunk ch;
+	int rc;
+
+	if (!tr)
+		return -1;
+	while ((rc = trace_next(tr, &ch, err, errlen)) > 0) {
+		if (ch.type != CHUNK_SAMPLES) {
+			if (on_chunk)
+				on_chunk(c, &ch);
+			continue;
+		}
+		struct memtrace_sample *s;
+		size_t n;
+		uint32_t columns;
+		if (trace_chunk_samples(&ch, &s, &n, &columns, err, errlen)) {
+			rc = -1;
+			break;
+		}
+		if (on_samples)
+			on_samples(c, s, n, columns);
+		free(s);
+	}
+	if (rc >= 0 && c->r->info.truncated_bytes == 0)
+		c->r->info.truncated_bytes = trace_truncated(tr);
+	trace_close(tr);
+	return rc < 0 ? -1 : 0;
+}
+
+static char *kv_text(struct rep_ctx *c, const unsigned char *p, size_t len)
+{
+	char *s = rep_alloc(c, len + 1);
+
+	memcpy(s, p, len);
+	for (size_t i = 0; i < len; i++)	/* NULs would end the text early */
+		if (!s[i])
+			s[i] = '\n';
+	return s;
+}
+
+/* The value of key in "key=value\n" text, or NULL (into buf). */
+static const char *kv_find(const char *text, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, kl) || p[kl] != '=')
+			continue;
+		const char *v = p + kl + 1, *e = strchr(v, '\n');
+		size_t n = e ? (size_t)(e - v) : strlen(v);
+		if (n >= len)
+			n = len - 1;
+		memcpy(buf, v, n);
+		buf[n] = 0;
+		return buf;
+	}
+	return NULL;
+}
+
+static void pass1_chunk(struct rep_ctx *c, const struct trace_chunk *ch)
+{
+	struct memtrace_trace_info *in = &c->r->info;
+
+	in->chunks++;
+	if (ch->type == CHUNK_HEADER) {
+		c->r->meta = kv_text(c, ch->data, ch->len);
+	} else if (ch->type == CHUNK_MAPS && ch->len >= MAPS_HDR_SIZE) {
+		resolver_add_maps(c->res, get_le64(ch->data), get_le32(ch->data + 8),
+				  (const char *)ch->data + MAPS_HDR_SIZE, ch->len - MAPS_HDR_SIZE);
+		in->maps++;
+	} else if (ch->type == CHUNK_THREADS) {
+		in->threads += ch->len / THREAD_REC_SIZE;
+	} else if (ch->type == CHUNK_LOST) {
+		for (size_t off = 0; off + LOST_REC_SIZE <= ch->len; off += LOST_REC_SIZE) {
+			in->lost += get_le64(ch->data + off + 16);
+			in->throttled += get_le64(ch->data + off + 24);
+		}
+	} else if (ch->type == CHUNK_END) {
+		c->r->end_meta = kv_text(c, ch->data, ch->len);
+		in->complete = 1;
+	}
+}
+
+static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n,
+			  uint32_t columns)
+{
+	struct memtrace_report *r = c->r;
+	struct memtrace_trace_info *in = &r->info;
+
+	in->chunks++;
+	in->columns |= columns;
+	if (n) {
+		uint64_t lo = in->samples ? in->first_time : s[0].time;
+		uint64_t hi = in->samples ? in->last_time : s[0].time;
+		for (size_t i = 0; i < n; i++) {
+			lo = s[i].time < lo ? s[i].time : lo;
+			hi = s[i].time > hi ? s[i].time : hi;
+		}
+		in->first_time = lo;
+		in->last_time = hi;
+	}
+	in->samples += n;
+	n = sample_filter_apply(&c->filt, s, n);
+	if (!n)
+		return;
+	if (!c->first_seen) {
+		c->first_seen = 1;
+		r->first_time = s[0].time;
+		if (!c->pid_known)
+			c->pid = s[0].pid;
+	}
+	if (columns & (1u << COL_IP))
+		r->have_ip = 1;
+	wss_add_samples(&c->data, s, n, 0);
+	wss_add_samples(&c->code, s, n, 1);
+	if (s[n - 1].time > r->last_time)
+		r->last_time = s[n - 1].time;
+	r->samples += n;
+}
+
+/* Pass 2: who touched the hot buckets, what ran and where data went in each peak window. */
+static void pass2_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n,
+			  uint32_t columns)
+{
+	int regions = !!(c->flags & MEMTRACE_REPORT_REGIONS);
+
+	(void)columns;
+	n = sample_filter_apply(&c->filt, s, n);
+	for (size_t i = 0; i < n; i++) {
+		hot_attr_add(&c->attr_obj, s[i].addr, s[i].addr);
+		if (regions)
+			rep_regions_add(c, s[i].addr);
+		if (s[i].ip) {
+			hot_attr_add(&c->attr_data, s[i].addr, s[i].ip);
+			hot_attr_add(&c->attr_code, s[i].ip, s[i].ip);
+		}
+		if (!c->npeaks)
+			continue;
+		/* peaks are in time order and samples nearly so: skip the windows
+		 * that ended before this sample, stop at the first not yet begun */
+		while (c->peak_next < c->npeaks && c->peak_to[c->peak_next] < s[i].time)
+			c->peak_next++;
+		for (size_t p = c->peak_next; p < c->npeaks && c->peak_from[p] < s[i].time; p++) {
+			if (s[i].time > c->peak_to[p])
+				continue;
+			if (c->peak_ips && s[i].ip)
+				bucket_map_get(&c->peak_ips[p], s[i].ip)->count++;
+			c->peak_ranges[p * (c->nlayout + 1) + rep_range_of(c, s[i].addr)]++;
+		}
+	}
+}
+
+static void fill_series(struct rep_ctx *c, struct memtrace_series *out, const struct wss *w)
+{
+	uint64_t *time = rep_alloc(c, (w->nrows ? w->nrows : 1) * sizeof(uint64_t));
+	uint64_t *wss = rep_alloc(c, (w->nrows ? w->nrows : 1) * sizeof(uint64_t));
+	double sum = 0;
+
+	out->n = w->nrows;
+	out->peak = 0;
+	for (size_t i = 0; i < w->nrows; i++) {
+		time[i] = (uint64_t)(i + 1) * c->r->interval;
+		wss[i] = w->rows[i];
+		sum += (double)w->rows[i];
+		if (w->rows[i] > out->peak)
+			out->peak = w->rows[i];
+	}
+	out->time = time;
+	out->wss = wss;
+	out->avg = w->nrows ? sum / (double)w->nrows : 0;
+	out->total = wss_total_buckets(w);
+}
+
+static int peak_by_value(const void *a, const void *b)
+{
+	const struct peak *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value > y->value ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static int peak_by_index(const void *a, const void *b)
+{
+	const struct peak *x = a, *y = b;
+
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Peaks of the data series, the max_peaks largest in time order, and their windows. */
+static void find_peaks(struct rep_ctx *c)
+{
+	struct memtrace_report *r = c->r;
+	struct peak_config pc = peak_defaults;
+
+	pc.g = c->sensitivity;
+	c->npeaks = r->peaks_found = peaks_detect(c->data.rows, c->data.nrows, &pc, &c->peaks);
+	if (c->npeaks > c->max_peaks) {
+		qsort(c->peaks, c->npeaks, sizeof(*c->peaks), peak_by_value);
+		c->npeaks = c->max_peaks;
+		qsort(c->peaks, c->npeaks, sizeof(*c->peaks), peak_by_index);
+	}
+	if (!c->npeaks)
+		return;
+	c->peak_from = mt_xcalloc(c->npeaks, sizeof(uint64_t));
+	c->peak_to = mt_xcalloc(c->npeaks, sizeof(uint64_t));
+	c->peak_ranges = mt_xcalloc(c->npeaks * (c->nlayout + 1), sizeof(uint64_t));
+	if (r->have_ip)
+		c->peak_ips = mt_xcalloc(c->npeaks, sizeof(struct bucket_map));
+	for (size_t p = 0; p < c->npeaks; p++) {
+		uint64_t tk = r->start_time + (uint64_t)(c->peaks[p].index + 1) * r->interval;
+		c->peak_to[p] = tk;
+		c->peak_from[p] = tk > r->window ? tk - r->window : 0;
+		if (c->peak_ips)
+			bucket_map_init(&c->peak_ips[p]);
+	}
+}
+
+static void fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* The HEADER's units and defaults; the config resolved against them. */
+static int setup(struct rep_ctx *c, const char *path, const struct memtrace_report_config *cfg,
+		 char *err, size_t errlen)
+{
+	struct memtrace_report *r = c->r;
+	struct trace_reader *hdr = trace_open(path, err, errlen);
+	if (!hdr)
+		return -1;
+	r->time_is_ns = r->info.time_is_ns = trace_time_is_ns(hdr);
+	r->start_time = r->info.start_time = trace_start_time(hdr);
+	r->info.version_major = TRACE_MAJOR;
+	r->info.version_minor = TRACE_MINOR;
+	const char *bd = trace_meta(hdr, "bucket_default"), *tp = trace_meta(hdr, "target_pid");
+	const char *sp = trace_meta(hdr, "sample_period");
+	uint64_t b = bd ? strtoull(bd, NULL, 10) : 4096;
+	r->info.bucket_default = b < 64 || b > (2u << 20) || (b & (b - 1)) ? 4096 : b;
+	r->info.target_pid = tp ? (uint32_t)strtoul(tp, NULL, 10) : 0;
+	r->info.sample_period = sp && strtoull(sp, NULL, 10) ? strtoull(sp, NULL, 10) : 1;
+	trace_close(hdr);
+
+	r->bucket = cfg->bucket ? cfg->bucket : r->info.bucket_default;
+	if (r->bucket < 64 || r->bucket > (2u << 20) || (r->bucket & (r->bucket - 1))) {
+		fail(err, errlen, "invalid bucket size %llu (a power of two from 64 to 2M)",
+		     (unsigned long long)r->bucket);
+		return -1;
+	}
+	while ((1ull << r->bucket_shift) < r->bucket)
+		r->bucket_shift++;
+	r->window = cfg->window ? cfg->window : r->time_is_ns ? 100000000ull : 100000ull;
+	r->interval = cfg->interval ? cfg->interval : r->window;
+	c->top = cfg->top ? cfg->top : DEF_TOP;
+	c->max_peaks = cfg->max_peaks ? cfg->max_peaks : DEF_MAX_PEAKS;
+	c->locations = cfg->locations ? cfg->locations : DEF_LOCATIONS;
+	c->functions = cfg->functions ? cfg->functions : DEF_FUNCTIONS;
+	c->sensitivity = cfg->sensitivity > 0 ? cfg->sensitivity : 1.0;
+	if (cfg->sensitivity < 0) {
+		fail(err, errlen, "invalid sensitivity %g (> 0)", cfg->sensitivity);
+		return -1;
+	}
+	c->flags = cfg->flags;
+	c->filter = &cfg->filter;
+	c->pid = cfg->filter.pid ? cfg->filter.pid : r->info.target_pid;
+	c->pid_known = c->pid != 0;
+
+	struct wss_config wc = { r->start_time, r->window, r->interval, r->bucket_shift };
+	if (wss_init(&c->data, &wc, err, errlen))
+		return -1;
+	if (wss_init(&c->code, &wc, err, errlen)) {
+		wss_free(&c->data);
+		return -1;
+	}
+	c->res = resolver_new();
+	if (cfg->root)
+		resolver_set_root(c->res, cfg->root);
+	if (cfg->debug_dir)
+		resolver_set_debug_dir(c->res, cfg->debug_dir);
+	return 0;
+}
+
+static void maps_only(struct rep_ctx *c, const struct trace_chunk *ch)
+{
+	if (ch->type == CHUNK_MAPS && ch->len >= MAPS_HDR_SIZE)
+		resolver_add_maps(c->res, get_le64(ch->data), get_le32(ch->data + 8),
+				  (const char *)ch->data + MAPS_HDR_SIZE, ch->len - MAPS_HDR_SIZE);
+}
+
+/* Pass 1 and what follows from it: series, peaks, hot buckets. */
+static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t errlen)
+{
+	struct memtrace_report *r = c->r;
+	struct resolver *filter_res = c->res;
+
+	if (c->filter->mapping) {	/* the filter needs the maps before the samples */
+		filter_res = resolver_new();
+		struct resolver *keep = c->res;
+		c->res = filter_res;
+		int rc = rep_scan(c, path, NULL, maps_only, err, errlen);
+		c->res = keep;
+		if (rc) {
+			resolver_free(filter_res);
+			return -1;
+		}
+	}
+	int rc = sample_filter_init(&c->filt, c->filter, r->start_time, filter_res,
+				    r->info.target_pid, err, errlen);
+	if (filter_res != c->res)
+		resolver_free(filter_res);
+	if (rc)
+		return -1;
+	if (rep_scan(c, path, pass1_samples, pass1_chunk, err, errlen))
+		return -1;
+	r->info.end_time = r->info.last_time;
+	char buf[32];
+	if (r->end_meta && kv_find(r->end_meta, "end_time", buf, sizeof(buf)))
+		r->info.end_time = strtoull(buf, NULL, 10);
+	if (r->end_meta && kv_find(r->end_meta, "dropped", buf, sizeof(buf)))
+		r->info.dropped = strtoull(buf, NULL, 10);
+	if (r->samples) {
+		uint64_t end = c->data.last_time > c->code.last_time ? c->data.last_time
+								     : c->code.last_time;
+		wss_finish(&c->data, end);
+		wss_finish(&c->code, end);
+	}
+	r->reordered = c->data.reordered;
+	fill_series(c, &r->data, &c->data);
+	fill_series(c, &r->code, &c->code);
+	return 0;
+}
+
+static int compute(struct rep_ctx *c, const char *path, char *err, size_t errlen)
+{
+	struct memtrace_report *r = c->r;
+
+	if (first_pass(c, path, err, errlen))
+		return -1;
+	c->nlayout = resolver_layout(c->res, c->pid, &c->layout);
+	find_peaks(c);
+	c->hot_data = mt_xcalloc(c->top, sizeof(*c->hot_data));
+	c->hot_code = mt_xcalloc(c->top, sizeof(*c->hot_code));
+	c->nhot_data = hot_top(&c->data.map, c->top, c->hot_data);
+	c->nhot_code = hot_top(&c->code.map, c->top, c->hot_code);
+	hot_attr_init(&c->attr_data, c->hot_data, c->nhot_data, r->bucket_shift);
+	hot_attr_init(&c->attr_code, c->hot_code, c->nhot_code, r->bucket_shift);
+	hot_attr_init(&c->attr_obj, c->hot_data, c->nhot_data, r->bucket_shift);
+	if (c->flags & MEMTRACE_REPORT_REGIONS) {
+		c->reg_samples = mt_xcalloc(c->nlayout + 1, sizeof(uint64_t));
+		c->reg_buckets = mt_xcalloc(c->nlayout + 1, sizeof(struct bucket_map));
+		for (size_t i = 0; i <= c->nlayout; i++)
+			bucket_map_init(&c->reg_buckets[i]);
+	}
+	if (c->nhot_data || c->npeaks || (r->have_ip && c->nhot_code) || c->reg_samples) {
+		if (rep_scan(c, path, pass2_samples, NULL, err, errlen))
+			return -1;
+	}
+	hot_attr_finish(&c->attr_data);
+	hot_attr_finish(&c->attr_code);
+	hot_attr_finish(&c->attr_obj);
+	rep_fill_hot(c);
+	rep_fill_peaks(c);
+	rep_fill_curve(c);
+	if (c->flags & MEMTRACE_REPORT_ALL_BUCKETS)
+		rep_fill_buckets(c);
+	if (c->reg_samples)
+		rep_fill_regions(c);
+	return 0;
+}
+
+static void ctx_free(struct rep_ctx *c, int wss_ready)
+{
+	if (c->peak_ips)
+		for (size_t p = 0; p < c->npeaks; p++)
+			bucket_map_free(&c->peak_ips[p]);
+	if (c->reg_buckets)
+		for (size_t i = 0; i <= c->nlayout; i++)
+			bucket_map_free(&c->reg_buckets[i]);
+	free(c->reg_buckets);
+	free(c->reg_samples);
+	free(c->peak_ips);
+	free(c->peak_ranges);
+	free(c->peak_from);
+	free(c->peak_to);
+	free(c->peaks);
+	hot_attr_free(&c->attr_data);
+	hot_attr_free(&c->attr_code);
+	hot_attr_free(&c->attr_obj);
+	free(c->hot_data);
+	free(c->hot_code);
+	sample_filter_free(&c->filt);
+	if (c->res)
+		resolver_free(c->res);
+	if (wss_ready) {
+		wss_free(&c->data);
+		wss_free(&c->code);
+	}
+}
+
+struct memtrace_report *memtrace_report_compute(const char *path,
+						const struct memtrace_report_config *cfg,
+						char *err, size_t errlen)
+{
+	static const struct memtrace_report_config defaults;
+	struct rep_ctx c = { 0 };
+
+	if (!path) {
+		fail(err, errlen, "no trace file given");
+		return NULL;
+	}
+	c.own = mt_xcalloc(1, sizeof(*c.own));
+	c.r = &c.own->pub;
+	if (setup(&c, path, cfg ? cfg : &defaults, err, errlen)) {
+		if (c.res)
+			resolver_free(c.res);
+		memtrace_report_free(c.r);
+		return NULL;
+	}
+	int rc = compute(&c, path, err, errlen);
+	ctx_free(&c, 1);
+	if (rc) {
+		memtrace_report_free(c.r);
+		return NULL;
+	}
+	return c.r;
+}

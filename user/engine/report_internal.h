@@ -1,0 +1,81 @@
+/*
+ * report_internal.h - state shared by the files that compute a
+ * memtrace_report (report.c: config, passes, series; report_hot.c: hot
+ * buckets and peak locations; report_regions.c: curve, buckets, regions).
+ *
+ * Everything a report points at is allocated with rep_alloc/rep_strdup and
+ * freed together by memtrace_report_free.
+ */
+#ifndef MEMTRACE_ENGINE_REPORT_INTERNAL_H
+#define MEMTRACE_ENGINE_REPORT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/bucket_map.h"
+#include "engine/filter.h"
+#include "engine/hot.h"
+#include "engine/hot_attr.h"
+#include "engine/peaks.h"
+#include "engine/wss.h"
+#include "memtrace/report.h"
+#include "resolve/resolve.h"
+
+/* The allocation behind a struct memtrace_report. */
+struct rep_owner {
+	struct memtrace_report pub;	/* first: the pointer handed out */
+	void **allocs;			/* everything pub points at */
+	size_t nallocs, cap;
+};
+
+struct rep_ctx {
+	struct rep_owner *own;
+	struct memtrace_report *r;
+	/* the config with defaults applied */
+	size_t top, max_peaks, locations, functions;
+	double sensitivity;
+	unsigned flags;
+	const struct memtrace_filter *filter;
+	/* pass 1 */
+	struct sample_filter filt;
+	struct resolver *res;
+	uint32_t pid;			/* whose mappings name addresses */
+	int pid_known;
+	struct wss data, code;
+	int first_seen;
+	/* peaks (pass 2: instructions and mappings in their windows) */
+	struct peak *peaks;
+	size_t npeaks;
+	uint64_t *peak_from, *peak_to;	/* absolute (from, to] */
+	struct bucket_map *peak_ips;	/* NULL without instruction pointers */
+	uint64_t *peak_ranges;		/* npeaks x (nlayout + 1) data samples */
+	size_t peak_next;
+	/* the pid's address layout (peak mappings, regions) */
+	const struct memtrace_range *layout;
+	size_t nlayout;
+	/* hot buckets (pass 2: who touched them) */
+	struct hot_bucket *hot_data, *hot_code;
+	size_t nhot_data, nhot_code;
+	struct hot_attr attr_data, attr_code, attr_obj;
+	/* regions (pass 2) */
+	uint64_t *reg_samples;		/* nlayout + 1 (last: unmapped) */
+	struct bucket_map *reg_buckets;
+};
+
+void *rep_alloc(struct rep_ctx *c, size_t n);	/* zeroed, owned by the report */
+char *rep_strdup(struct rep_ctx *c, const char *s);
+
+/* Index into layout[] of the range holding addr, nlayout if none. */
+size_t rep_range_of(const struct rep_ctx *c, uint64_t addr);
+
+/* report_hot.c */
+void rep_fill_hot(struct rep_ctx *c);
+void rep_fill_peaks(struct rep_ctx *c);
+
+/* report_regions.c */
+void rep_fill_curve(struct rep_ctx *c);
+void rep_fill_buckets(struct rep_ctx *c);
+void rep_regions_add(struct rep_ctx *c, uint64_t addr);
+void rep_fill_regions(struct rep_ctx *c);
+
+#endif

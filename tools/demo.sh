@@ -27,8 +27,8 @@ for f in "$CTL" "$WL"; do
 		exit 1
 	fi
 done
-if ! $PY -c 'import numpy, matplotlib, zstandard' 2>/dev/null; then
-	echo "demo: /usr/bin/python3 lacks numpy/matplotlib/zstandard: run 'make deps' (tools/deps/analyze.txt)" >&2
+if ! $PY -c 'import numpy, matplotlib' 2>/dev/null; then
+	echo "demo: /usr/bin/python3 lacks numpy/matplotlib: run 'make deps' (tools/deps/analyze.txt)" >&2
 	exit 1
 fi
 

@@ -2,9 +2,9 @@
 """Benchmark: N samples (default 10 M) -> heatmap PNG with memtrace-analyze.
 
 Generates a synthetic database-like trace once (cached), then runs the
-`heatmap` verb end to end as a fresh process RUNS times (default 7) and
+`heatmap` verb end to end as a fresh process RUNS times (default 5) and
 reports the median wall time, plus an in-process breakdown (read+decode,
-bin, render).  Target (issue 5): <= 5 s for 10 M samples.
+bin, render).  Target: <= 2 s for 10 M samples.
 
 usage: bench_heatmap.py [N] [RUNS]
 """
@@ -22,7 +22,7 @@ CACHE = os.environ.get("MEMTRACE_CACHE", "/var/tmp/memtrace-cache")
 
 def main():
     n = int(float(sys.argv[1])) if len(sys.argv) > 1 else 10_000_000
-    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     os.makedirs(CACHE, exist_ok=True)
     trace = os.path.join(CACHE, "bench-analyze-%d.mtrace" % n)
     if not os.path.exists(trace):
@@ -37,27 +37,27 @@ def main():
         walls.append(time.perf_counter() - t)
 
     from memtrace_analyze import heatmap
-    from memtrace_analyze.select import View
-    from memtrace_analyze.trace import read_trace
-    parts = {"read+decode": [], "bin": [], "bin+draw+PNG": []}
+    from memtrace_analyze.lib import Selection, Trace
+    parts = {"open+decode": [], "bin": [], "bin+draw+PNG": []}
     for _ in range(max(3, runs // 2)):
         t0 = time.perf_counter()
-        tr = read_trace(trace, columns=heatmap.COLUMNS)
+        tr = Trace(trace)
+        view = heatmap.View(tr, Selection())
         t1 = time.perf_counter()
-        heatmap.bin_view(View(tr))
+        heatmap.bin_view(view)
         t2 = time.perf_counter()
-        heatmap.plot(View(tr), out)
+        heatmap.plot(view, out)
         t3 = time.perf_counter()
-        parts["read+decode"].append(t1 - t0)
+        parts["open+decode"].append(t1 - t0)
         parts["bin"].append(t2 - t1)
         parts["bin+draw+PNG"].append(t3 - t2)
-        del tr
+        del tr, view
         import gc
         gc.collect()
     size = os.path.getsize(trace)
     print("heatmap benchmark: %d samples, trace %.1f MiB (%.2f bytes/sample), %d runs" %
           (n, size / 2**20, size / n, runs))
-    print("  end to end (new process, CLI): median %.2f s  (min %.2f, max %.2f)  target <= 5 s" %
+    print("  end to end (new process, CLI): median %.2f s  (min %.2f, max %.2f)  target <= 2 s" %
           (statistics.median(walls), min(walls), max(walls)))
     for k, v in parts.items():
         print("  %-12s median %.2f s" % (k, statistics.median(v)))

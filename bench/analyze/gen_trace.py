@@ -1,21 +1,17 @@
 #!/usr/bin/python3
 """Writes a synthetic database-like trace of N samples (default 10 M) for the
 analysis benchmark: a table scan, a sort that reads a column indirectly, a
-hash join with a skewed key, plus stack and binary accesses.  numpy encoder
-(offset transform, minimal width, byte-plane shuffle), CRC32C from
-python3-crc32c.  Usage: gen_trace.py OUT.mtrace [N]
+hash join with a skewed key, plus stack and binary accesses.  Written with
+libmemtrace's writer (memtrace_writer_*, through memtrace_analyze.lib).
+Usage: gen_trace.py OUT.mtrace [N]
 """
-import struct
+import os
 import sys
 
 import numpy as np
-import zstandard
 
-try:
-    from crc32c import crc32c
-except ImportError:  # same fallback order as the reader
-    sys.path.insert(0, __file__.rsplit("/bench/", 1)[0] + "/user/analyze")
-    from memtrace_analyze.crc import crc32c
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "user", "analyze"))
+from memtrace_analyze.lib import Writer  # noqa: E402
 
 MAPS = (
     "00400000-004c0000 r-xp 00000000 08:01 42 /usr/local/bin/dbquery\n"
@@ -26,21 +22,6 @@ MAPS = (
     "7f3a06000000-7f3a07000000 rw-p 00000000 00:00 0 [anon:hashtable]\n"
     "7ffc12300000-7ffc12321000 rw-p 00000000 00:00 0 [stack]\n"
 )
-
-
-def chunk(ctype, raw, count, codec):
-    stored = zstandard.ZstdCompressor(level=1).compress(raw) if codec else raw
-    h = b"MTCK" + struct.pack("<HHIIII", ctype, codec, len(stored), len(raw), count, crc32c(stored))
-    return h + struct.pack("<I", crc32c(h)) + b"\0\0\0\0" + stored
-
-
-def column(v):
-    base = int(v.min())
-    x = (v - np.uint64(base)).astype(np.uint64)
-    m = int(x.max())
-    w = 0 if m == 0 else 1 if m < 1 << 8 else 2 if m < 1 << 16 else 4 if m < 1 << 32 else 8
-    planes = x.astype("<u%d" % w).view(np.uint8).reshape(-1, w).T.tobytes() if w else b""
-    return struct.pack("<BBHIQ", 0, w, 0, 0, base) + planes
 
 
 def synth(n, seed=1):
@@ -68,22 +49,18 @@ def main():
     out = sys.argv[1]
     n = int(float(sys.argv[2])) if len(sys.argv) > 2 else 10_000_000
     time, addr = synth(n)
-    hdr = ("format=memtrace-1\nhost=bench\nbackend=valgrind\nsource=valgrind-lackey\nevent=loads\n"
-           "sample_period=100\nclock=instructions\ntime_unit=insn\nstart_time=0\nbucket_default=4096\n"
-           "target_pid=4242\ntarget_comm=synthetic-db\ncommand=bench/analyze/gen_trace.py\n").encode()
-    with open(out, "wb") as f:
-        f.write(b"MEMTRACE" + struct.pack("<HHI", 1, 0, 0))
-        f.write(chunk(1, hdr, hdr.count(b"\n"), 0))
-        f.write(chunk(3, struct.pack("<QII", 0, 4242, 0) + MAPS.encode(), MAPS.count("\n"), 1))
-        for lo in range(0, time.size, 65536):
-            t, a = time[lo:lo + 65536], addr[lo:lo + 65536]
-            m = t.size
-            body = struct.pack("<II", m, 0x1F) + column(t) + column(a) + column(np.full(m, 4242, np.uint64)) \
-                + column(np.full(m, 4242, np.uint64)) + column(np.zeros(m, np.uint64))
-            f.write(chunk(2, body, m, 1))
-        end = ("end_reason=target-exited\nend_time=%d\nsamples=%d\nlost=0\nthrottled=0\ndropped=0\n"
-               % (int(time[-1]), time.size)).encode()
-        f.write(chunk(7, end, end.count(b"\n"), 0))
+    w = Writer(out, {"format": "memtrace-1", "host": "bench", "backend": "valgrind", "source": "valgrind-lackey",
+                     "event": "loads", "sample_period": 100, "clock": "instructions", "time_unit": "insn",
+                     "start_time": 0, "bucket_default": 4096, "target_pid": 4242, "target_comm": "synthetic-db",
+                     "command": "bench/analyze/gen_trace.py"})
+    w.maps(0, 4242, MAPS)
+    for lo in range(0, time.size, 65536):
+        t, a = time[lo:lo + 65536], addr[lo:lo + 65536]
+        m = t.size
+        w.samples(time=t, addr=a, pid=np.full(m, 4242, np.uint32), tid=np.full(m, 4242, np.uint32),
+                  cpu=np.zeros(m, np.uint32))
+    w.close({"end_reason": "target-exited", "end_time": int(time[-1]), "samples": time.size, "lost": 0,
+             "throttled": 0, "dropped": 0})
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
-"""The command line: every verb writes a PNG; bad input gives one clear line."""
+"""The command line: every verb writes a PNG; bad input gives one clear line
+(exit 2), no samples exit 1, never a traceback."""
 import subprocess
 
 import numpy as np
 import pytest
 from conftest import CLI, PYTHON, assert_png
-from mtrace_writer import make_trace, simple_samples
+from tracegen import write_trace
 
 
 def run(*args):
@@ -12,16 +13,21 @@ def run(*args):
     return r.returncode, r.stdout, r.stderr
 
 
+def one_error_line(se):
+    assert "Traceback" not in se, se
+    lines = [x for x in se.splitlines() if x.startswith("memtrace-analyze: error:")]
+    assert len(lines) == 1, se
+    return lines[0]
+
+
 @pytest.fixture
 def trace(tmp_path):
     rng = np.random.default_rng(2)
     n = 3000
-    addrs = np.concatenate([0x4c8000 + rng.integers(0, 0x30000, n),
+    addrs = np.concatenate([0x4c8000 + rng.integers(0, 0x28000, n),
                             0x7f0000000000 + rng.integers(0, 0x400000, n)])
     times = np.arange(2 * n) * 7
-    p = tmp_path / "t.mtrace"
-    make_trace(str(p), simple_samples(times.tolist(), addrs.tolist(), ip=[0x401000] * (2 * n)))
-    return p
+    return write_trace(str(tmp_path / "t.mtrace"), times, addrs, ip=[0x401000] * (2 * n))
 
 
 @pytest.mark.parametrize("verb", ["heatmap", "wss", "hot", "regions"])
@@ -43,11 +49,24 @@ def test_compare_png(trace, tmp_path):
 
 def test_report_cli(trace, tmp_path):
     out = tmp_path / "rep"
-    rc, so, se = run("report", trace, "-o", out, "--tau", "1k,10k")
+    rc, so, se = run("report", trace, "-o", out, "--window", "1k,10k", "--interval", "1k")
     assert rc == 0, se
     assert so.strip().endswith("index.html")
     for f in ("heatmap.png", "wss.png", "hot.png", "regions.png", "index.html", "summary.json"):
         assert (out / f).stat().st_size > 0
+
+
+def test_window_several_values_and_tau_alias(trace, tmp_path):
+    csv = tmp_path / "s.csv"
+    rc, _, se = run("wss", trace, "-o", tmp_path / "w.png", "--window", "1k,10k", "--interval", "1k", "--csv", csv)
+    assert rc == 0, se
+    head = csv.read_text().splitlines()[0]
+    assert head == "time,wss_data_tau1000,wss_code_tau1000,wss_data_tau10000,wss_code_tau10000"
+    # 6000 samples 7 apart: last at 41993 -> 42 points of T = 1000
+    assert len(csv.read_text().splitlines()) == 1 + 42
+    rc2, _, se = run("wss", trace, "-o", tmp_path / "w2.png", "--tau", "1k,10k", "--interval", "1k",
+                     "--csv", tmp_path / "s2.csv")
+    assert rc2 == 0 and (tmp_path / "s2.csv").read_text() == csv.read_text()
 
 
 def test_heatmap_zoom_options(trace, tmp_path):
@@ -59,38 +78,35 @@ def test_heatmap_zoom_options(trace, tmp_path):
     assert rc == 0, se
 
 
-def test_truncated_trace_warns_and_plots(trace, tmp_path):
-    data = trace.read_bytes()
-    cut = tmp_path / "cut.mtrace"
-    cut.write_bytes(data[:len(data) - 40])
-    rc, so, se = run("heatmap", cut, "-o", tmp_path / "h.png")
-    assert rc == 0
-    assert "warning" in se and "truncated tail" in se
-
-
 def test_malformed_trace_clear_error(tmp_path):
     bad = tmp_path / "bad.mtrace"
     bad.write_bytes(b"this is not a trace at all, just some text\n")
     rc, so, se = run("heatmap", bad, "-o", tmp_path / "x.png")
     assert rc == 2
     assert se.strip().count("\n") == 0
-    assert "memtrace-analyze: error:" in se and "not a memtrace trace" in se
-    assert "Traceback" not in se
+    one_error_line(se)
     assert not (tmp_path / "x.png").exists()
 
 
+def test_missing_file_clear_error(tmp_path):
+    rc, so, se = run("wss", tmp_path / "nope.mtrace", "-o", tmp_path / "x.png")
+    assert rc == 2
+    assert "nope.mtrace" in one_error_line(se)
+
+
 def test_corrupt_trace_clear_error(trace, tmp_path):
-    data = bytearray(trace.read_bytes())
+    data = bytearray(open(trace, "rb").read())
     data[len(data) // 2] ^= 0x55
     bad = tmp_path / "corrupt.mtrace"
     bad.write_bytes(bytes(data))
-    rc, so, se = run("wss", bad, "-o", tmp_path / "x.png")
-    assert rc == 2 and "corrupt chunk at offset" in se and "Traceback" not in se
+    for verb in ("wss", "heatmap"):
+        rc, so, se = run(verb, bad, "-o", tmp_path / "x.png")
+        assert rc == 2, (verb, rc, se)
+        one_error_line(se)
 
 
 def test_empty_trace_clear_message(tmp_path):
-    p = tmp_path / "empty.mtrace"
-    make_trace(str(p), None)
+    p = write_trace(str(tmp_path / "empty.mtrace"), [], [])
     for verb in ("heatmap", "wss", "hot", "regions"):
         rc, so, se = run(verb, p, "-o", tmp_path / "x.png")
         assert rc == 1, (verb, se)
@@ -100,18 +116,28 @@ def test_empty_trace_clear_message(tmp_path):
     assert (tmp_path / "rep" / "index.html").exists()
 
 
+def test_empty_selection_exits_1(trace, tmp_path):
+    rc, so, se = run("heatmap", trace, "-o", tmp_path / "x.png", "--pid", "7")
+    assert rc == 1 and "in the selection" in se and "Traceback" not in se
+
+
 def test_bad_option_values(trace, tmp_path):
-    rc, _, se = run("heatmap", trace, "-o", tmp_path / "x.png", "--bucket", "3000")
-    assert rc == 2 and "power of two" in se
-    rc, _, se = run("wss", trace, "-o", tmp_path / "x.png", "--tau", "abc")
-    assert rc == 2 and "bad time" in se
-    rc, _, se = run("heatmap", trace, "-o", tmp_path / "x.png", "--mapping", "libfoo")
-    assert rc == 2 and "no mapping of that name" in se
+    for extra in (["--bucket", "3000"], ["--bucket", "abc"], ["--mapping", "libfoo"],
+                  ["--time-range", "abc"], ["--range", "zz-1"]):
+        rc, _, se = run("heatmap", trace, "-o", tmp_path / "x.png", *extra)
+        assert rc == 2, (extra, se)
+        one_error_line(se)
+    rc, _, se = run("wss", trace, "-o", tmp_path / "x.png", "--window", "abc")
+    assert rc == 2 and "abc" in one_error_line(se)
+    rc, _, se = run("wss", trace, "-o", tmp_path / "x.png", "--nosuchoption")
+    assert rc == 2
+    one_error_line(se)
 
 
 def test_info(trace):
     rc, so, se = run("info", trace)
-    assert rc == 0 and "6000 over" in so
+    assert rc == 0, se
+    assert "samples    6000 over" in so
 
 
 def test_no_verb_usage():

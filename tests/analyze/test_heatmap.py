@@ -1,13 +1,14 @@
-"""Heatmap binning: exact counts, compaction keeps every sample, PNG."""
+"""Heatmap binning (numpy over the columns the library decodes): exact
+counts, compaction keeps every sample, filters, PNG."""
 import numpy as np
 import pytest
 from conftest import assert_png
-from mtrace_writer import make_trace, simple_samples
+from tracegen import write_trace
 
 from memtrace_analyze import heatmap
 from memtrace_analyze.binning import build_axis, count2d, occupied_granules, time_bins
-from memtrace_analyze.select import View
-from memtrace_analyze.trace import parse_trace
+from memtrace_analyze.lib import MemtraceError, Trace
+from memtrace_analyze.select import make_selection
 
 HEAP = 0x4c8000
 COL = 0x7f0000000000
@@ -60,16 +61,22 @@ def test_axis_coarsens_to_fit():
     assert (axis.rows(addr) >= 0).all()
 
 
-def _trace(times, addrs, **kw):
-    return parse_trace(make_trace(None, simple_samples(times, addrs), **kw), "t.mtrace")
+def _view(tmp, times, addrs, args=None, **kw):
+    p = write_trace(str(tmp / "t.mtrace"), times, addrs, **kw)
+    tr = Trace(p)
+    return heatmap.View(tr, make_selection(tr, args or Args()))
 
 
-def test_heatmap_bins_known_counts():
+class Args:
+    range = mapping = time_range = pid = tid = None
+
+
+def test_heatmap_bins_known_counts(tmp):
     # 3 pages in the heap, 2 time bins of 50 instructions
     times = [0, 10, 20, 60, 70, 99, 100]
     addrs = [HEAP, HEAP + 8, HEAP + 0x1000, HEAP, HEAP + 0x2000, HEAP + 0x2008, HEAP + 0x2010]
-    tr = _trace(times, addrs, end={"end_time": 100})
-    d = heatmap.bin_view(View(tr), 4096, ncols=2)
+    v = _view(tmp, times, addrs, end_time=100)
+    d = heatmap.bin_view(v, 4096, ncols=2)
     assert d.axis.bucket == 4096 and len(d.axis.ranges) == 1
     lo = d.axis.ranges[0][0]
     r0 = (HEAP - lo) // 4096
@@ -78,6 +85,9 @@ def test_heatmap_bins_known_counts():
     assert m[r0].tolist() == [2, 1]
     assert m[r0 + 1].tolist() == [1, 0]
     assert m[r0 + 2].tolist() == [0, 3]
+    # the range is labelled with the mapping the library's layout names
+    groups = heatmap._groups(v.layout, *d.axis.ranges[0])
+    assert any(g[2] == "[heap]" and g[0] <= HEAP < g[1] for g in groups), groups
 
 
 def test_heatmap_png_and_every_sample_shown(tmp):
@@ -85,37 +95,34 @@ def test_heatmap_png_and_every_sample_shown(tmp):
     n = 20000
     addrs = np.concatenate([HEAP + rng.integers(0, 0x20000, n // 2), COL + rng.integers(0, 0x400000, n // 2)])
     times = np.arange(n) * 10
-    tr = _trace(times.tolist(), addrs.tolist())
+    v = _view(tmp, times, addrs)
     out = tmp / "h.png"
-    d = heatmap.plot(View(tr), str(out), 4096)
+    d = heatmap.plot(v, str(out), 4096)
     assert d.counts.sum() == n
     assert_png(str(out))
 
 
 def test_heatmap_zoom_mapping_and_range(tmp):
     addrs = [HEAP, HEAP + 0x1000, COL, COL + 0x1000, COL + 0x3000]
-    tr = _trace([1, 2, 3, 4, 5], addrs)
-
-    class A:
-        range = None
-        mapping = "anon:column"
-        time_range = None
-        pid = tid = None
-    from memtrace_analyze.select import make_view
-    v = make_view(tr, A)
-    assert v.tr.n == 3 and v.clip == (COL, COL + 0x400000)
+    p = write_trace(str(tmp / "z.mtrace"), [1, 2, 3, 4, 5], addrs)
+    tr = Trace(p)
+    a = Args()
+    a.mapping = "anon:column"
+    v = heatmap.View(tr, make_selection(tr, a))
+    assert v.n == 3 and sorted(v.cols["addr"].tolist()) == [COL, COL + 0x1000, COL + 0x3000]
+    a.mapping, a.range = None, "%x-%x" % (COL, COL + 0x400000)
+    v = heatmap.View(tr, make_selection(tr, a))
+    assert v.n == 3 and v.clip == (COL, COL + 0x400000)
     d = heatmap.bin_view(v, 4096, 10)
     assert d.counts.sum() == 3 and d.axis.nrows == 0x400
-    A.mapping, A.range = None, "%x-%x" % (HEAP, HEAP + 0x1000)
-    v = make_view(tr, A)
-    assert v.tr.n == 1
-    A.range, A.time_range = None, "2-4"
-    v = make_view(tr, A)
-    assert v.tr.n == 3 and (v.t0, v.t1) == (2, 4)
-    A.time_range, A.mapping = None, "nosuchmapping"
-    from memtrace_analyze.trace import TraceError
-    with pytest.raises(TraceError, match="no mapping of that name"):
-        make_view(tr, A)
+    a.range = "%x-%x" % (HEAP, HEAP + 0x1000)
+    assert heatmap.View(tr, make_selection(tr, a)).n == 1
+    a.range, a.time_range = None, "2-4"
+    v = heatmap.View(tr, make_selection(tr, a))
+    assert v.n == 3 and (v.t0, v.t1) == (2, 4)
+    a.time_range, a.mapping = None, "nosuchmapping"
+    with pytest.raises(MemtraceError):
+        heatmap.View(tr, make_selection(tr, a))
 
 
 @pytest.mark.parametrize("nranges", [3, 30])

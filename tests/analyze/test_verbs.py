@@ -1,162 +1,158 @@
-"""hot, regions, compare, report: known counts, 0 % self-compare, PNGs."""
+"""hot, regions, compare, wss, report on a trace with known content: the
+numbers (from libmemtrace) are exact, the figures are PNGs."""
+import argparse
 import json
 import os
 
 from conftest import assert_png
-from mtrace_writer import make_trace, simple_samples
+from tracegen import write_trace
 
-from memtrace_analyze import compare, hot, regions, report
-from memtrace_analyze.select import View
-from memtrace_analyze.trace import parse_trace, read_trace
+from memtrace_analyze import compare, heatmap, hot, lib, regions, report, wss
+from memtrace_analyze.lib import Trace
+from memtrace_analyze.select import make_selection
 
 HEAP = 0x4c8000
 COL = 0x7f0000000000
-ANON = 0x7f0000400000
-STACK = 0x7ffffffde000
+STACK = 0x7fffffffe000
+ADDRS = [COL, COL + 8, COL + 0x1000, COL + 0x1008, COL + 0x2000, COL + 0x2010,
+         HEAP, HEAP + 8, HEAP + 0x1000, STACK, STACK + 8, 0x10000]
 
 
-def known_trace(path=None):
-    # heap: 3 samples on 2 pages; column: 6 samples on 3 pages (one page 4x);
-    # anon: 1; stack: 2 on one page; unmapped: 1
-    addrs = [HEAP, HEAP + 8, HEAP + 0x1000,
-             COL, COL + 16, COL + 32, COL + 48, COL + 0x1000, COL + 0x3000,
-             ANON + 0x10,
-             STACK + 0x20000, STACK + 0x20008,
-             0x1000]
-    times = list(range(0, 10 * len(addrs), 10))
-    data = make_trace(path, simple_samples(times, addrs))
-    return parse_trace(data, path or "known.mtrace")
+def args(**kw):
+    a = argparse.Namespace(window=None, interval=None, bucket=None, top=20, range=None, mapping=None,
+                           time_range=None, pid=None, tid=None)
+    for k, v in kw.items():
+        setattr(a, k, v)
+    return a
 
 
-def test_hot_counts_and_hot_wss():
-    tr = known_trace()
-    res = hot.bucket_counts(tr.addr, 4096)
-    assert sorted(res.counts.tolist(), reverse=True) == [4, 2, 2, 1, 1, 1, 1, 1]
-    ks, ge = res.hot_wss()
-    assert ks.tolist() == [1, 2, 4]
-    assert ge.tolist() == [8 * 4096, 3 * 4096, 1 * 4096]
-    top = hot.top_table(tr, res, 2)
-    assert top[0]["addr"] == COL and top[0]["samples"] == 4 and top[0]["where"] == "[anon:column]+0x0"
+def known(tmp, name="k.mtrace", addrs=ADDRS, **kw):
+    p = write_trace(str(tmp / name), list(range(1, len(addrs) + 1)), addrs, **kw)
+    return Trace(p)
 
 
-def test_hot_top_names_the_instruction_that_accessed_most():
-    # column page: ip 0x400100 3x, 0x400200 1x, one sample without an ip
-    # (not counted in the share); heap page: 0x400300 2x
-    addrs = [COL, COL + 8, COL + 16, COL + 24, COL + 32, HEAP, HEAP + 8]
-    ips = [0x400100, 0x400200, 0x400100, 0, 0x400100, 0x400300, 0x400300]
-    tr = parse_trace(make_trace(None, simple_samples(range(0, 70, 10), addrs, ip=ips)), "ip.mtrace")
-    top = hot.top_table(tr, hot.bucket_counts(tr.addr, 4096), 2)
-    # /usr/bin/dbtest is not readable here: mapping + file offset; shares exact
-    assert [(r["addr"], r["samples"], r["by"]) for r in top] == [
-        (COL, 5, "dbtest+0x100 75%"), (HEAP, 2, "dbtest+0x300 100%")]
-    assert "[by dbtest+0x100 75%]" in hot.format_top(tr, top, 4096)
-    # a bucket of a file mapping is named by file offset, as perf and memtracectl do:
-    # 004c0000-004c8000 rw-p 000c0000 ... /usr/bin/dbtest
-    tr2 = parse_trace(make_trace(None, simple_samples([1, 2], [0x4c1010, 0x4c1020])), "data.mtrace")
-    assert hot.top_table(tr2, hot.bucket_counts(tr2.addr, 4096), 1)[0]["where"] == "dbtest+0xc1000"
-    # without ips there is no "by"
-    assert "by" not in hot.top_table(known_trace(), hot.bucket_counts(known_trace().addr, 4096), 1)[0]
+def by_name(regs):
+    return {r.key.split(" ")[0]: r for r in regs}
 
 
-def test_regions_exact():
-    tr = known_trace()
-    regs = {r.key: r for r in regions.compute(tr, 4096)}
-    assert regs["[anon:column] rw-p"].samples == 6
-    assert regs["[anon:column] rw-p"].touched == 3 * 4096
-    assert regs["[anon:column] rw-p"].volume == 6 * 4096
-    assert regs["[heap] rw-p"].samples == 3 and regs["[heap] rw-p"].touched == 2 * 4096
-    assert regs["[anon] rw-p"].samples == 1
-    assert regs["[stack] rw-p"].samples == 2 and regs["[stack] rw-p"].touched == 4096
-    assert regs["unmapped"].samples == 1
-    assert sum(r.samples for r in regs.values()) == tr.n
+def test_hot_counts_curve_and_table(tmp):
+    tr = known(tmp)
+    rep = lib.report(tr.path, bucket=4096, top=20, flags=hot.FLAGS)
+    assert rep["samples"] == 12
+    assert sorted(zip(rep["bucket_addr"].tolist(), rep["bucket_count"].tolist())) == sorted(
+        [(0x10000, 1), (HEAP, 2), (HEAP + 0x1000, 1), (COL, 2), (COL + 0x1000, 2), (COL + 0x2000, 2), (STACK, 2)])
+    assert [(k, b) for k, b, _ in rep["curve"]] == [(1, 7), (2, 5)]
+    rows = hot.top_table(rep)
+    assert [r["samples"] for r in rows] == [2, 2, 2, 2, 2, 1, 1]
+    assert sum(r["samples"] for r in rows) == 12
+    assert {r["addr"] for r in rows[:5]} == {COL, COL + 0x1000, COL + 0x2000, HEAP, STACK}
+    assert "hottest 4 KiB buckets" in hot.format_top(rows, 4096)
+
+
+def test_regions_exact(tmp):
+    tr = known(tmp)
+    rep, regs = regions.compute(tr, args(bucket="4K"), make_selection(tr, args()))
+    r = by_name(regs)
+    assert r["[anon:column]"].samples == 6 and r["[anon:column]"].touched == 3 * 4096
+    assert r["[anon:column]"].volume == 6 * 4096
+    assert r["[heap]"].samples == 3 and r["[heap]"].touched == 2 * 4096
+    assert r["[stack]"].samples == 2 and r["[stack]"].touched == 4096
+    assert r["unmapped"].samples == 1
+    assert sum(x.samples for x in regs) == 12
+    assert [x.samples for x in regs] == sorted([x.samples for x in regs], reverse=True)
 
 
 def test_regions_and_hot_png(tmp):
-    tr = known_trace()
-    regs = regions.compute(tr, 4096)
+    tr = known(tmp)
+    sel = make_selection(tr, args())
+    rep, regs = regions.compute(tr, args(), sel)
     regions.plot(tr, regs, str(tmp / "r.png"))
     assert_png(str(tmp / "r.png"))
-    hot.plot(View(tr), str(tmp / "h.png"), 4096)
+    rep = lib.report(tr.path, top=20, flags=hot.FLAGS)
+    hot.plot(hot.layout_of(tr, sel), tr, rep, str(tmp / "h.png"))
     assert_png(str(tmp / "h.png"))
 
 
 def test_compare_with_itself_is_zero_percent(tmp):
-    a = known_trace(str(tmp / "a.mtrace"))
-    b = read_trace(str(tmp / "a.mtrace"))
-    rows, tot, scale = compare.compute(a, b, 4096)
+    a = known(tmp)
+    sel = make_selection(a, args())
+    _, ra = regions.compute(a, args(), sel)
+    _, rb = regions.compute(a, args(), sel)
+    rows, tot, scale = compare.compute(ra, rb, 1, 1)
     assert scale == 1
     assert all(r["volume_change"] == 0.0 and r["touched_change"] == 0.0 for r in rows)
     assert tot["volume_change"] == 0.0
-    compare.plot(View(a), View(b), str(tmp / "c.png"), 4096, rows, tot, scale)
+    compare.plot(heatmap.View(a, sel), heatmap.View(a, sel), str(tmp / "c.png"), 4096, rows, tot, scale)
     assert_png(str(tmp / "c.png"))
     assert "+0.0%" in compare.format_table(rows, tot, ("a", "b"))
 
 
-def test_compare_detects_change_and_aslr_shift():
-    a = known_trace()
+def test_compare_detects_change_and_aslr_shift(tmp):
+    a = known(tmp)
     # B: the column mapped elsewhere (ASLR), half the column accesses gone
     maps_b = ("004c8000-00500000 rw-p 00000000 00:00 0 [heap]\n"
               "7f1000000000-7f1000400000 rw-p 00000000 00:00 0 [anon:column]\n")
-    addrs = [HEAP, 0x7f1000000000, 0x7f1000000010, 0x7f1000001000]
-    b = parse_trace(make_trace(None, simple_samples([1, 2, 3, 4], addrs), maps=maps_b), "b")
-    rows, tot, _ = compare.compute(a, b, 4096)
-    r = {x["key"]: x for x in rows}
-    assert r["[anon:column] rw-p"]["volume_change"] == -50.0
-    assert round(r["[heap] rw-p"]["volume_change"], 4) == round(100 * (1 - 3) / 3, 4)
-    assert r["[stack] rw-p"]["volume_change"] == -100.0
+    b = known(tmp, "b.mtrace", [HEAP, 0x7f1000000000, 0x7f1000000010, 0x7f1000001000], maps=maps_b)
+    _, ra = regions.compute(a, args(), make_selection(a, args()))
+    _, rb = regions.compute(b, args(), make_selection(b, args()))
+    rows, tot, _ = compare.compute(ra, rb, 1, 1)
+    r = {x["key"].split(" ")[0]: x for x in rows}
+    assert r["[anon:column]"]["volume_change"] == -50.0
+    assert round(r["[heap]"]["volume_change"], 4) == round(100 * (1 - 3) / 3, 4)
+    assert r["[stack]"]["volume_change"] == -100.0
     assert compare.pct(0, 5) is None and compare.fmt_pct(None) == "new"
 
 
-def test_compare_scales_by_sample_period():
-    a = known_trace()
-    b = parse_trace(make_trace(None, simple_samples([1], [COL]), header={"sample_period": "6"}), "b")
-    rows, tot, scale = compare.compute(a, b, 4096)
+def test_compare_scales_by_sample_period(tmp):
+    a = known(tmp)
+    b = known(tmp, "b.mtrace", [COL], sample_period=6)
+    _, ra = regions.compute(a, args(), make_selection(a, args()))
+    _, rb = regions.compute(b, args(), make_selection(b, args()))
+    rows, tot, scale = compare.compute(ra, rb, a.sample_period, b.sample_period)
     assert scale == 6
-    r = {x["key"]: x for x in rows}
-    assert r["[anon:column] rw-p"]["volume_change"] == 0.0
+    assert {x["key"].split(" ")[0]: x for x in rows}["[anon:column]"]["volume_change"] == 0.0
+
+
+def test_wss_plot_peaks_and_csv(tmp):
+    # 40 steps of 100 instructions; step 25 touches 50 new pages: one peak there
+    t, a = [], []
+    for k in range(40):
+        pages = 50 if k == 25 else 2
+        for j in range(pages):
+            t.append(k * 100 + 1 + j)
+            a.append(COL + ((j + (100 if k == 25 else 0)) << 12))
+    tr = Trace(write_trace(str(tmp / "w.mtrace"), t, a, ip=[0x401000] * len(t)))
+    res = wss.compute(tr, args(window="100,300", interval="100"), make_selection(tr, args()))
+    assert res.taus == [100, 300] and res.interval == 100 and res.nrep == 40
+    assert res.times.tolist() == [100 * k for k in range(1, 41)]
+    assert res.data[100].tolist()[24:27] == [2, 50, 2]
+    assert [p["index"] for p in res.peaks] == [25]
+    wss.plot(tr, res, str(tmp / "w.png"))
+    assert_png(str(tmp / "w.png"))
+    text = wss.format_peaks(tr, res, wss.peak_rows(res))
+    assert "[0] WSS 200 KiB at 2.6k instructions" in text
+    wss.write_csv(res, str(tmp / "w.csv"))
+    lines = open(tmp / "w.csv").read().splitlines()
+    assert lines[0].startswith("time,wss_data_tau100,") and lines[26].startswith("2600,50,")
 
 
 def test_report_folder(tmp):
-    known_trace(str(tmp / "k.mtrace"))
-    tr = read_trace(str(tmp / "k.mtrace"))
-    index, files, s = report.build(tr, str(tmp / "rep"), 4096, other=read_trace(str(tmp / "k.mtrace")))
+    tr = known(tmp)
+    index, files, s = report.build(tr, str(tmp / "rep"), args(window="4", interval="2"), other=known(tmp, "o.mtrace"))
     assert sorted(files) == ["compare.png", "heatmap.png", "hot.png", "regions.png", "wss.png"]
     for f in files:
         assert_png(os.path.join(tmp, "rep", f))
     page = open(index).read()
     for f in files:
         assert 'src="%s"' % f in page
-    assert "[anon:column]" in page and "13 over" in page
+    assert "[anon:column]" in page and "samples    12 over" in page
     j = json.load(open(tmp / "rep" / "summary.json"))
-    assert j["samples"] == 13 and sum(r["samples"] for r in j["regions"]) == 13
+    assert j["samples"] == 12 and sum(r["samples"] for r in j["regions"]) == 12
+    assert j["wss"]["interval"] == 2 and list(j["wss"]["data"]) == ["4"]
 
 
 def test_report_of_empty_trace(tmp):
-    p = tmp / "e.mtrace"
-    make_trace(str(p), None)
-    index, files, s = report.build(read_trace(str(p)), str(tmp / "rep"))
+    tr = Trace(write_trace(str(tmp / "e.mtrace"), [], []))
+    index, files, s = report.build(tr, str(tmp / "rep"), args())
     assert files == [] and s["samples"] == 0
-    assert "no samples" in open(index).read()
-
-
-def test_hot_names_data_symbols_of_static_binary(tmp):
-    # a static non-PIE workload built by `make`: its .data symbols name the hot bucket
-    import shutil
-    import subprocess
-
-    import numpy as np
-    from conftest import TOP
-    exe = os.path.join(TOP, "build", "workloads", "dbquery")
-    nm = shutil.which("nm")
-    if not (os.path.exists(exe) and nm):
-        import pytest
-        pytest.skip("build/workloads/dbquery or nm missing")
-    out = subprocess.run([nm, "-n", "-S", exe], capture_output=True, text=True).stdout
-    sym = [ln.split() for ln in out.splitlines() if ln.endswith(" rng_state")][0]
-    a = int(sym[0], 16)
-    maps = "%x-%x rw-p 00000000 08:01 42 %s\n" % (a & ~0xFFF, (a & ~0xFFF) + 0x1000, exe)
-    tr = parse_trace(make_trace(None, simple_samples([1, 2, 3], [a, a + 4, a]), maps=maps), "s")
-    res = hot.bucket_counts(tr.addr, 4096)
-    top = hot.top_table(tr, res, 1)
-    assert top[0]["samples"] == 3 and top[0]["where"].endswith("(rng_state)")
-    assert isinstance(np.uint64(a), np.uint64)
+    assert "holds no samples" in open(index).read()

@@ -1,9 +1,12 @@
-"""Command line: memtrace-analyze VERB TRACE... [-o OUT] [options]."""
+"""Command line: memtrace-analyze VERB TRACE... [-o OUT] [options].
+
+Exit status: 0 done, 1 no samples (in the selection), 2 bad input (one line
+'memtrace-analyze: error: ...').  Every number comes from libmemtrace
+(lib.py); this package parses options and draws."""
 
 import argparse
+import importlib
 import sys
-
-from .trace import TraceError, read_trace
 
 VERBS = {
     "heatmap": ("heatmap", "time x address heatmap (colour = accesses, log scale)", 1),
@@ -20,18 +23,25 @@ class EmptyTrace(Exception):
     pass
 
 
-def need_samples(tr, verb):
-    if tr.n == 0:
+def need_samples(n, tr, sel, verb):
+    if n == 0:
         raise EmptyTrace("%s: the trace holds no samples%s; nothing to plot for '%s'"
-                         % (tr.name, " in the selection" if tr.columns.get("time") is not None else "", verb))
+                         % (tr.name, " in the selection (%s)" % sel.what if sel is not None and sel.what else "",
+                            verb))
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        print("memtrace-analyze: error: %s" % message, file=sys.stderr)
+        sys.exit(2)
 
 
 def build_parser():
-    p = argparse.ArgumentParser(
-        prog="memtrace-analyze",
-        description="Offline analysis and plots of memtrace traces (.mtrace).")
-    sub = p.add_subparsers(dest="verb", metavar="VERB")
-    import importlib
+    p = _Parser(prog="memtrace-analyze",
+                description="Offline analysis and plots of memtrace traces (.mtrace); the numbers come "
+                            "from libmemtrace, the same as `memtracectl report`.")
+    sub = p.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
     for verb, (mod, helptext, ntr) in VERBS.items():
         sp = sub.add_parser(verb, help=helptext, description=helptext)
         if ntr == 2:
@@ -39,7 +49,6 @@ def build_parser():
         else:
             sp.add_argument("traces", nargs=1, metavar="TRACE")
         sp.add_argument("-o", "--output", help="output file (PNG) or folder (report)")
-        sp.add_argument("--no-crc", action="store_true", help="skip CRC checks (faster on huge traces)")
         importlib.import_module("." + mod, __package__).add_args(sp)
     return p
 
@@ -50,27 +59,27 @@ def main(argv=None):
     if not args.verb:
         p.print_help(sys.stderr)
         return 2
-    import importlib
-    mod = importlib.import_module("." + VERBS[args.verb][0], __package__)
+    from .lib import MemtraceError, Trace
     try:
-        traces = []
-        columns = getattr(mod, "COLUMNS", None)
-        if columns is not None:
-            columns = set(columns) | {c for c in ("pid", "tid") if getattr(args, c, None) is not None}
-        for path in args.traces:
-            tr = read_trace(path, verify_crc=not args.no_crc, columns=columns)
-            for w in tr.warnings:
-                print("memtrace-analyze: warning: %s: %s" % (tr.name, w), file=sys.stderr)
-            traces.append(tr)
+        mod = importlib.import_module("." + VERBS[args.verb][0], __package__)
+        traces = [Trace(path) for path in args.traces]
+        for tr in traces:
+            if not tr.info.complete:
+                print("memtrace-analyze: warning: %s: no END chunk (recording cut short?)%s" % (
+                    tr.name, ", %d bytes of an incomplete chunk ignored" % tr.info.truncated_bytes
+                    if tr.info.truncated_bytes else ""), file=sys.stderr)
+            if tr.n == 0 and args.verb not in ("report", "info"):
+                need_samples(0, tr, None, args.verb)
         outs = mod.run(args, traces)
-    except TraceError as e:
-        print("memtrace-analyze: error: %s" % e, file=sys.stderr)
-        return 2
     except EmptyTrace as e:
         print("memtrace-analyze: %s" % e, file=sys.stderr)
         return 1
-    except ValueError as e:
-        print("memtrace-analyze: error: %s" % e, file=sys.stderr)
+    except (MemtraceError, OSError, ValueError) as e:
+        msg = str(e).replace("\n", " ")
+        print("memtrace-analyze: error: %s" % msg, file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("memtrace-analyze: error: out of memory", file=sys.stderr)
         return 2
     for o in outs or []:
         print(o)

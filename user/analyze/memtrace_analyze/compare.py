@@ -12,12 +12,15 @@ B in percent.  The figure shows both heatmaps with one colour scale above a
 bar chart of the accessed volume per region.
 """
 
+import sys
+
 import numpy as np
 
 from . import heatmap as hm
+from . import options
 from . import regions as rg
-from .select import View, add_filter_args, make_view
-from .units import fmt_bytes, parse_size
+from .select import add_filter_args, make_selection
+from .units import fmt_bytes
 
 
 def pct(a, b):
@@ -30,10 +33,12 @@ def fmt_pct(p):
     return "new" if p is None else "%+.1f%%" % p
 
 
-def compute(tra, trb, bucket):
-    ra = {r.key: r for r in rg.compute(tra, bucket)}
-    rb = {r.key: r for r in rg.compute(trb, bucket)}
-    scale = trb.sample_period / tra.sample_period
+def compute(regs_a, regs_b, period_a, period_b):
+    """Rows per region label of the two reports' regions (the library's
+    labels, ' #2' etc. among equal ones), B scaled by period_B / period_A."""
+    ra = {r.key: r for r in regs_a}
+    rb = {r.key: r for r in regs_b}
+    scale = period_b / period_a
     rows = []
     for key in list(ra) + [k for k in rb if k not in ra]:
         a, b = ra.get(key), rb.get(key)
@@ -73,10 +78,10 @@ def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768)
     gs = fig.add_gridspec(2, 2, height_ratios=[1.25, 1], hspace=0.42, wspace=0.55)
     a1 = fig.add_subplot(gs[0, 0])
     a2 = fig.add_subplot(gs[0, 1])
-    hm.draw(a1, da, va.tr, title="A: %s\n%s" % (va.tr.name, hm.subtitle(da, va.tr, sep="\n")), vmax=vmax, cbar=False,
+    hm.draw(a1, da, va, title="A: %s\n%s" % (va.tr.name, hm.subtitle(da, va.tr, sep="\n")), vmax=vmax, cbar=False,
             right_label=False)
     b = a2
-    img = hm.draw(a2, db, vb.tr, title="B: %s\n%s" % (vb.tr.name, hm.subtitle(db, vb.tr, sep="\n")), vmax=vmax,
+    img = hm.draw(a2, db, vb, title="B: %s\n%s" % (vb.tr.name, hm.subtitle(db, vb.tr, sep="\n")), vmax=vmax,
                   cbar=False, right_label=False)
     a2.set_ylabel("")
     if img is not None:
@@ -113,25 +118,26 @@ def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768)
 
 
 def add_args(p):
-    p.add_argument("--bucket", default=None, help="bucket size (default: A's bucket_default, 4K)")
-    p.add_argument("--top", type=int, default=12, help="regions in the bar chart (default 12)")
+    options.add_report_args(p, windows=False, top=12)
     add_filter_args(p)
 
 
 def run(args, traces):
-    import sys
-
     from .cli import need_samples
     tra, trb = traces
-    va, vb = make_view(tra, args), make_view(trb, args)
-    need_samples(va.tr, "compare")
-    need_samples(vb.tr, "compare")
-    bucket = parse_size(args.bucket) if args.bucket else tra.bucket_default
-    rows, tot, scale = compute(va.tr, vb.tr, bucket)
+    sa, sb = make_selection(tra, args), make_selection(trb, args)
+    if not getattr(args, "bucket", None):
+        args.bucket = str(tra.bucket_default)        # one bucket size for both (A's)
+    rep_a, regs_a = rg.compute(tra, args, sa)
+    rep_b, regs_b = rg.compute(trb, args, sb)
+    need_samples(rep_a["samples"], tra, sa, "compare")
+    need_samples(rep_b["samples"], trb, sb, "compare")
+    bucket = rep_a["bucket"]
+    rows, tot, scale = compute(regs_a, regs_b, tra.sample_period, trb.sample_period)
     out = args.output or "compare.png"
-    plot(va, vb, out, bucket, rows, tot, scale, args.top)
+    plot(hm.View(tra, sa), hm.View(trb, sb), out, bucket, rows, tot, scale, options.top(args, 12))
     print(format_table(rows, tot, (tra.name, trb.name)), file=sys.stderr)
     return [out]
 
 
-__all__ = ["compute", "plot", "run", "View"]
+__all__ = ["compute", "plot", "run"]

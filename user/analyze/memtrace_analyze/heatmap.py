@@ -3,13 +3,18 @@ colour = sampled accesses per bucket and time bin (log scale).
 
     memtrace-analyze heatmap TRACE -o heatmap.png [--bucket 4K] [--width 1000]
         [--max-rows 1024] [--range LO-HI] [--mapping NAME] [--time-range A-B]
+
+The library decodes the time and addr columns (filtered) into numpy arrays;
+binning them is plotting and stays here.  Range labels come from
+memtrace_resolver_layout (the mapping that owns each address).
 """
 
 import numpy as np
 
+from . import lib
 from .binning import build_axis, count2d, time_bins
-from .select import add_filter_args, make_view
-from .units import TimeAxis, fmt_bytes, fmt_time, parse_size
+from .select import add_filter_args, make_selection, time_span
+from .units import TimeAxis, fmt_bytes, fmt_time
 
 COLUMNS = ("time", "addr")      # sample columns this verb decodes
 MIN_RANGE_FRACTION = 0.025   # every address range gets at least this much height
@@ -26,46 +31,57 @@ class HeatmapData:
         return (self.t1 - self.t0) / self.ncols
 
 
+class View:
+    """A trace, its selection, the decoded (time, addr) columns and the
+    address layout that names the ranges."""
+
+    def __init__(self, tr, sel, cols=None, layout=None):
+        self.tr, self.sel = tr, sel
+        self.cols = tr.read(COLUMNS, sel) if cols is None else cols
+        self.t0, self.t1 = time_span(tr, sel)
+        self.clip = sel.clip
+        self.what = sel.what
+        if layout is None:
+            if tr.info.maps:
+                r = lib.Resolver(tr.path)
+                layout = r.layout(sel.pid)
+                r.close()
+            else:
+                layout = []
+        self.layout = layout
+
+    @property
+    def n(self):
+        return int(self.cols["time"].size)
+
+
 def bin_view(view, bucket=4096, ncols=1000, max_rows=1024, gap=None):
-    tr = view.tr
-    axis = build_axis(tr.addr, bucket, max_rows=max_rows, gap=gap, clip=view.clip)
-    rows = axis.rows(tr.addr, check=view.clip is not None)
-    cols = time_bins(tr.time, view.t0, view.t1, ncols)
+    addr, time = view.cols["addr"], view.cols["time"]
+    axis = build_axis(addr, bucket, max_rows=max_rows, gap=gap, clip=view.clip)
+    rows = axis.rows(addr, check=view.clip is not None)
+    cols = time_bins(time, view.t0, view.t1, ncols)
     counts = count2d(rows, cols, axis.nrows, ncols)
-    return HeatmapData(counts, axis, view.t0, view.t1, ncols, tr.n)
+    return HeatmapData(counts, axis, view.t0, view.t1, ncols, view.n)
 
 
-def range_label(maps, lo, hi, max_names=3):
-    ms = maps.overlapping(lo, hi)
-    names = []
-    for m in ms:
-        if m.short not in names:
-            names.append(m.short)
-    if not names:
-        name = "unmapped"
-    elif len(names) > max_names:
-        name = ", ".join(names[:max_names]) + " +%d" % (len(names) - max_names)
-    else:
-        name = ", ".join(names)
-    return name
-
-
-def _groups(maps, lo, hi):
-    """(lo, hi, name) of the mappings inside [lo, hi), adjacent mappings of
-    one name merged; stretches covered by no mapping are 'unmapped'.  A
-    trace without MAPS chunks gets the start address as the name."""
-    if not len(maps):
+def _groups(layout, lo, hi):
+    """(lo, hi, name) of the layout ranges inside [lo, hi), adjacent ranges
+    of one name merged; stretches no range covers are 'unmapped'.  A trace
+    without MAPS chunks gets the start address as the name."""
+    if not layout:
         return [[lo, hi, "%#x" % lo]]
     out = []
     cur = lo
-    for m in maps.overlapping(lo, hi):
-        a, b = max(m.start, lo), min(m.end, hi)
+    for (start, end, name, _perms) in layout:
+        if end <= lo or start >= hi:
+            continue
+        a, b = max(start, lo), min(end, hi)
         if a > cur:
             out.append([cur, a, "unmapped"])
-        if out and out[-1][2] == m.short and out[-1][1] == a:
+        if out and out[-1][2] == name and out[-1][1] == a:
             out[-1][1] = b
         else:
-            out.append([a, b, m.short])
+            out.append([a, b, name])
         cur = max(cur, b)
     if cur < hi:
         out.append([cur, hi, "unmapped"])
@@ -84,11 +100,12 @@ def _thin_labels(cands, total, min_sep=0.03):
     return [k[0] for k in keep], [k[2] for k in keep]
 
 
-def draw(ax, data, tr, title=None, vmax=None, cbar=True, label_ranges=True, right_label=True):
+def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, right_label=True):
     """Draws the heatmap into ax; returns the image artist (for colorbars)."""
     import matplotlib.colors as mcolors
     import matplotlib.pyplot as plt
 
+    tr = view.tr
     # x: time since the trace start, also for a --time-range zoom
     tax = TimeAxis(tr.time_unit, data.t1 - data.t0)
     x0, x1 = tax(data.t0 - tr.start_time), tax(data.t1 - tr.start_time)
@@ -116,7 +133,7 @@ def draw(ax, data, tr, title=None, vmax=None, cbar=True, label_ranges=True, righ
             ax.text(x0 + (x1 - x0) * 0.005, y, "gap %s cut" % fmt_bytes(gap), color="#d62728", fontsize=6.5,
                     va="center", ha="left", bbox=dict(fc="white", ec="none", pad=0.5, alpha=0.85))
         if label_ranges:
-            for glo, ghi, name in _groups(tr.maps, lo, hi):
+            for glo, ghi, name in _groups(view.layout, lo, hi):
                 ya = y + (glo - lo) / (hi - lo) * h
                 yb = y + (ghi - lo) / (hi - lo) * h
                 if glo > lo:
@@ -146,7 +163,7 @@ def draw(ax, data, tr, title=None, vmax=None, cbar=True, label_ranges=True, righ
         if right_label:
             sec.set_ylabel("address (range starts)", fontsize=8)
     ax.set_ylabel("address (occupied ranges, gaps cut out; bucket %s)%s" % (
-        fmt_bytes(axis.bucket), "" if len(tr.maps) else "\nno MAPS chunk in the trace: ranges named by address"))
+        fmt_bytes(axis.bucket), "" if view.layout else "\nno MAPS chunk in the trace: ranges named by address"))
     if title:
         ax.set_title(title)
     if cbar and img is not None:
@@ -182,13 +199,13 @@ def plot(view, out, bucket=4096, ncols=1000, max_rows=1024, gap=None):
     tr = view.tr
     data = bin_view(view, bucket, ncols, max_rows, gap)
     fig, ax = plt.subplots(figsize=(12, 7))
-    draw(ax, data, tr, title="Memory accesses over time: %s\n%s" % (trace_title(tr), subtitle(data, tr, view.what)))
+    draw(ax, data, view, title="Memory accesses over time: %s\n%s" % (trace_title(tr), subtitle(data, tr, view.what)))
     save(fig, out)
     return data
 
 
 def add_args(p):
-    p.add_argument("--bucket", default=None, help="bucket size (power of two; default: trace's bucket_default, 4K)")
+    p.add_argument("-b", "--bucket", default=None, help="bucket size (power of two; default: trace's bucket_default, 4K)")
     p.add_argument("--width", type=int, default=1000, help="time bins (default 1000)")
     p.add_argument("--max-rows", type=int, default=1024, help="address rows at most (default 1024)")
     p.add_argument("--gap", default=None, help="cut out unoccupied address stretches above this size (default 1M)")
@@ -198,10 +215,13 @@ def add_args(p):
 def run(args, traces):
     from .cli import need_samples
     tr = traces[0]
-    view = make_view(tr, args)
-    need_samples(view.tr, "heatmap")
-    bucket = parse_size(args.bucket) if args.bucket else tr.bucket_default
-    gap = parse_size(args.gap) if args.gap else None
+    if args.width <= 0 or args.max_rows <= 0:
+        raise lib.MemtraceError("--width and --max-rows must be > 0")
+    sel = make_selection(tr, args)
+    view = View(tr, sel)
+    need_samples(view.n, tr, sel, "heatmap")
+    bucket = lib.parse_size(args.bucket) if args.bucket else tr.bucket_default
+    gap = lib.parse_size(args.gap) if args.gap else None
     out = args.output or "heatmap.png"
     plot(view, out, bucket, args.width, args.max_rows, gap)
     return [out]

@@ -1,76 +1,79 @@
 """info: a text summary of a trace (also the summary of `report`).
 
     memtrace-analyze info TRACE [--json]
+
+Counts come from memtrace_trace_info, the WSS figures from
+memtrace_report_compute; the recorder's live WSS (WINDOWS chunks) is
+checked against a report computed with the same window, interval and bucket.
 """
 
 import json
 import os
+import sys
 
-import numpy as np
-
-from . import wss as wssmod
+from . import lib, options
 from .units import fmt_bytes, fmt_count, fmt_time
+
+META = ("backend", "source", "event", "sees", "random_period", "host", "kernel", "cpu_model", "command",
+        "target_comm", "target_pid", "start_realtime")
 
 
 def windows_check(tr):
-    """Recomputes the recorder's live WSS series (WINDOWS chunks) from the
-    samples; returns one dict per (window, interval, bucket_shift)."""
+    """One dict per (window, interval, bucket_shift) of the WINDOWS rows:
+    how many recorded points equal the library's series at the same time."""
     groups = {}
-    for w in tr.windows:
-        key = (w["window"], w["interval"], w["bucket_shift"])
-        groups.setdefault(key, []).append(w)
+    for (window, interval, shift, time, wss_data, _code) in tr.windows():
+        groups.setdefault((window, interval, shift), []).append((time, wss_data))
     out = []
-    for (window, interval, shift), ws in groups.items():
-        t = np.concatenate([w["time"] for w in ws])
-        rec = np.concatenate([w["wss_data"] for w in ws]).astype(np.int64)
-        entry = {"window": int(window), "interval": int(interval), "bucket": 1 << shift, "points": int(t.size)}
-        if interval == 0 or window == 0 or t.size == 0 or not tr.n:
+    for (window, interval, shift), rows in groups.items():
+        entry = {"window": int(window), "interval": int(interval), "bucket": 1 << shift, "points": len(rows)}
+        if interval == 0 or window == 0 or not rows or not tr.n or not 6 <= shift <= 21:
             entry["matches"] = 0
             out.append(entry)
             continue
-        k = (t.astype(np.int64) - tr.start_time) // int(interval)
-        nrep = int(max(k.max(), 1))
-        mine = wssmod.wss_series(tr.time, tr.addr >> np.uint64(shift), tr.start_time, interval, window, nrep)
-        valid = (k >= 1) & (k <= nrep)
-        got = mine[k[valid] - 1]
-        entry["matches"] = int((got == rec[valid]).sum())
-        entry["compared"] = int(valid.sum())
-        entry["max_abs_diff"] = int(np.abs(got - rec[valid]).max()) if valid.any() else 0
+        rep = lib.report(tr.path, bucket=1 << shift, window=window, interval=interval, top=1)
+        mine = dict(zip(rep["data"]["time"].tolist(), rep["data"]["wss"].tolist()))
+        got = [(mine.get(t - tr.start_time), v) for t, v in rows if (t - tr.start_time) in mine]
+        entry["compared"] = len(got)
+        entry["matches"] = sum(1 for a, b in got if a == b)
+        entry["max_abs_diff"] = max((abs(a - b) for a, b in got), default=0)
         out.append(entry)
     return out
 
 
-def summarize(tr, wres=None):
-    h = tr.header
-    lost = sum(x[2] for x in tr.lost)
-    throttled = sum(x[3] for x in tr.lost)
-    s = {
-        "file": tr.path, "bytes": os.path.getsize(tr.path) if os.path.exists(tr.path) else None,
-        "format": "%d.%d" % tr.version, "chunks": tr.chunks, "warnings": list(tr.warnings),
-        "backend": h.get("backend"), "source": h.get("source"), "event": h.get("event"),
-        "sees": h.get("sees"), "sample_period": tr.sample_period, "random_period": h.get("random_period"),
-        "time_unit": tr.time_unit, "host": h.get("host"), "kernel": h.get("kernel"),
-        "cpu_model": h.get("cpu_model"), "command": h.get("command"), "target_comm": h.get("target_comm"),
-        "target_pid": h.get("target_pid"), "start_realtime": h.get("start_realtime"),
-        "samples": tr.n, "start_time": tr.start_time, "end_time": tr.end_time,
-        "duration": tr.end_time - tr.start_time,
-        "end_reason": (tr.end or {}).get("end_reason", "missing (cut short)"),
-        "end_samples": (tr.end or {}).get("samples"),
-        "lost": int((tr.end or {}).get("lost", lost) or 0), "throttled": int((tr.end or {}).get("throttled", throttled) or 0),
-        "dropped": int((tr.end or {}).get("dropped", 0) or 0),
-        "threads": len(set((t[1], t[2]) for t in tr.threads)) or (int(np.unique(tr.tid).size) if tr.n else 0),
-        "mappings": len(tr.maps), "columns": sorted(tr.columns.keys()),
+def summarize(tr, res=None):
+    """res: a wss.WssResult (the report's numbers) or None."""
+    i = tr.info
+    s = {"file": tr.path, "bytes": os.path.getsize(tr.path) if os.path.exists(tr.path) else None,
+         "format": "%d.%d" % (i.version_major, i.version_minor), "chunks": i.chunks,
+         "sample_period": tr.sample_period, "time_unit": tr.time_unit}
+    for k in META:
+        s[k] = tr.meta(k)
+    s.update({
+        "samples": i.samples, "start_time": i.start_time, "end_time": i.end_time,
+        "duration": i.end_time - i.start_time,
+        "complete": bool(i.complete), "truncated_bytes": i.truncated_bytes,
+        "end_reason": tr.end_meta("end_reason") or ("missing (cut short)" if not i.complete else "?"),
+        "end_samples": tr.end_meta("samples"),
+        "lost": i.lost, "throttled": i.throttled, "dropped": i.dropped,
+        "threads": len(set((t[1], t[2]) for t in tr.threads())), "mappings": i.maps,
+        "columns": [c for c in lib.COLUMNS if tr.has_column(c)],
         "windows_check": windows_check(tr),
-    }
-    if wres is not None:
-        s["wss"] = {"bucket": wres.bucket, "interval": wres.interval, "total_data_buckets": wres.total_data,
-                    "total_code_buckets": wres.total_code,
-                    "data": {str(k): v for k, v in wssmod.summary(wres, "data").items()},
-                    "code": {str(k): v for k, v in wssmod.summary(wres, "code").items()}}
+    })
+    s["warnings"] = [] if i.complete else ["no END chunk: the recording was cut short"]
+    if res is not None:
+        r0 = res.reps[0]
+        s["wss"] = {"bucket": res.bucket, "interval": res.interval, "total_data_buckets": r0["data"]["total"],
+                    "total_code_buckets": r0["code"]["total"],
+                    "data": {str(r["window"]): {"avg": r["data"]["avg"], "peak": r["data"]["peak"]}
+                             for r in res.reps},
+                    "code": {str(r["window"]): {"avg": r["code"]["avg"], "peak": r["code"]["peak"]}
+                             for r in res.reps} if r0["have_ip"] else {}}
     return s
 
 
 def format_summary(s, tr):
+    """The summary as text lines."""
     u = tr.time_unit
     s = dict(s)
     for k, v in list(s.items()):
@@ -115,18 +118,19 @@ def format_summary(s, tr):
 
 def add_args(p):
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    options.add_report_args(p)
 
 
 def run(args, traces):
+    from . import wss as wssmod
     tr = traces[0]
-    wres = wssmod.compute(tr) if tr.n else None
-    s = summarize(tr, wres)
+    res = wssmod.compute(tr, args, None) if tr.n else None
+    s = summarize(tr, res)
     if args.json:
         print(json.dumps(s, indent=1, default=str))
     else:
         print(format_summary(s, tr))
     if not tr.n:
-        import sys
         print("memtrace-analyze: %s: the trace holds no samples" % tr.name, file=sys.stderr)
     return []
 

@@ -19,12 +19,11 @@ plt.rcParams.update({
 
 def trace_title(tr):
     """'dbquery — valgrind-lackey, 1 in 100 accesses sampled'."""
-    h = tr.header
-    comm = h.get("target_comm") or tr.name
-    src = h.get("source") or h.get("backend") or "?"
-    ev = h.get("event", "")
-    per = h.get("sample_period", "?")
-    rnd = " (randomised)" if h.get("random_period") == "1" else ""
+    comm = tr.meta("target_comm") or tr.name
+    src = tr.meta("source") or tr.meta("backend") or "?"
+    ev = tr.meta("event", "")
+    per = tr.meta("sample_period", "?")
+    rnd = " (randomised)" if tr.meta("random_period") == "1" else ""
     s = "%s — %s" % (comm, src)
     if ev and ev != src:
         s += " / %s" % ev

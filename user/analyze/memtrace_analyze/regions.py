@@ -3,7 +3,9 @@
     memtrace-analyze regions TRACE -o regions.png [--bucket 4K] [--top 15]
 
 A region is one line of /proc/PID/maps (MAPS chunks); samples outside
-every recorded mapping form the region 'unmapped'.  Per region:
+every recorded mapping form the region 'unmapped'.  The regions, their
+sample and bucket counts come from memtrace_report_compute
+(MEMTRACE_REPORT_REGIONS; labels carry ' #2' among equal labels).  Per region:
   samples          sampled accesses
   est. accesses    samples x sample_period
   touched          distinct buckets sampled x bucket size
@@ -11,12 +13,13 @@ every recorded mapping form the region 'unmapped'.  Per region:
                    bucket times the bucket size, summed)
 """
 
+import sys
+
 import numpy as np
 
-from .binning import log2_exact
-from .maps import region_keys
-from .select import add_filter_args, make_view
-from .units import fmt_bytes, fmt_count, parse_size
+from . import lib, options
+from .select import add_filter_args, make_selection
+from .units import fmt_bytes, fmt_count
 
 
 class Region:
@@ -39,53 +42,20 @@ class Region:
         return self.samples * self.period
 
     def as_dict(self):
-        return {"key": self.key, "label": self.label, "start": self.start, "end": self.end,
-                "samples": self.samples, "est_accesses": self.est_accesses,
+        return {"key": self.key, "start": self.start, "end": self.end, "samples": self.samples,
+                "buckets": self.touched_buckets, "est_accesses": self.est_accesses,
                 "touched_bytes": self.touched, "accessed_volume_bytes": self.volume}
 
 
-def pseudo_maps(tr, gap=64 << 10):
-    """Without MAPS chunks: the occupied address ranges (separated by more
-    than `gap` unsampled bytes) stand in for mappings, named 'range N'."""
-    from .binning import build_axis
-    from .maps import Mapping, MapSet
-    ms = MapSet()
-    axis = build_axis(tr.addr, 1 << 16, max_rows=1 << 62, gap=gap)
-    ms.add_snapshot([Mapping(lo, hi, "", 0, "range %d @%#x" % (i + 1, lo)) for i, (lo, hi) in enumerate(axis.ranges)])
-    return ms
+def from_report(rep, period):
+    """Regions of a report (most sampled first, as the library orders them)."""
+    return [Region(g["label"], g["label"], g["start"], g["end"], g["samples"], g["buckets"], rep["bucket"], period)
+            for g in rep["regions"]]
 
 
-def compute(tr, bucket=None):
-    """Regions with at least one sample, most sampled first."""
-    bucket = bucket or tr.bucket_default
-    shift = log2_exact(bucket)
-    ms = tr.maps if len(tr.maps) or not tr.n else pseudo_maps(tr)
-    maps = ms.maps
-    keys = region_keys(maps) if len(tr.maps) else ["range %d" % (i + 1) for i in range(len(maps))]
-    idx = ms.lookup(tr.addr)          # -1 = unmapped
-    per = np.bincount(idx + 1, minlength=len(maps) + 1)
-    # distinct buckets per region: unique (region, bucket) pairs
-    b = tr.addr >> np.uint64(shift)
-    if tr.n:
-        order = np.lexsort((b, idx))
-        i_s, b_s = idx[order], b[order]
-        new = np.ones(i_s.size, dtype=bool)
-        new[1:] = (i_s[1:] != i_s[:-1]) | (b_s[1:] != b_s[:-1])
-        touched = np.bincount(i_s[new] + 1, minlength=len(maps) + 1)
-    else:
-        touched = np.zeros(len(maps) + 1, dtype=np.int64)
-    out = []
-    for j in range(len(maps) + 1):
-        if per[j] == 0:
-            continue
-        if j == 0:
-            out.append(Region("unmapped", "unmapped", 0, 0, int(per[0]), int(touched[0]), bucket, tr.sample_period))
-        else:
-            m = maps[j - 1]
-            out.append(Region(keys[j - 1], m.label, m.start, m.end, int(per[j]), int(touched[j]), bucket,
-                              tr.sample_period))
-    out.sort(key=lambda r: -r.samples)
-    return out
+def compute(tr, args, sel):
+    rep = options.compute(tr, args, sel, lib.REPORT_REGIONS, top_n=1)[0]
+    return rep, from_report(rep, tr.sample_period)
 
 
 def format_table(regions, total=None):
@@ -140,21 +110,17 @@ def plot(tr, regions, out, top=15, what=""):
 
 
 def add_args(p):
-    p.add_argument("--bucket", default=None, help="bucket size (default: trace's bucket_default, 4K)")
-    p.add_argument("--top", type=int, default=15, help="regions shown in the chart (default 15)")
+    options.add_report_args(p, windows=False, top=15)
     add_filter_args(p)
 
 
 def run(args, traces):
-    import sys
-
     from .cli import need_samples
     tr = traces[0]
-    view = make_view(tr, args)
-    need_samples(view.tr, "regions")
-    bucket = parse_size(args.bucket) if args.bucket else tr.bucket_default
-    regs = compute(view.tr, bucket)
+    sel = make_selection(tr, args)
+    rep, regs = compute(tr, args, sel)
+    need_samples(rep["samples"], tr, sel, "regions")
     out = args.output or "regions.png"
-    plot(view.tr, regs, out, args.top, view.what)
+    plot(tr, regs, out, options.top(args, 15), sel.what)
     print(format_table(regs), file=sys.stderr)
     return [out]

@@ -1,6 +1,6 @@
 """report: every figure and the summary into one folder with index.html.
 
-    memtrace-analyze report TRACE -o OUTDIR [--bucket 4K] [--tau ...] [--interval ...]
+    memtrace-analyze report TRACE -o OUTDIR [--bucket 4K] [--window ...] [--interval ...]
         [--compare OTHER.mtrace]
 
 Writes OUTDIR/heatmap.png, wss.png, hot.png, regions.png (and compare.png
@@ -17,11 +17,11 @@ from . import compare as cmpmod
 from . import heatmap as hm
 from . import hot as hotmod
 from . import info as infomod
+from . import lib, options
 from . import regions as rg
 from . import wss as wssmod
-from .select import View, add_filter_args, make_view
-from .trace import read_trace
-from .units import fmt_bytes, fmt_count, fmt_time, parse_size
+from .select import add_filter_args, make_selection
+from .units import fmt_bytes, fmt_count, fmt_time
 
 CSS = """
 body { font-family: sans-serif; margin: 1.5em auto; max-width: 1400px; color: #222; }
@@ -47,32 +47,32 @@ def _figure(name, caption):
         name, name, html.escape(caption), html.escape(caption))
 
 
-def build(tr, outdir, bucket=None, interval=None, taus=None, args=None, other=None):
+def build(tr, outdir, args, other=None):
+    """Writes every figure, summary.{txt,json} and index.html; returns
+    (index path, files, summary dict)."""
     os.makedirs(outdir, exist_ok=True)
-    view = make_view(tr, args) if args is not None else View(tr)
-    sel = view.tr
-    bucket = bucket or tr.bucket_default
-    wres = None
+    sel = make_selection(tr, args)
     parts = []
     files = []
     u = tr.time_unit
-    if sel.n:
-        last = int(sel.time.max())
-        interval = interval or wssmod.nice_interval(max(last - sel.start_time, 1))
-        taus = taus or [interval, 10 * interval]
-        wres = wssmod.compute(sel, bucket, interval, taus)
-    s = infomod.summarize(tr, wres)
+    res = None
+    if tr.n:
+        res = wssmod.compute(tr, args, sel, hotmod.FLAGS | lib.REPORT_REGIONS, options.top(args, 20))
+    rep = res.reps[0] if res else None
+    s = infomod.summarize(tr, res)
     summary_text = infomod.format_summary(s, tr)
-    title = "memtrace report: %s" % (tr.header.get("target_comm") or tr.name)
+    title = "memtrace report: %s" % (tr.meta("target_comm") or tr.name)
     parts.append("<h1>%s</h1>" % html.escape(title))
     parts.append("<pre>%s</pre>" % html.escape(summary_text))
-    if view.what:
-        parts.append('<p class="note">Figures show a selection: %s</p>' % html.escape(view.what))
-    if not sel.n:
+    if sel.what:
+        parts.append('<p class="note">Figures show a selection: %s</p>' % html.escape(sel.what))
+    if not rep or not rep["samples"]:
         parts.append('<p class="note">The trace holds no samples%s: there is nothing to plot. '
                      'Check the recording (event, period, whether the target ran).</p>'
-                     % (" in the selection" if view.what else ""))
+                     % (" in the selection" if sel.what else ""))
     else:
+        bucket = rep["bucket"]
+        view = hm.View(tr, sel)
         hd = hm.plot(view, os.path.join(outdir, "heatmap.png"), bucket)
         files.append("heatmap.png")
         parts.append("<h2>Accesses over time</h2>")
@@ -80,35 +80,34 @@ def build(tr, outdir, bucket=None, interval=None, taus=None, args=None, other=No
                              "cut-out gaps), colour = sampled accesses per %s bucket per time bin of %s (log scale)."
                              % (fmt_bytes(hd.axis.bucket), fmt_time(hd.bin_time, u))))
 
-        wssmod.plot(sel, wres, os.path.join(outdir, "wss.png"))
+        wssmod.plot(tr, res, os.path.join(outdir, "wss.png"))
         files.append("wss.png")
-        peaks = wssmod.peak_table(sel, wres)
+        peaks = wssmod.peak_rows(res)
         parts.append("<h2>Working-set size over time</h2>")
         parts.append(_figure("wss.png", "WS(t, τ): distinct %s buckets sampled in (t − τ, t], every %s. "
                              "Numbered boxes are peaks (valgrind-ws peak detection)."
-                             % (fmt_bytes(bucket), fmt_time(wres.interval, u))))
+                             % (fmt_bytes(bucket), fmt_time(res.interval, u))))
         if peaks:
-            parts.append(_table(["#", "kind", "WSS", "at", "peak from", "to", "code location", "data mostly in"],
-                                [[p["number"], p["kind"], fmt_bytes(p["wss_buckets"] * bucket),
-                                  fmt_time(p["time"] - wres.start, u), fmt_time(p["from"] - wres.start, u),
-                                  fmt_time(p["to"] - wres.start, u), p.get("location", "(no ip recorded)"),
-                                  "%s (%.0f%%)" % (p["data_mapping"], 100 * p["data_share"])
-                                  if "data_mapping" in p else "-"] for p in peaks]))
+            parts.append(_table(["#", "WSS", "at", "peak from", "to", "code location", "data mostly in"],
+                                [[p["number"], fmt_bytes(p["wss_buckets"] * bucket), fmt_time(p["time"], u),
+                                  fmt_time(p["from"], u), fmt_time(p["to"], u), p["location"],
+                                  p["data_mapping"] or "-"] for p in peaks]))
         else:
             parts.append("<p>No peaks detected.</p>")
 
-        hres, _, _ = hotmod.plot(view, os.path.join(outdir, "hot.png"), bucket)
+        hotmod.plot(view.layout, tr, rep, os.path.join(outdir, "hot.png"), sel.what, sel.clip)
         files.append("hot.png")
-        top = hotmod.top_table(sel, hres, 20)
+        top = hotmod.top_table(rep)
         parts.append("<h2>Hot data</h2>")
         parts.append(_figure("hot.png", "Top: sampled accesses per bucket by address. Bottom left: buckets sorted "
                              "by access count. Bottom right: bytes in buckets accessed at least k times."))
-        parts.append(_table(["bucket", "where", "samples", "share", "mostly accessed by"],
+        parts.append(_table(["bucket", "where", "samples", "share", "accessed by (functions)", "top instruction"],
                             [["%#x" % r["addr"], r["where"], r["samples"], "%.2f%%" % (100 * r["share"]),
-                              r.get("by", "(no ip recorded)")] for r in top], numeric=(2, 3)))
+                              r["by"] or "(no ip recorded)", r["instruction"] or "-"] for r in top],
+                            numeric=(2, 3)))
 
-        regs = rg.compute(sel, bucket)
-        rg.plot(sel, regs, os.path.join(outdir, "regions.png"))
+        regs = rg.from_report(rep, tr.sample_period)
+        rg.plot(tr, regs, os.path.join(outdir, "regions.png"))
         files.append("regions.png")
         parts.append("<h2>Regions (mappings)</h2>")
         parts.append(_figure("regions.png", "Sampled accesses and touched volume per mapping."))
@@ -122,10 +121,12 @@ def build(tr, outdir, bucket=None, interval=None, taus=None, args=None, other=No
         s["regions"] = [r.as_dict() for r in regs]
         s["hot"] = top
         if other is not None:
-            vb = make_view(other, args) if args is not None else View(other)
-            if vb.tr.n:
-                rows, tot, scale = cmpmod.compute(sel, vb.tr, bucket)
-                cmpmod.plot(view, vb, os.path.join(outdir, "compare.png"), bucket, rows, tot, scale)
+            sb = make_selection(other, args)
+            args_b = _with_bucket(args, bucket)
+            rep_b, regs_b = rg.compute(other, args_b, sb)
+            if rep_b["samples"]:
+                rows, tot, scale = cmpmod.compute(regs, regs_b, tr.sample_period, other.sample_period)
+                cmpmod.plot(view, hm.View(other, sb), os.path.join(outdir, "compare.png"), bucket, rows, tot, scale)
                 files.append("compare.png")
                 parts.append("<h2>Comparison with %s</h2>" % html.escape(other.name))
                 parts.append(_figure("compare.png", "Both traces with one colour scale; accessed volume per region "
@@ -145,25 +146,24 @@ def build(tr, outdir, bucket=None, interval=None, taus=None, args=None, other=No
     return index, files, s
 
 
+def _with_bucket(args, bucket):
+    import argparse
+    a = argparse.Namespace(**vars(args))
+    a.bucket = str(bucket)
+    return a
+
+
 def add_args(p):
-    p.add_argument("--bucket", default=None, help="bucket size (default: trace's bucket_default, 4K)")
-    p.add_argument("--tau", default=None, help="WSS window(s), comma separated (default: T and 10·T)")
-    p.add_argument("--interval", default=None, help="WSS evaluation interval T (default: span/400)")
+    options.add_report_args(p, top=20)
     p.add_argument("--compare", metavar="TRACE", help="also compare with this trace (B)")
     add_filter_args(p)
 
 
 def run(args, traces):
     tr = traces[0]
-    bucket = parse_size(args.bucket) if args.bucket else None
-    _, interval, taus = wssmod.params(tr, args) if (args.tau or args.interval) else (None, None, None)
-    other = None
-    if args.compare:
-        other = read_trace(args.compare, verify_crc=not args.no_crc)
-        for w in other.warnings:
-            print("memtrace-analyze: warning: %s: %s" % (other.name, w), file=sys.stderr)
+    other = lib.Trace(args.compare) if args.compare else None
     outdir = args.output or "report"
-    index, files, s = build(tr, outdir, bucket, interval, taus, args, other)
+    index, files, s = build(tr, outdir, args, other)
     if not s["samples"]:
         print("memtrace-analyze: %s: the trace holds no samples; wrote the summary only" % tr.name, file=sys.stderr)
     return [index]

@@ -1,6 +1,5 @@
-"""Human units for axes, labels and tables; parsing of size/time options."""
-
-import re
+"""Human units for axes, labels and tables (option values are parsed by
+the library: lib.parse_size, lib.parse_duration)."""
 
 
 def fmt_bytes(n, prec=1):
@@ -63,41 +62,6 @@ def fmt_time(t, time_unit):
         if abs(t) >= div:
             return "%.4g %s" % (t / div, name)
     return "%d ns" % t
-
-
-_SIZE = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
-         "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
-
-
-def parse_size(s):
-    m = re.fullmatch(r"\s*(0x[0-9a-fA-F]+|\d+)\s*([a-zA-Z]*)\s*", str(s))
-    if not m or m.group(2).lower() not in _SIZE:
-        raise ValueError("bad size %r (examples: 4096, 64K, 2M)" % s)
-    return int(m.group(1), 0) * _SIZE[m.group(2).lower()]
-
-
-_TIME_NS = {"ns": 1, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9, "min": 60e9}
-_TIME_INSN = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "insn": 1, "kinsn": 1e3, "minsn": 1e6, "ginsn": 1e9}
-
-
-def parse_time(s, time_unit):
-    """A duration/offset in the trace's time unit.  ns traces: 10ms, 1.5s,
-    2000us, 300 (= ns).  insn traces: 2M, 150k, 1G, 12345."""
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*([a-zA-Zµ]*)\s*", str(s))
-    if not m:
-        raise ValueError("bad time %r" % s)
-    v, u = float(m.group(1)), m.group(2)
-    if time_unit == "insn":
-        key = u.lower()
-        if key not in _TIME_INSN:
-            raise ValueError("bad time %r for an instruction-clock trace (examples: 500k, 2M, 1G)" % s)
-        return int(round(v * _TIME_INSN[key]))
-    key = u if u in _TIME_NS else u.lower()
-    if key == "":
-        return int(round(v))
-    if key not in _TIME_NS:
-        raise ValueError("bad time %r (examples: 250us, 10ms, 1.5s)" % s)
-    return int(round(v * _TIME_NS[key]))
 
 
 def parse_range(s, conv):

@@ -1,0 +1,557 @@
+"""ctypes binding of libmemtrace (include/memtrace/trace.h, report.h,
+resolve.h): every number memtrace-analyze shows comes from here.
+
+The library is found at $MEMTRACE_LIB, else <repo>/build/libmemtrace.so
+relative to this package, else by ctypes.util.find_library('memtrace').
+The structures below mirror the C headers field for field; a failing call
+raises MemtraceError with the library's one-line reason.
+"""
+
+import ctypes as C
+import ctypes.util
+import os
+
+import numpy as np
+
+u8p = C.POINTER(C.c_ubyte)
+u32p = C.POINTER(C.c_uint32)
+u64p = C.POINTER(C.c_uint64)
+ERRLEN = 512
+
+
+class MemtraceError(Exception):
+    """A one-line error from libmemtrace (bad trace, bad option value)."""
+
+
+# --- trace.h -----------------------------------------------------------------
+
+COLUMNS = ("time", "addr", "pid", "tid", "cpu", "ip", "weight", "data_src")   # enum memtrace_column
+COL_U32 = ("pid", "tid", "cpu", "weight")
+
+
+class TraceInfo(C.Structure):
+    _fields_ = [("version_major", C.c_uint32), ("version_minor", C.c_uint32),
+                ("time_is_ns", C.c_int), ("complete", C.c_int),
+                ("truncated_bytes", C.c_uint64), ("samples", C.c_uint64), ("columns", C.c_uint32),
+                ("start_time", C.c_uint64), ("end_time", C.c_uint64),
+                ("first_time", C.c_uint64), ("last_time", C.c_uint64),
+                ("chunks", C.c_uint64), ("maps", C.c_uint64), ("threads", C.c_uint64),
+                ("lost", C.c_uint64), ("throttled", C.c_uint64), ("dropped", C.c_uint64),
+                ("sample_period", C.c_uint64), ("bucket_default", C.c_uint64), ("target_pid", C.c_uint32)]
+
+
+class Filter(C.Structure):
+    _fields_ = [("pid", C.c_uint32), ("tid", C.c_uint32),
+                ("time_from", C.c_uint64), ("time_to", C.c_uint64),
+                ("addr_lo", C.c_uint64), ("addr_hi", C.c_uint64),
+                ("mapping", C.c_char_p)]
+
+
+class Columns(C.Structure):
+    _fields_ = [("time", u64p), ("addr", u64p), ("ip", u64p), ("data_src", u64p),
+                ("pid", u32p), ("tid", u32p), ("cpu", u32p), ("weight", u32p),
+                ("cap", C.c_size_t)]
+
+
+class Chunk(C.Structure):
+    _fields_ = [("type", C.c_uint), ("count", C.c_uint32), ("offset", C.c_uint64),
+                ("data", u8p), ("len", C.c_size_t)]
+
+
+class Thread(C.Structure):
+    _fields_ = [("time", C.c_uint64), ("pid", C.c_uint32), ("tid", C.c_uint32), ("comm", C.c_char_p)]
+
+
+class Lost(C.Structure):
+    _fields_ = [("time", C.c_uint64), ("cpu", C.c_uint32), ("lost", C.c_uint64), ("throttled", C.c_uint64)]
+
+
+class WindowRow(C.Structure):
+    _fields_ = [("window", C.c_uint64), ("interval", C.c_uint64), ("bucket_shift", C.c_uint32),
+                ("time", C.c_uint64), ("wss_data", C.c_uint64), ("wss_code", C.c_uint64)]
+
+
+class MapsSnapshot(C.Structure):
+    _fields_ = [("time", C.c_uint64), ("pid", C.c_uint32), ("text", C.c_void_p), ("len", C.c_size_t)]
+
+
+# --- report.h ----------------------------------------------------------------
+
+REPORT_ALL_BUCKETS, REPORT_REGIONS, REPORT_FULL_CURVE = 1, 2, 4
+
+
+class ReportConfig(C.Structure):
+    _fields_ = [("bucket", C.c_uint64), ("window", C.c_uint64), ("interval", C.c_uint64),
+                ("top", C.c_size_t), ("sensitivity", C.c_double), ("max_peaks", C.c_size_t),
+                ("locations", C.c_size_t), ("functions", C.c_size_t), ("flags", C.c_uint),
+                ("filter", Filter), ("root", C.c_char_p), ("debug_dir", C.c_char_p)]
+
+
+class Series(C.Structure):
+    _fields_ = [("n", C.c_size_t), ("time", u64p), ("wss", u64p), ("avg", C.c_double),
+                ("peak", C.c_uint64), ("total", C.c_uint64)]
+
+
+class NamedCount(C.Structure):
+    _fields_ = [("addr", C.c_uint64), ("count", C.c_uint64), ("name", C.c_char_p),
+                ("file", C.c_char_p), ("line", C.c_uint)]
+
+
+class Peak(C.Structure):
+    _fields_ = [("index", C.c_size_t), ("first", C.c_size_t), ("last", C.c_size_t),
+                ("time", C.c_uint64), ("value", C.c_uint64), ("nlocations", C.c_size_t),
+                ("locations", C.POINTER(NamedCount)), ("top_mapping", C.c_char_p)]
+
+
+class HotBucket(C.Structure):
+    _fields_ = [("addr", C.c_uint64), ("count", C.c_uint64), ("where", C.c_char_p), ("object", C.c_char_p),
+                ("with_ip", C.c_uint64), ("nfunctions", C.c_size_t), ("functions", C.POINTER(NamedCount)),
+                ("nips", C.c_size_t), ("ips", C.POINTER(NamedCount))]
+
+
+class CurvePoint(C.Structure):
+    _fields_ = [("min_count", C.c_uint64), ("buckets", C.c_uint64), ("samples", C.c_uint64)]
+
+
+class Region(C.Structure):
+    _fields_ = [("label", C.c_char_p), ("name", C.c_char_p), ("start", C.c_uint64), ("end", C.c_uint64),
+                ("samples", C.c_uint64), ("buckets", C.c_uint64)]
+
+
+class Report(C.Structure):
+    _fields_ = [("bucket", C.c_uint64), ("window", C.c_uint64), ("interval", C.c_uint64),
+                ("bucket_shift", C.c_uint), ("time_is_ns", C.c_int), ("start_time", C.c_uint64),
+                ("info", TraceInfo),
+                ("samples", C.c_uint64), ("first_time", C.c_uint64), ("last_time", C.c_uint64),
+                ("reordered", C.c_uint64), ("have_ip", C.c_int),
+                ("data", Series), ("code", Series),
+                ("npeaks", C.c_size_t), ("peaks_found", C.c_size_t), ("peaks", C.POINTER(Peak)),
+                ("nhot_data", C.c_size_t), ("nhot_code", C.c_size_t),
+                ("hot_data", C.POINTER(HotBucket)), ("hot_code", C.POINTER(HotBucket)),
+                ("ncurve", C.c_size_t), ("curve", C.POINTER(CurvePoint)),
+                ("nbuckets", C.c_size_t), ("bucket_addr", u64p), ("bucket_count", u64p),
+                ("nregions", C.c_size_t), ("regions", C.POINTER(Region)),
+                ("meta", C.c_char_p), ("end_meta", C.c_char_p)]
+
+
+# --- resolve.h ---------------------------------------------------------------
+
+class Frame(C.Structure):
+    _fields_ = [("function", C.c_char_p), ("file", C.c_char_p), ("line", C.c_uint)]
+
+
+class Location(C.Structure):
+    _fields_ = [("mapping", C.c_char_p), ("mapping_off", C.c_uint64), ("map_start", C.c_uint64),
+                ("map_end", C.c_uint64), ("path", C.c_char_p), ("symbol", C.c_char_p),
+                ("symbol_off", C.c_uint64), ("symbol_size", C.c_uint64), ("file", C.c_char_p),
+                ("line", C.c_uint), ("ninlined", C.c_size_t), ("inlined", C.POINTER(Frame))]
+
+
+class Range(C.Structure):
+    _fields_ = [("start", C.c_uint64), ("end", C.c_uint64), ("name", C.c_char_p), ("perms", C.c_char_p),
+                ("offset", C.c_uint64), ("path", C.c_char_p)]
+
+
+UNMAPPED, MAPPING, SYMBOL = 0, 1, 2
+
+# --- loading -----------------------------------------------------------------
+
+_P = C.c_void_p
+_E = (C.c_char_p, C.c_size_t)          # err, errlen
+_PROTOS = {
+    "memtrace_trace_open": (_P, (C.c_char_p,) + _E),
+    "memtrace_trace_close": (None, (_P,)),
+    "memtrace_trace_meta": (C.c_char_p, (_P, C.c_char_p)),
+    "memtrace_trace_end_meta": (C.c_char_p, (_P, C.c_char_p)),
+    "memtrace_trace_info": (C.c_int, (_P, C.POINTER(TraceInfo)) + _E),
+    "memtrace_trace_read": (C.c_int, (_P, C.POINTER(Filter), C.POINTER(Columns), C.POINTER(C.c_size_t)) + _E),
+    "memtrace_trace_threads": (C.c_long, (_P, C.POINTER(C.POINTER(Thread))) + _E),
+    "memtrace_trace_lost": (C.c_long, (_P, C.POINTER(C.POINTER(Lost))) + _E),
+    "memtrace_trace_windows": (C.c_long, (_P, C.POINTER(C.POINTER(WindowRow))) + _E),
+    "memtrace_trace_maps": (C.c_long, (_P, C.POINTER(C.POINTER(MapsSnapshot))) + _E),
+    "memtrace_writer_open": (_P, (C.c_char_p, C.c_char_p) + _E),
+    "memtrace_writer_samples": (C.c_int, (_P, C.POINTER(Columns), C.c_size_t) + _E),
+    "memtrace_writer_maps": (C.c_int, (_P, C.c_uint64, C.c_uint32, C.c_char_p, C.c_size_t) + _E),
+    "memtrace_writer_thread": (C.c_int, (_P, C.c_uint64, C.c_uint32, C.c_uint32, C.c_char_p) + _E),
+    "memtrace_writer_close": (C.c_int, (_P, C.c_char_p) + _E),
+    "memtrace_report_compute": (C.POINTER(Report), (C.c_char_p, C.POINTER(ReportConfig)) + _E),
+    "memtrace_report_free": (None, (C.POINTER(Report),)),
+    "memtrace_parse_duration": (C.c_int, (C.c_char_p, C.c_int, u64p)),
+    "memtrace_parse_size": (C.c_int, (C.c_char_p, u64p)),
+    "memtrace_resolver_open": (_P, (C.c_char_p, C.c_char_p, C.c_char_p) + _E),
+    "memtrace_resolver_close": (None, (_P,)),
+    "memtrace_resolve": (C.c_int, (_P, C.c_uint32, C.c_uint64, C.c_uint64, C.POINTER(Location))),
+    "memtrace_describe": (C.c_int, (_P, C.c_uint32, C.c_uint64, C.c_uint64, C.c_char_p, C.c_size_t)),
+    "memtrace_resolver_layout": (C.c_long, (_P, C.c_uint32, C.POINTER(C.POINTER(Range)))),
+}
+_lib = None
+
+
+def library_path():
+    env = os.environ.get("MEMTRACE_LIB")
+    if env:
+        return env
+    here = os.path.dirname(os.path.realpath(__file__))
+    cand = os.path.normpath(os.path.join(here, "..", "..", "..", "build", "libmemtrace.so"))
+    if os.path.exists(cand):
+        return cand
+    return ctypes.util.find_library("memtrace")
+
+
+def lib():
+    """The loaded library with prototypes set (functions it lacks are left
+    out; calling one raises MemtraceError naming it)."""
+    global _lib
+    if _lib is None:
+        path = library_path()
+        if not path:
+            raise MemtraceError("libmemtrace.so not found (build it with 'make lib' or set MEMTRACE_LIB)")
+        try:
+            handle = C.CDLL(path)
+        except OSError as e:
+            raise MemtraceError("cannot load %s: %s" % (path, e))
+        for name, (res, args) in _PROTOS.items():
+            try:
+                f = getattr(handle, name)
+            except AttributeError:
+                continue
+            f.restype, f.argtypes = res, list(args)
+        _lib = handle
+    return _lib
+
+
+def fn(name):
+    try:
+        return getattr(lib(), name)
+    except AttributeError:
+        raise MemtraceError("%s lacks %s (rebuild it: make lib)" % (library_path(), name))
+
+
+def _errbuf():
+    return C.create_string_buffer(ERRLEN)
+
+
+def _raise(err, what=""):
+    msg = err.value.decode("utf-8", "replace").strip().splitlines()
+    msg = msg[0] if msg else "failed"
+    raise MemtraceError("%s%s" % (what + ": " if what else "", msg))
+
+
+def s(b):
+    """C string -> str (None stays None)."""
+    return None if b is None else b.decode("utf-8", "replace")
+
+
+def _ptr(a, ctype):
+    return a.ctypes.data_as(C.POINTER(ctype)) if a is not None else None
+
+
+# --- option values -----------------------------------------------------------
+
+def parse_duration(text, time_is_ns):
+    v = C.c_uint64()
+    if fn("memtrace_parse_duration")(str(text).strip().encode(), int(bool(time_is_ns)), C.byref(v)) != 0:
+        raise MemtraceError("bad duration %r (%s)" % (text, "examples: 250us, 10ms, 1.5s" if time_is_ns
+                                                      else "instruction counts: 500k, 2M, 1G"))
+    return v.value
+
+
+def parse_size(text):
+    v = C.c_uint64()
+    if fn("memtrace_parse_size")(str(text).strip().encode(), C.byref(v)) != 0:
+        raise MemtraceError("bad size %r (examples: 4096, 64K, 2M)" % (text,))
+    return v.value
+
+
+# --- filters -----------------------------------------------------------------
+
+class Selection:
+    """The filter options as struct memtrace_filter plus what they mean for
+    the axes.  Times are offsets from the trace start."""
+
+    def __init__(self, pid=0, tid=0, time_from=0, time_to=0, addr_lo=0, addr_hi=0, mapping=None, what=""):
+        self.pid, self.tid = pid, tid
+        self.time_from, self.time_to = time_from, time_to
+        self.addr_lo, self.addr_hi = addr_lo, addr_hi
+        self.mapping = mapping
+        self.what = what
+
+    def cstruct(self):
+        f = Filter(self.pid, self.tid, self.time_from, self.time_to, self.addr_lo, self.addr_hi,
+                   self.mapping.encode() if self.mapping else None)
+        return f
+
+    @property
+    def clip(self):
+        """(lo, hi) the address axis must cover for --range, else None."""
+        if self.addr_hi:
+            return (self.addr_lo, self.addr_hi)
+        return None
+
+
+# --- traces ------------------------------------------------------------------
+
+class Trace:
+    """An open trace: header/END metadata, info, decoded columns, side records."""
+
+    def __init__(self, path):
+        self.path = path
+        self.name = os.path.basename(path)
+        err = _errbuf()
+        h = fn("memtrace_trace_open")(os.fsencode(path), err, ERRLEN)
+        if not h:
+            _raise(err, path)
+        self._h = h
+        self.info = TraceInfo()
+        if fn("memtrace_trace_info")(h, C.byref(self.info), err, ERRLEN) != 0:
+            self.close()
+            _raise(err, path)
+
+    def close(self):
+        if getattr(self, "_h", None):
+            fn("memtrace_trace_close")(self._h)
+            self._h = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        self.close()
+
+    # metadata
+    def meta(self, key, default=None):
+        v = fn("memtrace_trace_meta")(self._h, key.encode())
+        return default if v is None else s(v)
+
+    def end_meta(self, key, default=None):
+        v = fn("memtrace_trace_end_meta")(self._h, key.encode())
+        return default if v is None else s(v)
+
+    @property
+    def n(self):
+        return self.info.samples
+
+    @property
+    def time_is_ns(self):
+        return bool(self.info.time_is_ns)
+
+    @property
+    def time_unit(self):
+        return "ns" if self.info.time_is_ns else "insn"
+
+    @property
+    def start_time(self):
+        return self.info.start_time
+
+    @property
+    def end_time(self):
+        return self.info.end_time
+
+    @property
+    def sample_period(self):
+        return self.info.sample_period or 1
+
+    @property
+    def bucket_default(self):
+        return self.info.bucket_default
+
+    def has_column(self, name):
+        return bool(self.info.columns & (1 << COLUMNS.index(name)))
+
+    def read(self, columns=("time", "addr"), sel=None):
+        """{column: numpy array} of the samples that pass sel; the library
+        decodes straight into the arrays (no copies)."""
+        cap = max(int(self.info.samples), 1)
+        arrays = {c: np.empty(cap, dtype=np.uint32 if c in COL_U32 else np.uint64) for c in columns}
+        cols = Columns(cap=cap)
+        for c, a in arrays.items():
+            setattr(cols, c, _ptr(a, C.c_uint32 if c in COL_U32 else C.c_uint64))
+        n = C.c_size_t()
+        err = _errbuf()
+        flt = sel.cstruct() if sel is not None else None
+        if fn("memtrace_trace_read")(self._h, C.byref(flt) if flt is not None else None, C.byref(cols),
+                                     C.byref(n), err, ERRLEN) != 0:
+            _raise(err, self.name)
+        return {c: a[:n.value] for c, a in arrays.items()}
+
+    def _records(self, name, ctype):
+        v = C.POINTER(ctype)()
+        err = _errbuf()
+        k = fn(name)(self._h, C.byref(v), err, ERRLEN)
+        if k < 0:
+            _raise(err, self.name)
+        return [v[i] for i in range(k)]
+
+    def threads(self):
+        return [(t.time, t.pid, t.tid, s(t.comm)) for t in self._records("memtrace_trace_threads", Thread)]
+
+    def lost(self):
+        return [(x.time, x.cpu, x.lost, x.throttled) for x in self._records("memtrace_trace_lost", Lost)]
+
+    def windows(self):
+        return [(w.window, w.interval, w.bucket_shift, w.time, w.wss_data, w.wss_code)
+                for w in self._records("memtrace_trace_windows", WindowRow)]
+
+    def maps(self):
+        return [(m.time, m.pid, C.string_at(m.text, m.len).decode("utf-8", "replace"))
+                for m in self._records("memtrace_trace_maps", MapsSnapshot)]
+
+
+# --- reports -----------------------------------------------------------------
+
+def _named(arr, k):
+    return [{"addr": arr[i].addr, "count": arr[i].count, "name": s(arr[i].name), "file": s(arr[i].file),
+             "line": arr[i].line} for i in range(k)]
+
+
+def _hot(arr, k):
+    out = []
+    for i in range(k):
+        h = arr[i]
+        out.append({"addr": h.addr, "count": h.count, "where": s(h.where), "object": s(h.object),
+                    "with_ip": h.with_ip, "functions": _named(h.functions, h.nfunctions),
+                    "ips": _named(h.ips, h.nips)})
+    return out
+
+
+def _series(se):
+    n = se.n
+    t = np.ctypeslib.as_array(se.time, (n,)).copy() if n else np.zeros(0, np.uint64)
+    w = np.ctypeslib.as_array(se.wss, (n,)).copy() if n else np.zeros(0, np.uint64)
+    return {"n": n, "time": t, "wss": w, "avg": se.avg, "peak": se.peak, "total": se.total}
+
+
+def report(path, bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensitivity=0.0,
+           max_peaks=0, locations=0, functions=0, root=None, debug_dir=None):
+    """memtrace_report_compute as plain Python data (dicts, lists, numpy
+    arrays), copied out before the report is freed."""
+    cfg = ReportConfig(bucket=bucket, window=window, interval=interval, top=top, sensitivity=sensitivity,
+                       max_peaks=max_peaks, locations=locations, functions=functions, flags=flags,
+                       root=root.encode() if root else None, debug_dir=debug_dir.encode() if debug_dir else None)
+    if sel is not None:
+        cfg.filter = sel.cstruct()
+    err = _errbuf()
+    rp = fn("memtrace_report_compute")(os.fsencode(path), C.byref(cfg), err, ERRLEN)
+    if not rp:
+        _raise(err, path)
+    try:
+        r = rp.contents
+        out = {"bucket": r.bucket, "window": r.window, "interval": r.interval, "bucket_shift": r.bucket_shift,
+               "time_is_ns": bool(r.time_is_ns), "start_time": r.start_time,
+               "samples": r.samples, "first_time": r.first_time, "last_time": r.last_time,
+               "reordered": r.reordered, "have_ip": bool(r.have_ip),
+               "data": _series(r.data), "code": _series(r.code), "peaks_found": r.peaks_found}
+        out["peaks"] = [{"index": p.index, "first": p.first, "last": p.last, "time": p.time, "value": p.value,
+                         "locations": _named(p.locations, p.nlocations), "top_mapping": s(p.top_mapping)}
+                        for p in (r.peaks[i] for i in range(r.npeaks))]
+        out["hot_data"] = _hot(r.hot_data, r.nhot_data)
+        out["hot_code"] = _hot(r.hot_code, r.nhot_code)
+        out["curve"] = [(c.min_count, c.buckets, c.samples) for c in (r.curve[i] for i in range(r.ncurve))]
+        nb = r.nbuckets
+        out["bucket_addr"] = np.ctypeslib.as_array(r.bucket_addr, (nb,)).copy() if nb else np.zeros(0, np.uint64)
+        out["bucket_count"] = np.ctypeslib.as_array(r.bucket_count, (nb,)).copy() if nb else np.zeros(0, np.uint64)
+        out["regions"] = [{"label": s(g.label), "name": s(g.name), "start": g.start, "end": g.end,
+                           "samples": g.samples, "buckets": g.buckets}
+                          for g in (r.regions[i] for i in range(r.nregions))]
+        return out
+    finally:
+        fn("memtrace_report_free")(rp)
+
+
+# --- resolver ----------------------------------------------------------------
+
+class Resolver:
+    def __init__(self, path, root=None, debug_dir=None):
+        err = _errbuf()
+        h = fn("memtrace_resolver_open")(os.fsencode(path), root.encode() if root else None,
+                                         debug_dir.encode() if debug_dir else None, err, ERRLEN)
+        if not h:
+            _raise(err, path)
+        self._h = h
+
+    def close(self):
+        if getattr(self, "_h", None):
+            fn("memtrace_resolver_close")(self._h)
+            self._h = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def layout(self, pid=0):
+        """[(start, end, name, perms)] in address order (resolver_layout)."""
+        v = C.POINTER(Range)()
+        k = fn("memtrace_resolver_layout")(self._h, pid, C.byref(v))
+        if k < 0:
+            raise MemtraceError("memtrace_resolver_layout failed")
+        return [(v[i].start, v[i].end, s(v[i].name), s(v[i].perms)) for i in range(k)]
+
+    def resolve(self, addr, pid=0, time=(1 << 64) - 1):
+        loc = Location()
+        kind = fn("memtrace_resolve")(self._h, pid, time, addr, C.byref(loc))
+        return kind, {"mapping": s(loc.mapping), "mapping_off": loc.mapping_off, "symbol": s(loc.symbol),
+                      "symbol_off": loc.symbol_off, "symbol_size": loc.symbol_size, "file": s(loc.file),
+                      "line": loc.line}
+
+    def describe(self, addr, pid=0, time=(1 << 64) - 1):
+        buf = C.create_string_buffer(512)
+        fn("memtrace_describe")(self._h, pid, time, addr, buf, 512)
+        return s(buf.value)
+
+
+# --- writer (tools and tests) ------------------------------------------------
+
+class Writer:
+    """memtrace_writer_*: writes a trace from numpy columns."""
+
+    def __init__(self, path, meta):
+        if isinstance(meta, dict):
+            meta = "".join("%s=%s\n" % kv for kv in meta.items())
+        err = _errbuf()
+        self._h = fn("memtrace_writer_open")(os.fsencode(path), meta.encode(), err, ERRLEN)
+        if not self._h:
+            _raise(err, path)
+
+    def samples(self, **cols):
+        """time, addr, pid, tid, cpu required; ip, weight, data_src optional."""
+        n = len(cols["time"])
+        keep = []
+        c = Columns(cap=n)
+        for name, v in cols.items():
+            if v is None:
+                continue
+            a = np.ascontiguousarray(v, dtype=np.uint32 if name in COL_U32 else np.uint64)
+            if a.shape != (n,):
+                raise ValueError("column %s: %d values, expected %d" % (name, a.size, n))
+            keep.append(a)
+            setattr(c, name, _ptr(a, C.c_uint32 if name in COL_U32 else C.c_uint64))
+        err = _errbuf()
+        if fn("memtrace_writer_samples")(self._h, C.byref(c), n, err, ERRLEN) != 0:
+            _raise(err, "writer")
+
+    def maps(self, time, pid, text):
+        b = text.encode()
+        err = _errbuf()
+        if fn("memtrace_writer_maps")(self._h, time, pid, b, len(b), err, ERRLEN) != 0:
+            _raise(err, "writer")
+
+    def thread(self, time, pid, tid, comm):
+        err = _errbuf()
+        if fn("memtrace_writer_thread")(self._h, time, pid, tid, comm.encode(), err, ERRLEN) != 0:
+            _raise(err, "writer")
+
+    def close(self, end_meta=None):
+        if isinstance(end_meta, dict):
+            end_meta = "".join("%s=%s\n" % kv for kv in end_meta.items())
+        err = _errbuf()
+        h, self._h = self._h, None
+        if fn("memtrace_writer_close")(h, end_meta.encode() if end_meta is not None else None, err, ERRLEN) != 0:
+            _raise(err, "writer")

@@ -10,20 +10,7 @@
 
 const char *render_meta(const char *text, const char *key, char *buf, size_t len)
 {
-	size_t kl = strlen(key);
-
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (strncmp(p, key, kl) || p[kl] != '=')
-			continue;
-		const char *v = p + kl + 1, *e = strchr(v, '\n');
-		size_t n = e ? (size_t)(e - v) : strlen(v);
-		if (n >= len)
-			n = len - 1;
-		memcpy(buf, v, n);
-		buf[n] = 0;
-		return buf;
-	}
-	return NULL;
+	return mt_kv_value(text, text ? strlen(text) : 0, key, buf, len);
 }
 
 /* A HEADER value, def when absent or empty. */

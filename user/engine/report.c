@@ -114,23 +114,9 @@ static char *kv_text(struct rep_ctx *c, const unsigned char *p, size_t len)
 	return s;
 }
 
-/* The value of key in "key=value\n" text, or NULL (into buf). */
 static const char *kv_find(const char *text, const char *key, char *buf, size_t len)
 {
-	size_t kl = strlen(key);
-
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (strncmp(p, key, kl) || p[kl] != '=')
-			continue;
-		const char *v = p + kl + 1, *e = strchr(v, '\n');
-		size_t n = e ? (size_t)(e - v) : strlen(v);
-		if (n >= len)
-			n = len - 1;
-		memcpy(buf, v, n);
-		buf[n] = 0;
-		return buf;
-	}
-	return NULL;
+	return mt_kv_value(text, text ? strlen(text) : 0, key, buf, len);
 }
 
 static void pass1_chunk(struct rep_ctx *c, const struct trace_chunk *ch)

@@ -8,26 +8,7 @@
 
 const char *meta_value(const struct recorder *r, const char *key, char *buf, size_t len)
 {
-	size_t klen = strlen(key);
-	const char *p = (const char *)r->meta.data, *end = p + r->meta.len;
-	const char *found = NULL;
-
-	while (p && p < end) {
-		if ((size_t)(end - p) > klen && !memcmp(p, key, klen) && p[klen] == '=')
-			found = p + klen + 1;
-		p = memchr(p, '\n', (size_t)(end - p));
-		if (p)
-			p++;
-	}
-	if (!found)
-		return NULL;
-	const char *nl = memchr(found, '\n', (size_t)(end - found));
-	size_t n = (size_t)(nl - found);
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, found, n);
-	buf[n] = 0;
-	return buf;
+	return mt_kv_value((const char *)r->meta.data, r->meta.len, key, buf, len);
 }
 
 static int meta_has(const struct recorder *r, const char *key)

@@ -21,6 +21,25 @@
 static const unsigned char XZ_MAGIC[6] = { 0xFD, '7', 'z', 'X', 'Z', 0x00 };
 static const unsigned char ZSTD_MAGIC[4] = { 0x28, 0xB5, 0x2F, 0xFD };
 
+/* One read() into the free end of in[] (EINTR retried); -1 after an error. */
+static int raw_read(struct lackey_input *in)
+{
+	ssize_t n;
+
+	do
+		n = read(in->fd, in->in + in->len, IN_BUF - in->len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		mt_errno("%s: read", in->name);
+		return -1;
+	}
+	if (n == 0)
+		in->raw_eof = true;
+	in->len += (size_t)n;
+	in->raw_bytes += (uint64_t)n;
+	return 0;
+}
+
 /* Fills in[] from the file; -1 after an error. */
 static int raw_fill(struct lackey_input *in)
 {
@@ -32,18 +51,8 @@ static int raw_fill(struct lackey_input *in)
 		in->pos = 0;
 	}
 	while (!in->raw_eof && in->len < IN_BUF) {
-		ssize_t n = read(in->fd, in->in + in->len, IN_BUF - in->len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			mt_errno("%s: read", in->name);
+		if (raw_read(in))
 			return -1;
-		}
-		if (n == 0)
-			in->raw_eof = true;
-		in->len += (size_t)n;
-		in->raw_bytes += (uint64_t)n;
 		if (in->codec != IN_PLAIN || in->len)
 			break;	/* one read() at a time is enough */
 	}
@@ -66,20 +75,9 @@ static int input_open(struct lackey_input *in, const char *name)
 	}
 	in->in = mt_xmalloc(IN_BUF);
 	/* enough bytes for the magic (a pipe may deliver them piecemeal) */
-	while (!in->raw_eof && in->len < sizeof(XZ_MAGIC)) {
-		ssize_t n = read(in->fd, in->in + in->len, IN_BUF - in->len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			mt_errno("%s: read", in->name);
+	while (!in->raw_eof && in->len < sizeof(XZ_MAGIC))
+		if (raw_read(in))
 			return -1;
-		}
-		if (n == 0)
-			in->raw_eof = true;
-		in->len += (size_t)n;
-		in->raw_bytes += (uint64_t)n;
-	}
 	if (in->len >= sizeof(XZ_MAGIC) && !memcmp(in->in, XZ_MAGIC, sizeof(XZ_MAGIC))) {
 		in->codec = IN_XZ;
 		lzma_stream init = LZMA_STREAM_INIT;

@@ -222,3 +222,27 @@ int memtrace_parse_size(const char *s, uint64_t *out)
 {
 	return s && out && !mt_parse_size(s, out) ? 0 : -1;
 }
+
+const char *mt_kv_value(const char *text, size_t textlen, const char *key, char *buf,
+			size_t len)
+{
+	size_t klen = strlen(key);
+	const char *p = text, *end = text ? text + textlen : NULL, *found = NULL;
+
+	while (p && p < end) {
+		if ((size_t)(end - p) > klen && !memcmp(p, key, klen) && p[klen] == '=')
+			found = p + klen + 1;
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (p)
+			p++;
+	}
+	if (!found || !len)
+		return NULL;
+	const char *nl = memchr(found, '\n', (size_t)(end - found));
+	size_t n = nl ? (size_t)(nl - found) : (size_t)(end - found);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, found, n);
+	buf[n] = 0;
+	return buf;
+}

@@ -33,6 +33,14 @@ int mt_parse_duration(const char *s, bool unit_is_ns, uint64_t *out);
 /* Monotonic clock in ns (the clock of ns traces). */
 uint64_t mt_now_ns(void);
 
+/*
+ * The value of key in "key=value\n" lines (text, len bytes, NUL not needed),
+ * copied into buf (truncated to len - 1); the last line with that key wins,
+ * as in the trace reader.  NULL when absent or text is NULL.
+ */
+const char *mt_kv_value(const char *text, size_t textlen, const char *key, char *buf,
+			size_t len);
+
 /* Human size: "4.0 KiB", "1.5 MiB" into buf. */
 const char *mt_fmt_bytes(uint64_t bytes, char *buf, size_t len);
 

@@ -291,25 +291,14 @@ class Selection:
 
 # --- traces ------------------------------------------------------------------
 
-class Trace:
-    """An open trace: header/END metadata, info, decoded columns, side records."""
-
-    def __init__(self, path):
-        self.path = path
-        self.name = os.path.basename(path)
-        err = _errbuf()
-        h = fn("memtrace_trace_open")(os.fsencode(path), err, ERRLEN)
-        if not h:
-            _raise(err, path)
-        self._h = h
-        self.info = TraceInfo()
-        if fn("memtrace_trace_info")(h, C.byref(self.info), err, ERRLEN) != 0:
-            self.close()
-            _raise(err, path)
+class _Handle:
+    """A library object that the named C function frees (close, with, GC)."""
+    _free = None
+    _h = None
 
     def close(self):
-        if getattr(self, "_h", None):
-            fn("memtrace_trace_close")(self._h)
+        if self._h:
+            fn(self._free)(self._h)
             self._h = None
 
     def __del__(self):
@@ -323,6 +312,24 @@ class Trace:
 
     def __exit__(self, *a):
         self.close()
+
+
+class Trace(_Handle):
+    """An open trace: header/END metadata, info, decoded columns, side records."""
+    _free = "memtrace_trace_close"
+
+    def __init__(self, path):
+        self.path = path
+        self.name = os.path.basename(path)
+        err = _errbuf()
+        h = fn("memtrace_trace_open")(os.fsencode(path), err, ERRLEN)
+        if not h:
+            _raise(err, path)
+        self._h = h
+        self.info = TraceInfo()
+        if fn("memtrace_trace_info")(h, C.byref(self.info), err, ERRLEN) != 0:
+            self.close()
+            _raise(err, path)
 
     # metadata
     def meta(self, key, default=None):
@@ -466,7 +473,10 @@ def report(path, bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensi
 
 # --- resolver ----------------------------------------------------------------
 
-class Resolver:
+class Resolver(_Handle):
+    """Addresses to names (memtrace_resolver_*): mapping, symbol, file:line."""
+    _free = "memtrace_resolver_close"
+
     def __init__(self, path, root=None, debug_dir=None):
         err = _errbuf()
         h = fn("memtrace_resolver_open")(os.fsencode(path), root.encode() if root else None,
@@ -474,17 +484,6 @@ class Resolver:
         if not h:
             _raise(err, path)
         self._h = h
-
-    def close(self):
-        if getattr(self, "_h", None):
-            fn("memtrace_resolver_close")(self._h)
-            self._h = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def layout(self, pid=0):
         """[(start, end, name, perms)] in address order (resolver_layout)."""

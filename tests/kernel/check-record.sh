@@ -67,13 +67,17 @@ for w in workers:
     base, pages, pid = int(w["base"], 16), int(w["pages"]), int(w["pid"])
     got = [r for r in rows if int(r["pid"]) == pid and base <= int(r["addr"], 16) < base + pages * 4096]
     pg = sorted((int(r["addr"], 16) - base) // 4096 for r in got)
-    assert pg == list(range(pages)), f"worker {w['worker']} ({w['kind']}): pages {pg}"
+    # A fault retried because another thread changed the address space at
+    # that moment is counted at each entry (the kernel's page-fault event,
+    # the same with perf: tests/integration/record_threads.sh).
+    assert sorted(set(pg)) == list(range(pages)), f"worker {w['worker']} ({w['kind']}): pages {pg}"
+    assert len(pg) - pages <= 2, f"worker {w['worker']}: {len(pg) - pages} repeated faults: {pg}"
     tids = {int(r["tid"]) for r in got}
     want = {int(w["tid"])} if w["kind"] == "thread" else {pid}
     assert tids == want, f"worker {w['worker']}: tids {tids}, want {want}"
 PY
 ); then
-	ok "record-mtfork: 6 threads (3 before, 3 after start) + forked child: every page once, right tid"
+	ok "record-mtfork: 6 threads (3 before, 3 after start) + forked child: every page (at most 2 retried faults per worker), right tid"
 else
 	bad "record-mtfork: $err"
 fi

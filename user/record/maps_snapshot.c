@@ -96,17 +96,7 @@ int maps_snapshot(struct recorder *r, int i, uint64_t now)
 	}
 	if (len + MAPS_HDR_SIZE > CHUNK_MAX_LEN)
 		len = CHUNK_MAX_LEN - MAPS_HDR_SIZE;
-	struct bytebuf b = { 0 };
-	unsigned char hdr[MAPS_HDR_SIZE] = { 0 };
-	uint32_t lines = 0;
-	for (size_t j = 0; j < len; j++)
-		lines += text[j] == '\n';
-	put_le64(hdr, now);
-	put_le32(hdr + 8, (uint32_t)r->maps_pid[i]);
-	bytebuf_put(&b, hdr, sizeof(hdr));
-	bytebuf_put(&b, text, len);
-	int rc = trace_write_chunk(r->w, CHUNK_MAPS, CODEC_ZSTD, b.data, b.len, lines);
-	bytebuf_free(&b);
+	int rc = trace_write_maps(r->w, now, (uint32_t)r->maps_pid[i], text, len);
 	free(r->maps_text[i]);
 	text = mt_xrealloc(text, len + 1);
 	text[len] = 0;

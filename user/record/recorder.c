@@ -102,15 +102,9 @@ int recorder_begin(struct recorder *r, uint64_t start, pid_t pid)
 int recorder_add_lost(struct recorder *r, uint64_t time, uint32_t cpu, uint64_t lost,
 		      uint64_t throttled)
 {
-	unsigned char rec[LOST_REC_SIZE] = { 0 };
-
 	if (!lost && !throttled)
 		return 0;
-	put_le64(rec, time);
-	put_le32(rec + 8, cpu);
-	put_le64(rec + 16, lost);
-	put_le64(rec + 24, throttled);
-	bytebuf_put(&r->lost, rec, sizeof(rec));
+	trace_lost_rec_put(&r->lost, time, cpu, lost, throttled);
 	r->nlost++;
 	r->total_lost += lost;
 	r->total_throttled += throttled;
@@ -125,13 +119,7 @@ void recorder_set_dropped(struct recorder *r, uint64_t dropped)
 int recorder_note_thread(struct recorder *r, uint64_t time, uint32_t pid, uint32_t tid,
 			 const char *comm)
 {
-	unsigned char rec[THREAD_REC_SIZE] = { 0 };
-
-	put_le64(rec, time);
-	put_le32(rec + 8, pid);
-	put_le32(rec + 12, tid);
-	strncpy((char *)rec + 16, comm ? comm : "", 15);
-	bytebuf_put(&r->threads, rec, sizeof(rec));
+	trace_thread_rec_put(&r->threads, time, pid, tid, comm);
 	r->nthreads++;
 	return 0;
 }

@@ -28,12 +28,9 @@ static uint32_t count_lines(const char *s, size_t len)
 
 static int has_key(const char *meta, const char *key)
 {
-	size_t k = strlen(key);
+	char buf[2];
 
-	for (const char *p = meta; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, key, k) && p[k] == '=')
-			return 1;
-	return 0;
+	return mt_kv_value(meta, meta ? strlen(meta) : 0, key, buf, sizeof(buf)) != NULL;
 }
 
 /* "key=value\n" text as a chunk (a missing final newline is added). */
@@ -126,22 +123,13 @@ int memtrace_writer_samples(struct memtrace_writer *mw, const struct memtrace_co
 int memtrace_writer_maps(struct memtrace_writer *mw, uint64_t time, uint32_t pid,
 			 const char *text, size_t len, char *err, size_t errlen)
 {
-	unsigned char hdr[MAPS_HDR_SIZE] = { 0 };
-
 	if (len > CHUNK_MAX_LEN - MAPS_HDR_SIZE) {
 		snprintf(err, errlen, "maps text of %zu bytes is too large", len);
 		return -1;
 	}
 	if (flush_threads(mw, err, errlen))
 		return -1;
-	struct bytebuf b = { 0 };
-	put_le64(hdr, time);
-	put_le32(hdr + 8, pid);
-	bytebuf_put(&b, hdr, sizeof(hdr));
-	bytebuf_put(&b, text, len);
-	int rc = trace_write_chunk(mw->w, CHUNK_MAPS, CODEC_ZSTD, b.data, b.len,
-				   count_lines(text, len));
-	bytebuf_free(&b);
+	int rc = trace_write_maps(mw->w, time, pid, text, len);
 	if (rc)
 		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
 	return rc;
@@ -150,13 +138,7 @@ int memtrace_writer_maps(struct memtrace_writer *mw, uint64_t time, uint32_t pid
 int memtrace_writer_thread(struct memtrace_writer *mw, uint64_t time, uint32_t pid,
 			   uint32_t tid, const char *comm, char *err, size_t errlen)
 {
-	unsigned char rec[THREAD_REC_SIZE] = { 0 };
-
-	put_le64(rec, time);
-	put_le32(rec + 8, pid);
-	put_le32(rec + 12, tid);
-	strncpy((char *)rec + 16, comm ? comm : "", 15);
-	bytebuf_put(&mw->threads, rec, sizeof(rec));
+	trace_thread_rec_put(&mw->threads, time, pid, tid, comm);
 	mw->nthreads++;
 	if (mw->threads.len + THREAD_REC_SIZE > CHUNK_MAX_LEN)
 		return flush_threads(mw, err, errlen);
@@ -166,19 +148,16 @@ int memtrace_writer_thread(struct memtrace_writer *mw, uint64_t time, uint32_t p
 int memtrace_writer_lost(struct memtrace_writer *mw, uint64_t time, uint32_t cpu,
 			 uint64_t lost, uint64_t throttled, char *err, size_t errlen)
 {
-	unsigned char rec[LOST_REC_SIZE] = { 0 };
+	struct bytebuf b = { 0 };
 
 	if (flush_threads(mw, err, errlen))
 		return -1;
-	put_le64(rec, time);
-	put_le32(rec + 8, cpu);
-	put_le64(rec + 16, lost);
-	put_le64(rec + 24, throttled);
-	if (trace_write_chunk(mw->w, CHUNK_LOST, CODEC_STORED, rec, sizeof(rec), 1)) {
+	trace_lost_rec_put(&b, time, cpu, lost, throttled);
+	int rc = trace_write_chunk(mw->w, CHUNK_LOST, CODEC_STORED, b.data, b.len, 1);
+	bytebuf_free(&b);
+	if (rc)
 		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 int memtrace_writer_close(struct memtrace_writer *mw, const char *end_meta, char *err,

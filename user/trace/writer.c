@@ -190,3 +190,45 @@ int trace_writer_close_quiet(struct trace_writer *w, char *err, size_t errlen)
 	free(w);
 	return rc;
 }
+
+void trace_thread_rec_put(struct bytebuf *b, uint64_t time, uint32_t pid, uint32_t tid,
+			  const char *comm)
+{
+	unsigned char rec[THREAD_REC_SIZE] = { 0 };
+
+	put_le64(rec, time);
+	put_le32(rec + 8, pid);
+	put_le32(rec + 12, tid);
+	strncpy((char *)rec + 16, comm ? comm : "", 15);
+	bytebuf_put(b, rec, sizeof(rec));
+}
+
+void trace_lost_rec_put(struct bytebuf *b, uint64_t time, uint32_t cpu, uint64_t lost,
+			uint64_t throttled)
+{
+	unsigned char rec[LOST_REC_SIZE] = { 0 };
+
+	put_le64(rec, time);
+	put_le32(rec + 8, cpu);
+	put_le64(rec + 16, lost);
+	put_le64(rec + 24, throttled);
+	bytebuf_put(b, rec, sizeof(rec));
+}
+
+int trace_write_maps(struct trace_writer *w, uint64_t time, uint32_t pid, const char *text,
+		     size_t len)
+{
+	unsigned char hdr[MAPS_HDR_SIZE] = { 0 };
+	struct bytebuf b = { 0 };
+	uint32_t lines = 0;
+
+	for (size_t j = 0; j < len; j++)
+		lines += text[j] == '\n';
+	put_le64(hdr, time);
+	put_le32(hdr + 8, pid);
+	bytebuf_put(&b, hdr, sizeof(hdr));
+	bytebuf_put(&b, text, len);
+	int rc = trace_write_chunk(w, CHUNK_MAPS, CODEC_ZSTD, b.data, b.len, lines);
+	bytebuf_free(&b);
+	return rc;
+}

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace/codec.h"
 #include "uapi/memtrace.h"
 
 struct trace_writer;
@@ -27,6 +28,18 @@ int trace_write_chunk(struct trace_writer *w, unsigned type, unsigned codec,
 /* A SAMPLES chunk of n <= CHUNK_MAX_SAMPLES samples. */
 int trace_write_samples(struct trace_writer *w, const struct memtrace_sample *s,
 			size_t n, uint32_t columns);
+
+/* Side records (docs/trace-format.md), appended to b for a THREADS or a
+ * LOST chunk; comm is cut to 15 bytes. */
+void trace_thread_rec_put(struct bytebuf *b, uint64_t time, uint32_t pid, uint32_t tid,
+			  const char *comm);
+void trace_lost_rec_put(struct bytebuf *b, uint64_t time, uint32_t cpu, uint64_t lost,
+			uint64_t throttled);
+
+/* A MAPS chunk: the text of /proc/PID/maps of pid at time (len bytes, at
+ * most CHUNK_MAX_LEN - MAPS_HDR_SIZE). */
+int trace_write_maps(struct trace_writer *w, uint64_t time, uint32_t pid, const char *text,
+		     size_t len);
 
 uint64_t trace_writer_bytes(const struct trace_writer *w);
 

@@ -119,6 +119,95 @@ static void quicksort(uint32_t *a, long lo, long hi)
 	}
 }
 
+struct customers {
+	uint32_t *custkey;
+	uint8_t *nation;
+	long n;
+};
+
+/* 1 load: ORDERS (custkeys skewed), then CUSTOMER; returns the open orders. */
+static long load(struct orders *o, struct customers *c, long rows, int clustered)
+{
+	long n_open = 0;
+
+	o->price = column("orders.o_totalprice", rows * sizeof(double));
+	o->status = column("orders.o_orderstatus", rows);
+	o->custkey = column("orders.o_custkey", rows * sizeof(uint32_t));
+	c->n = rows / 8 > 0 ? rows / 8 : 1;
+	c->custkey = column("customer.c_custkey", c->n * sizeof(uint32_t));
+	c->nation = column("customer.c_nation", c->n);
+	for (long r = 0; r < rows; r++) {
+		int open = clustered ? r < rows / 2 : (rnd32() & 1);
+		uint64_t u = rnd32();
+
+		o->price[r] = 1000.0 + (double)(rnd32() % 50000000) / 100.0;
+		o->status[r] = open ? 'O' : 'F';
+		/* skew: u^3 puts most orders on a few customers */
+		o->custkey[r] = (uint32_t)((((u * u) >> 32) * u >> 32) * (uint64_t)c->n >> 32);
+		n_open += open;
+	}
+	for (long k = 0; k < c->n; k++) {
+		c->custkey[k] = (uint32_t)k;
+		c->nation[k] = (uint8_t)(rnd32() % 25);
+	}
+	return n_open;
+}
+
+/* 2 scan + filter: row numbers of the open orders among the first scan_end. */
+static long scan(const struct orders *o, long scan_end, uint32_t *pos)
+{
+	long npos = 0;
+
+	for (long r = 0; r < scan_end; r++)
+		if (o->status[r] == 'O')
+			pos[npos++] = (uint32_t)r;
+	return npos;
+}
+
+static uint64_t slot_of(uint32_t key, long slots)
+{
+	return ((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 20 & (uint64_t)(slots - 1);
+}
+
+/* 5 hash join RESULT x CUSTOMER on custkey, 6 SUM(price) GROUP BY nation;
+ * returns the probes that found no customer. */
+static long join_sum(const struct customers *c, const uint32_t *res_cust,
+		     const double *res_price, long npos, double *total)
+{
+	long slots = 1, misses = 0;
+	double by_nation[25] = { 0 };
+
+	while (slots < 2 * c->n)
+		slots <<= 1;
+	struct slot { uint32_t key, nation; } *ht = column("join.hashtable", slots * sizeof(struct slot));
+
+	for (long s = 0; s < slots; s++)
+		ht[s].key = UINT32_MAX;
+	for (long k = 0; k < c->n; k++) {
+		uint64_t h = slot_of(c->custkey[k], slots);
+
+		while (ht[h].key != UINT32_MAX)
+			h = (h + 1) & (uint64_t)(slots - 1);
+		ht[h].key = c->custkey[k];
+		ht[h].nation = c->nation[k];
+	}
+	for (long i = 0; i < npos; i++) {
+		uint64_t h = slot_of(res_cust[i], slots);
+
+		while (ht[h].key != res_cust[i] && ht[h].key != UINT32_MAX)
+			h = (h + 1) & (uint64_t)(slots - 1);
+		if (ht[h].key == UINT32_MAX) {
+			misses++;
+			continue;
+		}
+		by_nation[ht[h].nation] += res_price[i];
+	}
+	*total = 0;
+	for (int n = 0; n < 25; n++)
+		*total += by_nation[n];
+	return misses;
+}
+
 int main(int argc, char **argv)
 {
 	long rows = 200000;
@@ -134,42 +223,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	long ncust = rows / 8 > 0 ? rows / 8 : 1;
 	uint64_t t0 = wl_now_ns();
+	struct orders o;
+	struct customers c;
+	long n_open = load(&o, &c, rows, clustered);
 
-	/* 1 load */
-	struct orders o = {
-		column("orders.o_totalprice", rows * sizeof(double)),
-		column("orders.o_orderstatus", rows),
-		column("orders.o_custkey", rows * sizeof(uint32_t)),
-	};
-	uint32_t *c_custkey = column("customer.c_custkey", ncust * sizeof(uint32_t));
-	uint8_t *c_nation = column("customer.c_nation", ncust);
-	long n_open = 0;
-
-	for (long r = 0; r < rows; r++) {
-		int open = clustered ? r < rows / 2 : (rnd32() & 1);
-		uint64_t u = rnd32();
-
-		o.price[r] = 1000.0 + (double)(rnd32() % 50000000) / 100.0;
-		o.status[r] = open ? 'O' : 'F';
-		/* skew: u^3 puts most orders on a few customers */
-		o.custkey[r] = (uint32_t)((((u * u) >> 32) * u >> 32) * (uint64_t)ncust >> 32);
-		n_open += open;
-	}
-	for (long c = 0; c < ncust; c++) {
-		c_custkey[c] = (uint32_t)c;
-		c_nation[c] = (uint8_t)(rnd32() % 25);
-	}
-
-	/* 2 scan + filter (the clustered table is pruned to its 'O' partition) */
+	/* the clustered table is pruned to its 'O' partition */
 	uint32_t *pos = column("query.positions", rows * sizeof(uint32_t));
-	long npos = 0;
-	long scan_end = clustered ? n_open : rows;
-
-	for (long r = 0; r < scan_end; r++)
-		if (o.status[r] == 'O')
-			pos[npos++] = (uint32_t)r;
+	long npos = scan(&o, clustered ? n_open : rows, pos);
 
 	/* 3 sort the position list by price, reading the column indirectly */
 	sort_key = o.price;
@@ -185,43 +246,9 @@ int main(int argc, char **argv)
 		res_cust[i] = o.custkey[pos[i]];
 	}
 
-	/* 5 hash join RESULT x CUSTOMER on custkey */
-	long slots = 1;
+	double total;
+	long misses = join_sum(&c, res_cust, res_price, npos, &total);
 
-	while (slots < 2 * ncust)
-		slots <<= 1;
-	struct slot { uint32_t key, nation; } *ht = column("join.hashtable", slots * sizeof(struct slot));
-
-	for (long s = 0; s < slots; s++)
-		ht[s].key = UINT32_MAX;
-	for (long c = 0; c < ncust; c++) {
-		uint64_t h = ((uint64_t)c_custkey[c] * 0x9E3779B97F4A7C15ull) >> 20 & (uint64_t)(slots - 1);
-
-		while (ht[h].key != UINT32_MAX)
-			h = (h + 1) & (uint64_t)(slots - 1);
-		ht[h].key = c_custkey[c];
-		ht[h].nation = c_nation[c];
-	}
-	double by_nation[25] = { 0 };
-	long misses = 0;
-
-	for (long i = 0; i < npos; i++) {
-		uint64_t h = ((uint64_t)res_cust[i] * 0x9E3779B97F4A7C15ull) >> 20 & (uint64_t)(slots - 1);
-
-		while (ht[h].key != res_cust[i] && ht[h].key != UINT32_MAX)
-			h = (h + 1) & (uint64_t)(slots - 1);
-		if (ht[h].key == UINT32_MAX) {
-			misses++;
-			continue;
-		}
-		/* 6 aggregate */
-		by_nation[ht[h].nation] += res_price[i];
-	}
-
-	double total = 0;
-
-	for (int n = 0; n < 25; n++)
-		total += by_nation[n];
 	for (long i = 1; i < npos; i++)
 		if (res_price[i - 1] > res_price[i]) {
 			fprintf(stderr, "dbquery: result not sorted at %ld\n", i);

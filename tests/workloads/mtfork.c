@@ -27,6 +27,13 @@ static long pages = 64, page_size;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t start_cond = PTHREAD_COND_INITIALIZER;
 static int started;
+/*
+ * No thread exits before every thread has mapped and touched its region:
+ * glibc frees an exited thread's stack (munmap once its stack cache is
+ * full), and a later worker's mmap could then take those addresses, where
+ * the exited thread's own stack faults were recorded before.
+ */
+static pthread_barrier_t all_touched;
 static void work(long id, const char *kind)
 {
 	size_t len = (size_t)(pages * page_size);
@@ -57,6 +64,7 @@ static void *thread_main(void *arg)
 		pthread_cond_wait(&start_cond, &start_lock);
 	pthread_mutex_unlock(&start_lock);
 	work(id, "thread");
+	pthread_barrier_wait(&all_touched);
 	return NULL;
 }
 
@@ -88,6 +96,9 @@ int main(int argc, char **argv)
 
 	pthread_t th[64];
 	long n = 0;
+
+	if (before + after > 0)
+		pthread_barrier_init(&all_touched, NULL, (unsigned)(before + after));
 	for (; n < before; n++)
 		pthread_create(&th[n], NULL, thread_main, (void *)(n + 1));
 	printf("ready pid=%d\n", (int)getpid());

@@ -18,7 +18,13 @@
 struct recorder;
 
 struct record_opts {
-	pid_t pid;		/* -p PID, 0 when unset */
+	pid_t pid;		/* -p: the first listed pid (pids[0]), 0 when unset */
+	pid_t *pids;		/* -p PID[,PID...]: npids pids, NULL when unset */
+	int npids;
+	bool no_children;	/* --no-children: only the listed pids' threads (and what they
+				 * fork from now on), not their existing descendants */
+	const char *cgroup;	/* -G/--cgroup PATH: cgroup v2 group, relative to the cgroup2
+				 * mount (or absolute), NULL when unset */
 	bool system_wide;	/* -a */
 	char **argv;		/* -- CMD ARGS..., NULL when unset */
 	const char *event;	/* -e EVENT, "auto" by default */

@@ -4,8 +4,9 @@
  *
  * A session is one open file of /dev/memtrace.  It owns one ring per
  * possible CPU (one vmalloc area, mapped read-only by the collector), the
- * perf events that feed them and, for a process target, a reference to the
- * target's struct pid that a delayed work polls for exit.
+ * perf events that feed them and, for a process session, references to the
+ * targets' struct pids; a delayed work polls whether any task carrying one
+ * of the session's counters is still alive.
  */
 #ifndef MEMTRACE_INTERNAL_H
 #define MEMTRACE_INTERNAL_H
@@ -26,7 +27,9 @@
 
 /* Upper bound of per-thread counters of one process-target session. */
 #define MEMTRACE_MAX_TASK_EVENTS	4096
-/* How often a running process-target session checks whether it exited. */
+/* Upper bound of threads one START looks at (attached or inherited). */
+#define MEMTRACE_MAX_TASKS_SEEN		65536
+/* How often a running process session checks whether its tasks exited. */
 #define MEMTRACE_EXIT_POLL_MS		20
 
 enum memtrace_state {
@@ -66,8 +69,10 @@ struct memtrace_session {
 	size_t area_bytes;
 	struct memtrace_ring *rings;	/* [nr_cpu_ids] */
 
-	/* process target */
-	struct pid *target;
+	/* process targets: sorted, without duplicates */
+	struct pid **targets;
+	unsigned int nr_targets;
+	struct memtrace_targets attached;	/* counts of the last START */
 	struct list_head task_events;
 	unsigned int nr_task_events;
 	struct delayed_work exit_work;
@@ -132,7 +137,9 @@ void memtrace_stop_cpus(struct memtrace_session *s);
 void memtrace_free_cpus(struct memtrace_session *s);
 
 /* memtrace_task.c: process-target sessions */
-int memtrace_check_target(struct memtrace_session *s);
+int memtrace_check_targets(struct memtrace_session *s, const pid_t *pids,
+			   unsigned int n);
+void memtrace_put_targets(struct memtrace_session *s);
 int memtrace_start_task(struct memtrace_session *s);
 void memtrace_stop_task(struct memtrace_session *s);
 void memtrace_free_task(struct memtrace_session *s);

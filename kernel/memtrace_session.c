@@ -6,7 +6,8 @@
  * Every open file is an independent session:
  *   open (CAP_PERFMON or CAP_SYS_ADMIN) -> CONFIGURE (once) -> mmap rings
  *   -> START -> drain rings / CONSUME / poll -> STOP -> close.
- * A process-target session ends by itself when the target exits.  The file
+ * A process session ends by itself when no task carrying its counters is
+ * left (memtrace_task.c).  The file
  * operations hold a module reference, so rmmod is refused while any session
  * is open (or any ring is still mapped).
  */
@@ -64,7 +65,7 @@ int memtrace_release(struct inode *inode, struct file *file)
 	cancel_work_sync(&s->cpu_work);
 	irq_work_sync(&s->wake_work);
 	memtrace_rings_free(s);
-	put_pid(s->target);
+	memtrace_put_targets(s);
 	kfree(s);
 	atomic_dec(&memtrace_nr_sessions);
 	return 0;
@@ -106,8 +107,12 @@ static int memtrace_validate(struct memtrace_config *c)
 	if (c->event_type == PERF_TYPE_TRACEPOINT ||
 	    c->event_type == PERF_TYPE_BREAKPOINT)
 		return -EINVAL;
+	if (c->reserved2 || c->nr_pids > MEMTRACE_MAX_PIDS ||
+	    (c->pids && !c->nr_pids))
+		return -EINVAL;
 	if (c->flags & MEMTRACE_CFG_SYSTEM_WIDE) {
-		if (c->pid != 0 && c->pid != -1)
+		if ((c->pid != 0 && c->pid != -1) || c->nr_pids ||
+		    (c->flags & MEMTRACE_CFG_DESCENDANTS))
 			return -EINVAL;
 	} else if (c->pid <= 0) {
 		return -EINVAL;
@@ -115,15 +120,46 @@ static int memtrace_validate(struct memtrace_config *c)
 	return 0;
 }
 
+/* The target list: pid, then the nr_pids pids the caller passed. */
+static pid_t *memtrace_copy_pids(const struct memtrace_config *c)
+{
+	pid_t *pids;
+	unsigned int i;
+
+	BUILD_BUG_ON(sizeof(pid_t) != sizeof(__s32));
+	pids = kvmalloc_array(c->nr_pids + 1, sizeof(*pids), GFP_KERNEL);
+	if (!pids)
+		return ERR_PTR(-ENOMEM);
+	pids[0] = c->pid;
+	if (c->nr_pids && copy_from_user(pids + 1, u64_to_user_ptr(c->pids),
+					 c->nr_pids * sizeof(*pids))) {
+		kvfree(pids);
+		return ERR_PTR(-EFAULT);
+	}
+	for (i = 1; i <= c->nr_pids; i++) {
+		if (pids[i] <= 0) {
+			kvfree(pids);
+			return ERR_PTR(-EINVAL);
+		}
+	}
+	return pids;
+}
+
 static long memtrace_configure(struct memtrace_session *s, void __user *arg)
 {
 	struct memtrace_config c;
+	pid_t *pids = NULL;
 	u32 usize;
 	int ret;
 
+	BUILD_BUG_ON(offsetof(struct memtrace_config, pids) !=
+		     MEMTRACE_CONFIG_SIZE_V1);
+	BUILD_BUG_ON(sizeof(c) != MEMTRACE_CONFIG_SIZE_V2);
 	if (get_user(usize, (u32 __user *)arg))
 		return -EFAULT;
-	if (usize < sizeof(c) || usize > PAGE_SIZE)
+	/* V1 collectors (one pid), or this struct with a zero tail */
+	if ((usize != MEMTRACE_CONFIG_SIZE_V1 && usize < sizeof(c)) ||
+	    usize > PAGE_SIZE)
 		return -EINVAL;
 	ret = copy_struct_from_user(&c, sizeof(c), arg, usize);
 	if (ret)
@@ -132,6 +168,11 @@ static long memtrace_configure(struct memtrace_session *s, void __user *arg)
 	ret = memtrace_validate(&c);
 	if (ret)
 		return ret;
+	if (!(c.flags & MEMTRACE_CFG_SYSTEM_WIDE)) {
+		pids = memtrace_copy_pids(&c);
+		if (IS_ERR(pids))
+			return PTR_ERR(pids);
+	}
 
 	mutex_lock(&s->lock);
 	if (s->state != MT_NEW) {
@@ -139,15 +180,14 @@ static long memtrace_configure(struct memtrace_session *s, void __user *arg)
 		goto out;
 	}
 	s->cfg = c;
-	if (!(c.flags & MEMTRACE_CFG_SYSTEM_WIDE)) {
-		ret = memtrace_check_target(s);
+	if (pids) {
+		ret = memtrace_check_targets(s, pids, c.nr_pids + 1);
 		if (ret)
 			goto out;
 	}
 	ret = memtrace_rings_alloc(s);
 	if (ret) {
-		put_pid(s->target);
-		s->target = NULL;
+		memtrace_put_targets(s);
 		goto out;
 	}
 	s->state = MT_READY;
@@ -158,6 +198,29 @@ static long memtrace_configure(struct memtrace_session *s, void __user *arg)
 	smp_store_release(&s->configured, true);
 out:
 	mutex_unlock(&s->lock);
+	kvfree(pids);
+	return ret;
+}
+
+/* What the last START of a process session attached to. */
+static long memtrace_targets(struct memtrace_session *s, void __user *arg)
+{
+	struct memtrace_targets t;
+	u32 usize;
+	long ret = 0;
+
+	if (get_user(usize, (u32 __user *)arg))
+		return -EFAULT;
+	if (usize != sizeof(t))
+		return -EINVAL;
+	mutex_lock(&s->lock);
+	if (!s->attached.size)
+		ret = -EINVAL;	/* not a process session, or never started */
+	else
+		t = s->attached;
+	mutex_unlock(&s->lock);
+	if (!ret && copy_to_user(arg, &t, sizeof(t)))
+		ret = -EFAULT;
 	return ret;
 }
 
@@ -172,6 +235,8 @@ static long memtrace_start(struct memtrace_session *s)
 		ret = memtrace_events_start(s);
 		if (!ret)
 			s->state = MT_RUNNING;
+		else
+			s->attached.size = 0;	/* no counts of a failed START */
 		break;
 	case MT_RUNNING:
 		ret = -EBUSY;
@@ -264,6 +329,8 @@ long memtrace_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return memtrace_stats(s, uarg);
 	case MEMTRACE_IOC_CONSUME:
 		return memtrace_consume(s, uarg);
+	case MEMTRACE_IOC_TARGETS:
+		return memtrace_targets(s, uarg);
 	default:
 		return -ENOTTY;
 	}

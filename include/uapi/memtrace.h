@@ -57,19 +57,31 @@ struct memtrace_sample {
 /* memtrace_config.flags */
 #define MEMTRACE_CFG_SYSTEM_WIDE	(1U << 0) /* all CPUs, pid ignored */
 #define MEMTRACE_CFG_KERNEL_ADDRS	(1U << 1) /* also sample kernel mode */
+#define MEMTRACE_CFG_DESCENDANTS	(1U << 2) /* also the targets' existing
+						   * descendants (at START) */
 #define MEMTRACE_CFG_FLAGS_ALL		(MEMTRACE_CFG_SYSTEM_WIDE | \
-					 MEMTRACE_CFG_KERNEL_ADDRS)
+					 MEMTRACE_CFG_KERNEL_ADDRS | \
+					 MEMTRACE_CFG_DESCENDANTS)
 
 /*
  * Session configuration, MEMTRACE_IOC_CONFIGURE.  The caller sets size to
  * sizeof(struct memtrace_config) as it knows it; the module rejects sizes it
- * does not know and any non-zero reserved field.
+ * does not know and any non-zero reserved field.  Known sizes:
+ * MEMTRACE_CONFIG_SIZE_V1 (96, up to reserved[]: one target pid) and
+ * MEMTRACE_CONFIG_SIZE_V2 (112, adds pids/nr_pids); a larger struct must have
+ * a zero tail.  Fields a shorter struct lacks read as 0.
+ *
+ * Targets of a process session: pid and the nr_pids pids at the user
+ * pointer pids (duplicates allowed), every one existing, not a kernel thread
+ * and ptrace-readable by the caller.  START attaches to every thread of
+ * each, and with MEMTRACE_CFG_DESCENDANTS to every thread of their existing
+ * descendants; everything any of them forks later is followed.
  */
 struct memtrace_config {
 	__u32 size;
 	__u32 version;		/* MEMTRACE_ABI_VERSION */
 	__u32 flags;		/* MEMTRACE_CFG_* */
-	__s32 pid;		/* target process (all threads, children) */
+	__s32 pid;		/* target process (see above) */
 	__u32 event_type;	/* perf_event_attr.type */
 	__u32 fields;		/* MEMTRACE_FIELD_* */
 	__u64 event_config;	/* perf_event_attr.config */
@@ -82,7 +94,15 @@ struct memtrace_config {
 	__u32 precise_ip;	/* perf_event_attr.precise_ip, 0..3 */
 	__u32 reserved32;	/* 0 */
 	__u64 reserved[3];	/* 0 */
+	/* since MEMTRACE_CONFIG_SIZE_V2 */
+	__u64 pids;		/* user pointer to __s32[nr_pids]: more targets */
+	__u32 nr_pids;		/* 0 .. MEMTRACE_MAX_PIDS */
+	__u32 reserved2;	/* 0 */
 };
+
+#define MEMTRACE_CONFIG_SIZE_V1		96U
+#define MEMTRACE_CONFIG_SIZE_V2		112U
+#define MEMTRACE_MAX_PIDS		1024U
 
 /* Bounds the module enforces on a configuration (else -EINVAL). */
 #define MEMTRACE_RING_MIN_RECORDS	2U
@@ -132,7 +152,19 @@ struct memtrace_ring_header {
 #define MEMTRACE_MODE_F_LARGE_PEBS	(1U << 0) /* an interrupt per PEBS
 					   * buffer, not per sample */
 
-#define MEMTRACE_RING_ENDED	(1U << 0) /* target exited, no more data */
+#define MEMTRACE_RING_ENDED	(1U << 0) /* targets exited, no more data */
+
+/*
+ * What START attached to, MEMTRACE_IOC_TARGETS (a process session after a
+ * successful START; the counts of the last START).
+ */
+struct memtrace_targets {
+	__u32 size;		/* sizeof(struct memtrace_targets) */
+	__u32 processes;	/* processes with a counter on their threads */
+	__u32 threads;		/* threads with a counter: their own or an
+				 * inherited copy */
+	__u32 denied;		/* descendants skipped: not ptrace-readable */
+};
 
 struct memtrace_consume {
 	__u32 cpu;
@@ -141,10 +173,13 @@ struct memtrace_consume {
 };
 
 #define MEMTRACE_IOC_MAGIC	0xB7
-#define MEMTRACE_IOC_CONFIGURE	_IOW(MEMTRACE_IOC_MAGIC, 1, struct memtrace_config)
+/* The number keeps the V1 size: the struct's own size field versions it. */
+#define MEMTRACE_IOC_CONFIGURE	_IOC(_IOC_WRITE, MEMTRACE_IOC_MAGIC, 1, \
+				     MEMTRACE_CONFIG_SIZE_V1)
 #define MEMTRACE_IOC_START	_IO(MEMTRACE_IOC_MAGIC, 2)
 #define MEMTRACE_IOC_STOP	_IO(MEMTRACE_IOC_MAGIC, 3)
 #define MEMTRACE_IOC_STATS	_IOWR(MEMTRACE_IOC_MAGIC, 4, struct memtrace_stats)
 #define MEMTRACE_IOC_CONSUME	_IOW(MEMTRACE_IOC_MAGIC, 5, struct memtrace_consume)
+#define MEMTRACE_IOC_TARGETS	_IOWR(MEMTRACE_IOC_MAGIC, 6, struct memtrace_targets)
 
 #endif /* _UAPI_MEMTRACE_H */

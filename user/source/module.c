@@ -5,8 +5,10 @@
  * session with the event resolved like the perf backend does, maps the
  * rings read-only, drains them (each ring is time-ordered) into the
  * recorder and hands the tail back with MEMTRACE_IOC_CONSUME.  The module
- * follows the target's threads and children itself and marks the rings
- * MEMTRACE_RING_ENDED (poll: POLLHUP) once the target has exited.
+ * attaches to the listed pids' threads and (unless --no-children) their
+ * existing descendants, follows what they fork, and marks the rings
+ * MEMTRACE_RING_ENDED (poll: POLLHUP) once none of those tasks is left.
+ * --cgroup is refused: perf_event_create_kernel_counter() takes no cgroup.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +65,10 @@ static int mod_probe(const struct record_opts *o, char *why, size_t whylen)
 
 	if (o && o->random_period) {
 		snprintf(why, whylen, "--random-period is for the valgrind backend and import");
+		return -1;
+	}
+	if (o && o->cgroup) {
+		snprintf(why, whylen, "--cgroup needs --backend perf");
 		return -1;
 	}
 	fd = open(MEMTRACE_DEVICE_PATH, O_RDWR | O_CLOEXEC);
@@ -147,18 +153,39 @@ static int mod_ended(const struct mod_session *s)
 	return (__atomic_load_n(&h->flags, __ATOMIC_ACQUIRE) & MEMTRACE_RING_ENDED) != 0;
 }
 
+/* The -p list (pids[0] is the config's pid; the module drops duplicates). */
+static const pid_t *mod_pids(const struct record_opts *o, pid_t target, int *n)
+{
+	if (o->argv || !o->npids || !o->pids) {
+		static pid_t one;
+
+		one = target;
+		*n = 1;
+		return &one;
+	}
+	*n = o->npids;
+	return o->pids;
+}
+
 static int mod_setup(struct mod_session *s, const struct record_opts *o,
 		     const struct mem_event *ev, uint64_t period, pid_t target)
 {
 	struct memtrace_config c = { 0 };
+	int npids = 0;
+	const pid_t *pids = o->system_wide ? NULL : mod_pids(o, target, &npids);
 	struct memtrace_stats st = { .size = sizeof(st) };
 	long pg = sysconf(_SC_PAGESIZE);
 
 	c.size = sizeof(c);
 	c.version = MEMTRACE_ABI_VERSION;
 	c.flags = (o->system_wide ? MEMTRACE_CFG_SYSTEM_WIDE : 0) |
-		  (o->kernel_addrs ? MEMTRACE_CFG_KERNEL_ADDRS : 0);
-	c.pid = o->system_wide ? 0 : target;
+		  (o->kernel_addrs ? MEMTRACE_CFG_KERNEL_ADDRS : 0) |
+		  (!o->system_wide && !o->no_children ? MEMTRACE_CFG_DESCENDANTS : 0);
+	c.pid = pids ? pids[0] : 0;
+	if (npids > 1) {
+		c.pids = (uintptr_t)(pids + 1);
+		c.nr_pids = (uint32_t)(npids - 1);
+	}
 	c.event_type = ev->attr.type;
 	c.event_config = ev->attr.config;
 	c.event_config1 = ev->attr.config1;
@@ -170,11 +197,17 @@ static int mod_setup(struct mod_session *s, const struct record_opts *o,
 	if (ioctl(s->fd, MEMTRACE_IOC_CONFIGURE, &c)) {
 		int e = errno;
 
-		if (e == EACCES)
+		if (e == EACCES && npids > 1)
+			mt_err("may not trace one of the listed pids (needs ptrace read access: same user, or CAP_SYS_PTRACE)");
+		else if (e == EACCES)
 			mt_err("may not trace pid %d (needs ptrace read access: same user, or CAP_SYS_PTRACE)",
 			       (int)target);
+		else if (e == ESRCH && npids > 1)
+			mt_err("one of the listed pids is not a running process");
 		else if (e == ESRCH)
 			mt_err("no process with pid %d", (int)target);
+		else if (e == EINVAL && npids > (int)MEMTRACE_MAX_PIDS)
+			mt_err("the module takes at most %u pids", MEMTRACE_MAX_PIDS + 1);
 		else if (e == EINVAL && o->ring_records)
 			mt_err("module refused the configuration: --ring must be a power of two in [%u, %u]",
 			       MEMTRACE_RING_MIN_RECORDS, MEMTRACE_RING_MAX_RECORDS);
@@ -213,13 +246,30 @@ static void mod_meta_mode(struct recorder *r, const struct mod_session *s)
 	recorder_meta(r, "large_pebs", "%d", (flags & MEMTRACE_MODE_F_LARGE_PEBS) ? 1 : 0);
 }
 
+/* The one line saying what -p attached to (the module counted it at START). */
+static void mod_report_targets(struct mod_session *s)
+{
+	struct memtrace_targets t = { .size = sizeof(t) };
+
+	if (ioctl(s->fd, MEMTRACE_IOC_TARGETS, &t)) {
+		mt_errno("MEMTRACE_IOC_TARGETS");
+		return;
+	}
+	fprintf(stderr, "memtracectl: attached to %u process%s, %u thread%s", t.processes,
+		t.processes == 1 ? "" : "es", t.threads, t.threads == 1 ? "" : "s");
+	if (t.denied)
+		fprintf(stderr, " (%u descendant process%s skipped: no ptrace read access)",
+			t.denied, t.denied == 1 ? "" : "es");
+	fputc('\n', stderr);
+}
+
 struct mod_state {
 	struct mod_session s;
 	const struct record_opts *o;
 	struct recorder *r;
 	pid_t child, target;
-	int release_fd, watch;
-	uint64_t exited_at;
+	int release_fd;
+	int child_reaped;
 };
 
 static void mod_free(struct mod_state *m, int failed)
@@ -228,8 +278,6 @@ static void mod_free(struct mod_state *m, int failed)
 		kill(m->child, SIGKILL);
 	if (m->release_fd >= 0)
 		close(m->release_fd);
-	if (m->watch >= 0)
-		close(m->watch);
 	if (m->s.map)
 		munmap(m->s.map, m->s.map_bytes);
 	free(m->s.stats);
@@ -267,9 +315,12 @@ static int mod_start(struct mod_state *m, const struct record_opts *o)
 		m->target = m->child;
 		/* the counters attach before exec: the exec's own faults show */
 	} else if (!o->system_wide) {
-		if (target_check(o->pid))
-			return -1;
-		m->watch = target_watch(o->pid);
+		int n;
+		const pid_t *pids = mod_pids(o, o->pid, &n);
+
+		for (int i = 0; i < n; i++)
+			if (target_check(pids[i]))
+				return -1;
 	}
 	if (mod_setup(&m->s, o, &ev, period, m->target))
 		return -1;
@@ -282,6 +333,8 @@ static int mod_start(struct mod_state *m, const struct record_opts *o)
 	}
 	event_meta(m->r, "module", o, &ev, period, m->target);
 	mod_meta_mode(m->r, &m->s);
+	if (!o->argv && !o->system_wide)
+		mod_report_targets(&m->s);
 	return 0;
 }
 
@@ -290,13 +343,17 @@ static void *mod_open(const struct record_opts *o, struct recorder *r)
 	struct mod_state *m = mt_xcalloc(1, sizeof(*m));
 	uint64_t start;
 
-	m->s.fd = m->release_fd = m->watch = -1;
+	m->s.fd = m->release_fd = -1;
 	m->child = -1;
 	m->target = o->pid;
 	m->o = o;
 	m->r = r;
 	if (o->random_period) {
 		mt_err("--random-period is for the valgrind backend and import; the module uses a fixed period");
+		goto fail;
+	}
+	if (o->cgroup) {
+		mt_err("--cgroup needs --backend perf");
 		goto fail;
 	}
 	if (mod_start(m, o) || event_begin(r, o, m->target, &start))
@@ -341,17 +398,19 @@ static int mod_drain_step(void *state, struct recorder *r, const struct pollfd *
 	return 0;
 }
 
-/* The module marks the end within 20 ms of the exit; do not wait for it forever. */
+/*
+ * The module ends the session (MEMTRACE_RING_ENDED) once no task carrying
+ * its counters is left: the listed processes, their descendants and all
+ * they forked.  Here only the spawned command is reaped once it exits.
+ */
 static int mod_target_gone(void *state, uint64_t wall)
 {
 	struct mod_state *m = state;
 
-	if (m->o->system_wide || !target_exited(m->target, m->watch, m->child > 0))
-		return 0;
-	if (!m->exited_at)
-		m->exited_at = wall;
-	else if (wall - m->exited_at > 2000000000ull)
-		return 1;
+	(void)wall;
+	if (m->child > 0 && !m->child_reaped &&
+	    target_exited(m->child, -1, true))
+		m->child_reaped = 1;
 	return 0;
 }
 
@@ -365,7 +424,7 @@ static int mod_finish(void *state, struct recorder *r, int failed, const char **
 	if (mod_drain(&m->s, r))
 		return -1;
 	mod_account(&m->s, r, mt_now_ns());
-	if (m->child > 0 && strcmp(*reason, "target-exited"))
+	if (m->child > 0 && !m->child_reaped && strcmp(*reason, "target-exited"))
 		kill(m->child, SIGTERM);
 	return 0;
 }

@@ -10,6 +10,7 @@
  *   perm        no capability: EPERM; CAP_PERFMON only: foreign target EACCES
  *   lifecycle   target exit / close / rmmod in several orders
  *   cpuoff      CPU 1 offline and online during a task and a -a session
+ *   targets     process trees (DESCENDANTS), pid lists, their uapi errors
  * One file per test in this folder.
  */
 #include "mtktest.h"
@@ -65,8 +66,10 @@ int main(int argc, char **argv)
 		test_lifecycle(argc > 2 ? argv[2] : "/memtrace.ko");
 	else if (!strcmp(t, "cpuoff"))
 		test_cpuoff();
+	else if (!strcmp(t, "targets"))
+		test_targets();
 	else {
-		fprintf(stderr, "usage: mtktest pages|overflow|ioctl|fuzz [N]|perm|lifecycle [KO]|cpuoff\n");
+		fprintf(stderr, "usage: mtktest pages|overflow|ioctl|fuzz [N]|perm|lifecycle [KO]|cpuoff|targets\n");
 		return 2;
 	}
 	return failures ? 1 : 0;

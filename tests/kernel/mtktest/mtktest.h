@@ -27,5 +27,6 @@ void test_fuzz(int iters);		/* fuzz.c */
 void test_perm(void);			/* perm.c */
 void test_lifecycle(const char *ko);	/* lifecycle.c */
 void test_cpuoff(void);			/* cpuoff.c */
+void test_targets(void);		/* targets.c */
 
 #endif

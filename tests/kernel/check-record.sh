@@ -81,4 +81,28 @@ PY
 else
 	bad "record-mtfork: $err"
 fi
+if [ ! -s "$dir/tree.mtrace" ]; then
+	bad "record-tree: no trace came back from the guest"
+elif "$MT" dump "$dir/tree.mtrace" >"$dir/tree.csv" 2>/dev/null &&
+     reason=$("$MT" dump --meta "$dir/tree.mtrace" | sed -n 's/^end_reason=//p') &&
+     err=$($PY - "$dir/tree.csv" "$dir/tree.out" "$reason" <<'PY' 2>&1
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+workers = [dict(re.findall(r"(\w+)=(\S+)", l)) for l in open(sys.argv[2]) if l.startswith("worker=")]
+kinds = sorted(w["kind"] for w in workers)
+assert kinds == ["child", "grandchild", "late", "root", "thread"], f"workers {kinds}"
+assert sys.argv[3] == "target-exited", f"end_reason {sys.argv[3]}"
+for w in workers:
+    base, pages, pid, tid = int(w["base"], 16), int(w["pages"]), int(w["pid"]), int(w["tid"])
+    got = [r for r in rows if int(r["pid"]) == pid and base <= int(r["addr"], 16) < base + pages * 4096]
+    pg = sorted((int(r["addr"], 16) - base) // 4096 for r in got)
+    assert sorted(set(pg)) == list(range(pages)), f"{w['kind']} (pid {pid}): pages {pg}"
+    assert len(pg) - pages <= 2, f"{w['kind']}: {len(pg) - pages} repeated faults"
+    assert {int(r["tid"]) for r in got} == {tid}, f"{w['kind']}: tids {set(int(r['tid']) for r in got)}, want {tid}"
+PY
+); then
+	ok "record-tree: -p ROOT: root, its thread, child, grandchild (touching after the root exited) and a late child: every page (at most 2 retried faults per worker), right pid/tid, end target-exited"
+else
+	bad "record-tree: $err"
+fi
 exit $rc

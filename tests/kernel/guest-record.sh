@@ -1,6 +1,6 @@
 #!/bin/sh
 # guest-record.sh - memtracectl with the module backend inside the guest.
-# Records pageramp (page-fault source, period 1) and mtfork through
+# Records pageramp (page-fault source, period 1), mtfork and mttree through
 # /dev/memtrace, prints ok/FAIL lines and ships the traces to the host as
 # base64 between "BEGIN-FILE NAME" and "END-FILE" lines; the host checks
 # them exactly like the perf backend's traces (tests/suites.d/50-kernel.sh).
@@ -54,6 +54,31 @@ if $MT record --backend module -c 1 -o /tmp/fork.mtrace -- /bin/mtfork -b 3 -a 3
 else
 	echo "FAIL record: -- mtfork failed: $(cat /tmp/rec2.err)"
 fi
+
+# a process tree through -p ROOT: the root's thread, child and grandchild
+# exist at START, a late child is forked after; the grandchild touches
+# after the root exited (tests/kernel/mttree.c)
+/bin/mttree -k 64 >/tmp/tree.out &
+wl=$!
+wait_file /tmp/tree.out 100 || echo "FAIL record: mttree did not start"
+$MT record --backend module -p $wl -e page-faults -c 1 -o /tmp/tree.mtrace 2>/tmp/rec4.err &
+rec=$!
+wait_file /tmp/tree.mtrace 200 || echo "FAIL record: record -p mttree did not start: $(cat /tmp/rec4.err)"
+sleep 0.2
+kill -USR1 $wl
+if wait $rec; then
+	line=$(grep 'attached to' /tmp/rec4.err)
+	if [ "$line" = "memtracectl: attached to 3 processes, 4 threads" ]; then
+		echo "ok   record: --backend module -p mttree: '$line'"
+	else
+		echo "FAIL record: -p mttree said '$line', want 'memtracectl: attached to 3 processes, 4 threads'"
+	fi
+	ship tree.mtrace /tmp/tree.mtrace
+	ship tree.out /tmp/tree.out
+else
+	echo "FAIL record: -p mttree failed: $(cat /tmp/rec4.err)"
+fi
+wait $wl
 
 # system-wide: every CPU, for a fixed duration, while pageramp runs
 $MT record --backend module -a --duration 3 -o /tmp/all.mtrace 2>/tmp/rec3.err &

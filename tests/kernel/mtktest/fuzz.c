@@ -24,6 +24,7 @@ void test_fuzz(int iters)
 
 	for (int it = 0; it < iters; it++) {
 		struct memtrace_config c;
+		pid_t list[3] = { getpid(), 1 + (pid_t)(rnd() % 300), (pid_t)rnd() };
 		unsigned char *raw = (unsigned char *)&c;
 		int fd = open(MEMTRACE_DEVICE_PATH, O_RDWR);
 		long rc;
@@ -42,11 +43,11 @@ void test_fuzz(int iters)
 			/* a good config with 1..3 fields broken or varied */
 			mt_default_config(&c, rnd() % 2 ? getpid() : 1 + (pid_t)(rnd() % 300),
 					  1U << (1 + rnd() % 12));
-			c.flags = (uint32_t)(rnd() % 4);
+			c.flags = (uint32_t)(rnd() % 8);
 			c.fields = (uint32_t)(rnd() % 8);
 			c.sample_period = 1 + rnd() % 100;
 			for (int k = 1 + (int)(rnd() % 3); k > 0; k--) {
-				switch (rnd() % 12) {
+				switch (rnd() % 13) {
 				case 0: c.size = (uint32_t)rnd() % 256; break;
 				case 1: c.flags = (uint32_t)rnd(); break;
 				case 2: c.pid = (pid_t)rnd(); break;
@@ -58,6 +59,11 @@ void test_fuzz(int iters)
 				case 8: c.wakeup_records = (uint32_t)rnd() % 8192; break;
 				case 9: c.precise_ip = (uint32_t)rnd() % 6; break;
 				case 10: c.fields = (uint32_t)rnd(); break;
+				case 11:	/* a pid list: own, random, garbage */
+					c.nr_pids = (uint32_t)(rnd() % 4);
+					c.pids = rnd() % 4 ? (uintptr_t)list : rnd();
+					c.size = rnd() % 4 ? sizeof(c) : MEMTRACE_CONFIG_SIZE_V1;
+					break;
 				default: c.reserved[rnd() % 3] = rnd() % 2; break;
 				}
 			}

@@ -89,12 +89,33 @@ uint64_t mt_space_translate(struct mt_space *sp, uint64_t addr)
 	return addr + sp->tag;
 }
 
+/* Runs of samples of one pid at a time; the primary's private memory is left as it is. */
 void mt_spaces_key_samples(struct mt_spaces *s, struct memtrace_sample *smp, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		smp[i].addr = mt_spaces_key(s, smp[i].pid, smp[i].addr);
-		if (smp[i].ip)
-			smp[i].ip = mt_spaces_key(s, smp[i].pid, smp[i].ip);
+	for (size_t i = 0, j; i < n; i = j) {
+		uint32_t pid = smp[i].pid;
+		struct mt_space *sp = &s->v[pid == s->last_pid && s->n ? s->last
+								 : mt_spaces_index(s, pid)];
+		uint64_t tag = sp->tag;
+
+		j = i;
+		if (sp->translate) {
+			for (; j < n && smp[j].pid == pid; j++) {
+				if (!(smp[j].addr & MT_KERNEL_BIT))
+					smp[j].addr = mt_space_translate(sp, smp[j].addr);
+				if (smp[j].ip && !(smp[j].ip & MT_KERNEL_BIT))
+					smp[j].ip = mt_space_translate(sp, smp[j].ip);
+			}
+		} else if (!tag) {	/* keys are the addresses */
+			while (j < n && smp[j].pid == pid)
+				j++;
+		} else {
+			for (; j < n && smp[j].pid == pid; j++) {
+				uint64_t a = smp[j].addr, ip = smp[j].ip;
+				smp[j].addr = a & MT_KERNEL_BIT ? a : a + tag;
+				smp[j].ip = ip && !(ip & MT_KERNEL_BIT) ? ip + tag : ip;
+			}
+		}
 	}
 }
 

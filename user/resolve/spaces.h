@@ -20,9 +20,10 @@
  * resolver_layout), the same rule that names it.  Addresses at or above
  * 2^48 in user space (5-level paging) are not told apart from tags.
  *
- * Per sample: one compare with the last pid seen, and for a process with
- * translated shared ranges a check of the last range hit, else a binary
- * search of its sorted shared ranges.
+ * Per sample (mt_spaces_key_samples, by runs of one pid): nothing for the
+ * primary's private memory, an add of the tag for another process, and for
+ * a process with translated shared ranges a check of the last range hit,
+ * else a binary search of its sorted shared ranges.
  */
 #ifndef MEMTRACE_SPACES_H
 #define MEMTRACE_SPACES_H

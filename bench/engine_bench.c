@@ -9,6 +9,10 @@
  *   seq     sweeps over 1 M pages, one sample per page
  *   random  uniform random pages out of 1 M
  *   skewed  80 % of samples on 20 % of the pages, random within each part
+ * Keys: the batch path with the address-space keys of report in front
+ * (mt_spaces_key_samples): one process (keys = addresses), and two
+ * processes whose stream lies in a shared mapping each maps elsewhere
+ * (every sample of the second one translated).
  * Encoding: bytes per sample on disk (column transform + zstd) for streams
  * shaped like sampled loads of a database scan, a hash probe and a mix.
  */
@@ -20,6 +24,8 @@
 #include "trace/codec.h"
 #include "trace/format.h"
 #include "engine/wss.h"
+#include "resolve/resolve.h"
+#include "resolve/spaces.h"
 #include <zstd.h>
 
 #define PAGES (1u << 20)
@@ -71,6 +77,7 @@ static void make_stream(const char *kind, uint64_t *addr)
 	}
 }
 
+/* mode 0: wss_add; 1: wss_add_samples; 2: keys, one process; 3: keys, two processes */
 static void bench_engine(int runs, int batch)
 {
 	static const char *const kinds[] = { "seq", "random", "skewed" };
@@ -78,9 +85,23 @@ static void bench_engine(int runs, int batch)
 	struct memtrace_sample *smp = calloc(1u << 16, sizeof(*smp));
 	char err[128];
 
+	static const char *const what[] = { "wss_add, one by one", "wss_add_samples, prefetching",
+					    "keys + wss_add_samples, one process",
+					    "keys + wss_add_samples, two processes sharing" };
+	/* pid 1 maps the stream's 4 GiB shared at its base, pid 2 at +64 GiB */
+	static const char m1[] = "7f0000000000-7f0100000000 rw-s 00000000 00:01 5 /memfd:b\n";
+	static const char m2[] = "7f1000000000-7f1100000000 rw-s 00000000 00:01 5 /memfd:b\n";
+	struct resolver *res = resolver_new();
+	struct mt_spaces *sp = NULL;
+
+	if (batch == 3) {
+		resolver_add_maps(res, 0, 1, m1, sizeof(m1) - 1);
+		resolver_add_maps(res, 0, 2, m2, sizeof(m2) - 1);
+	}
+	if (batch >= 2)
+		sp = resolver_spaces(res, 1);
 	printf("engine (%s): %u M samples over %u K distinct 4 KiB pages, median of %d runs\n",
-	       batch ? "wss_add_samples, prefetching" : "wss_add, one by one",
-	       SAMPLES >> 20, PAGES >> 10, runs);
+	       what[batch], SAMPLES >> 20, PAGES >> 10, runs);
 	for (int k = 0; k < 3; k++) {
 		double rate[32];
 		make_stream(kinds[k], addr);
@@ -96,7 +117,14 @@ static void bench_engine(int runs, int batch)
 					for (uint32_t j = 0; j < 1u << 16; j++) {
 						smp[j].time = (uint64_t)(i + j) + 1;
 						smp[j].addr = addr[i + j];
+						smp[j].pid = 1;
+						if (batch == 3 && (j & 1)) {
+							smp[j].pid = 2;
+							smp[j].addr += 0x1000000000ull;
+						}
 					}
+					if (sp)
+						mt_spaces_key_samples(sp, smp, 1u << 16);
 					wss_add_samples(&w, smp, 1u << 16, 0);
 				}
 			} else {
@@ -114,6 +142,7 @@ static void bench_engine(int runs, int batch)
 		}
 		printf("%.1f M samples/s\n", median(rate, runs));
 	}
+	resolver_free(res);
 	free(addr);
 	free(smp);
 }
@@ -183,8 +212,8 @@ int main(int argc, char **argv)
 
 	if (runs < 1 || runs > 32)
 		runs = 5;
-	bench_engine(runs, 0);
-	bench_engine(runs, 1);
+	for (int mode = 0; mode < 4; mode++)
+		bench_engine(runs, mode);
 	bench_encoding(runs);
 	return 0;
 }

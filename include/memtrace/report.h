@@ -29,6 +29,7 @@ extern "C" {
 #define MEMTRACE_REPORT_ALL_BUCKETS	(1u << 0) /* fill buckets[]: every bucket's count */
 #define MEMTRACE_REPORT_REGIONS		(1u << 1) /* fill regions[] */
 #define MEMTRACE_REPORT_FULL_CURVE	(1u << 2) /* curve at every distinct count, not 1,2,4,.. */
+#define MEMTRACE_REPORT_PER_PROCESS	(1u << 3) /* fill processes[] */
 
 struct memtrace_report_config {
 	uint64_t bucket;	/* bytes, power of two 64..2M; 0 = the trace's bucket_default */
@@ -101,6 +102,26 @@ struct memtrace_region {
 	uint64_t buckets;	/* distinct buckets touched */
 };
 
+/*
+ * One process of the (filtered) samples (MEMTRACE_REPORT_PER_PROCESS): its
+ * own data WSS (the buckets it touched, shared ones included) and hot
+ * buckets (where and count only).
+ */
+struct memtrace_process {
+	uint32_t pid;
+	const char *comm;	/* from the trace's thread records, "" if none */
+	uint64_t samples;
+	struct memtrace_series data;
+	uint64_t shared;	/* of data.total: buckets in shared mappings */
+	size_t nhot;
+	const struct memtrace_hot_bucket *hot;
+};
+
+/*
+ * Buckets are address-space keys (include/memtrace/resolve.h): private
+ * memory per process, shared mappings once by (device, inode, offset); in a
+ * single-process trace they are the addresses.
+ */
 struct memtrace_report {
 	/* what was computed */
 	uint64_t bucket, window, interval;	/* resolved from the config */
@@ -126,6 +147,10 @@ struct memtrace_report {
 	/* appended: the HEADER and END chunks' "key=value\n" text (end_meta
 	 * NULL without an END chunk), for renderers that show the metadata */
 	const char *meta, *end_meta;
+	/* appended: MEMTRACE_REPORT_PER_PROCESS, the target (or --pid) first, then by pid */
+	size_t nprocesses;
+	const struct memtrace_process *processes;
+	uint64_t shared_buckets;		/* of data.total: in shared mappings */
 };
 
 struct memtrace_report *memtrace_report_compute(const char *path,

@@ -87,6 +87,36 @@ struct memtrace_range {
 long memtrace_resolver_layout(struct memtrace_resolver *r, uint32_t pid,
 			      const struct memtrace_range **v);
 
+/*
+ * Address-space keys: what reports bucket by (docs/design.md, "Address
+ * spaces").  Private memory is keyed per process: the target's addresses
+ * are their own keys, every other process's carry a tag in bits 48..62.
+ * A shared mapping (shared anonymous, memfd, SysV, MAP_SHARED file) is
+ * keyed by (device, inode, offset): every process's mapping of it
+ * translates to the key range of its first mapping seen (the target's if
+ * it maps it).  Kernel addresses (bit 63) are their own keys.  In a
+ * single-process trace every key is the address.
+ *
+ * memtrace_resolver_layout(r, MEMTRACE_LAYOUT_KEYS, &v) gives the layout in
+ * key order: every process's ranges ("pid 1234 [heap]" for other processes
+ * than the target), each shared object once.
+ */
+#define MEMTRACE_LAYOUT_KEYS UINT32_MAX
+
+uint64_t memtrace_resolver_key(struct memtrace_resolver *r, uint32_t pid, uint64_t addr);
+/* key[i] = the key of (pid[i], addr[i]); key may be addr (in place). */
+void memtrace_resolver_keys(struct memtrace_resolver *r, size_t n, const uint32_t *pid,
+			    const uint64_t *addr, uint64_t *key);
+/*
+ * The process and address behind key: 1 when it lies in a shared object
+ * (*shared_by = the processes that map it), 0 for private memory, -1 when
+ * no process has its tag.
+ */
+int memtrace_resolver_decode(struct memtrace_resolver *r, uint64_t key, uint32_t *pid,
+			     uint64_t *addr, uint32_t *shared_by);
+/* memtrace_describe() of a key: "pid 1234 [heap]+0x2000", "memfd:orders+0x3000". */
+int memtrace_describe_key(struct memtrace_resolver *r, uint64_t key, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,4 +16,8 @@ const char *render_meta(const char *text, const char *key, char *buf, size_t len
 void render_text(FILE *f, const char *path, const struct memtrace_report *r);
 void render_json(FILE *f, const char *path, const struct memtrace_report *r);
 
+/* render_procs.c: the --per-process part (nothing without r->nprocesses) */
+void render_text_procs(FILE *f, const struct memtrace_report *r);
+void render_json_procs(FILE *f, const struct memtrace_report *r);
+
 #endif

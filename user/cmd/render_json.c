@@ -115,5 +115,7 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r)
 		json_ips(f, pk->locations, pk->nlocations);
 		fputc('}', f);
 	}
-	fprintf(f, "%s]\n}\n", r->npeaks ? "\n  " : "");
+	fprintf(f, "%s]", r->npeaks ? "\n  " : "");
+	render_json_procs(f, r);
+	fprintf(f, "\n}\n");
 }

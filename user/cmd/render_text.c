@@ -158,4 +158,5 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r)
 			mt_fmt_bytes(r->curve[i].buckets << r->bucket_shift, b1, sizeof(b1)),
 			100.0 * (double)r->curve[i].samples / (double)r->samples);
 	print_peaks(f, r);
+	render_text_procs(f, r);
 }

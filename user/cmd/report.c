@@ -16,7 +16,8 @@ struct report_opts {
 	const char *window, *interval, *series;
 	uint64_t bucket;
 	size_t top;
-	int json;
+	int json, per_process;
+	uint32_t pid;
 	double sensitivity;
 };
 
@@ -31,6 +32,9 @@ static void usage(FILE *out)
 		"  -i, --interval T       one WSS value every T (default: the window)\n"
 		"  -b, --bucket SIZE      bucket size, a power of two from 64 to 2M (default: the trace's, 4K)\n"
 		"  -n, --top N            hot buckets to list (default 10)\n"
+		"  -p, --pid PID          only the samples of process PID (its addresses as they are)\n"
+		"      --per-process      one WSS and hot summary per process, and the buckets\n"
+		"                         in shared mappings (counted once for all processes)\n"
 		"      --json             machine-readable output on stdout\n"
 		"      --series FILE      write time,wss_data,wss_code (buckets) per interval as CSV\n"
 		"      --sensitivity G    peak detection sensitivity (default 1.0; smaller finds more)\n"
@@ -38,7 +42,10 @@ static void usage(FILE *out)
 		"\n"
 		"Durations take ns/us/ms/s/min suffixes for time traces and plain counts (k/M/G)\n"
 		"for instruction traces. WSS(t) counts distinct buckets accessed in (t - TAU, t],\n"
-		"reported at t = start + k*T; series times are relative to the trace start.\n");
+		"reported at t = start + k*T; series times are relative to the trace start.\n"
+		"Buckets belong to address spaces: private memory per process (other processes\n"
+		"than the target are named \"pid N ...\"), a shared mapping once, by what is\n"
+		"mapped (device, inode, offset), wherever each process maps it.\n");
 }
 
 static int parse_opts(int argc, char **argv, struct report_opts *o, const char **path)
@@ -51,6 +58,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 		{ "json", no_argument, NULL, 'j' },
 		{ "series", required_argument, NULL, 's' },
 		{ "sensitivity", required_argument, NULL, 'g' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "per-process", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -58,7 +67,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:i:b:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "w:i:b:n:p:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w': o->window = optarg; break;
 		case 'i': o->interval = optarg; break;
@@ -77,6 +86,14 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 			o->top = (size_t)v;
 			break;
 		case 'j': o->json = 1; break;
+		case 'p':
+			if (mt_parse_u64(optarg, &v) || !v || v > UINT32_MAX) {
+				mt_err("invalid --pid '%s' (a process id)", optarg);
+				return 2;
+			}
+			o->pid = (uint32_t)v;
+			break;
+		case 'P': o->per_process = 1; break;
 		case 's': o->series = optarg; break;
 		case 'g': {
 			char *end;
@@ -161,6 +178,8 @@ int cmd_report(int argc, char **argv)
 	struct memtrace_report_config cfg = {
 		.bucket = o.bucket, .top = o.top, .sensitivity = o.sensitivity,
 		.max_peaks = 100, .locations = 3, .functions = 3,
+		.flags = o.per_process ? MEMTRACE_REPORT_PER_PROCESS : 0,
+		.filter = { .pid = o.pid },
 	};
 	rc = parse_durations(path, &o, &cfg);
 	if (rc)

@@ -35,7 +35,8 @@ size_t hot_top(const struct bucket_map *m, size_t n, struct hot_bucket *out)
 	struct collect c = { 0 };
 
 	bucket_map_foreach(m, collect_one, &c);
-	qsort(c.all, c.n, sizeof(*c.all), by_count_then_address);
+	if (c.n)	/* qsort(NULL, 0) is undefined */
+		qsort(c.all, c.n, sizeof(*c.all), by_count_then_address);
 	if (n > c.n)
 		n = c.n;
 	for (size_t i = 0; i < n; i++)
@@ -50,7 +51,8 @@ size_t hot_curve(const struct bucket_map *m, struct hot_point *out, size_t max)
 	size_t points = 0;
 
 	bucket_map_foreach(m, collect_one, &c);
-	qsort(c.all, c.n, sizeof(*c.all), by_count_then_address);
+	if (c.n)
+		qsort(c.all, c.n, sizeof(*c.all), by_count_then_address);
 	/* c.all is sorted by count, descending: walk thresholds upwards from
 	 * the end, where the small counts are. */
 	uint64_t buckets = c.n, accesses = 0;

@@ -127,9 +127,7 @@ static void pass1_chunk(struct rep_ctx *c, const struct trace_chunk *ch)
 	if (ch->type == CHUNK_HEADER) {
 		c->r->meta = kv_text(c, ch->data, ch->len);
 	} else if (ch->type == CHUNK_MAPS && ch->len >= MAPS_HDR_SIZE) {
-		resolver_add_maps(c->res, get_le64(ch->data), get_le32(ch->data + 8),
-				  (const char *)ch->data + MAPS_HDR_SIZE, ch->len - MAPS_HDR_SIZE);
-		in->maps++;
+		in->maps++;	/* read before the samples: read_maps() */
 	} else if (ch->type == CHUNK_THREADS) {
 		in->threads += ch->len / THREAD_REC_SIZE;
 	} else if (ch->type == CHUNK_LOST) {
@@ -168,9 +166,10 @@ static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n
 	if (!c->first_seen) {
 		c->first_seen = 1;
 		r->first_time = s[0].time;
-		if (!c->pid_known)
-			c->pid = s[0].pid;
 	}
+	mt_spaces_key_samples(c->spaces, s, n);
+	if (c->flags & MEMTRACE_REPORT_PER_PROCESS)
+		rep_procs_add(c, s, n);
 	if (columns & (1u << COL_IP))
 		r->have_ip = 1;
 	wss_add_samples(&c->data, s, n, 0);
@@ -188,6 +187,7 @@ static void pass2_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n
 
 	(void)columns;
 	n = sample_filter_apply(&c->filt, s, n);
+	mt_spaces_key_samples(c->spaces, s, n);
 	for (size_t i = 0; i < n; i++) {
 		hot_attr_add(&c->attr_obj, s[i].addr, s[i].addr);
 		if (regions)
@@ -212,7 +212,7 @@ static void pass2_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n
 	}
 }
 
-static void fill_series(struct rep_ctx *c, struct memtrace_series *out, const struct wss *w)
+void rep_fill_series(struct rep_ctx *c, struct memtrace_series *out, const struct wss *w)
 {
 	uint64_t *time = rep_alloc(c, (w->nrows ? w->nrows : 1) * sizeof(uint64_t));
 	uint64_t *wss = rep_alloc(c, (w->nrows ? w->nrows : 1) * sizeof(uint64_t));
@@ -333,7 +333,6 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 	c->flags = cfg->flags;
 	c->filter = &cfg->filter;
 	c->pid = cfg->filter.pid ? cfg->filter.pid : r->info.target_pid;
-	c->pid_known = c->pid != 0;
 
 	struct wss_config wc = { r->start_time, r->window, r->interval, r->bucket_shift };
 	if (wss_init(&c->data, &wc, err, errlen))
@@ -350,36 +349,40 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 	return 0;
 }
 
-static void maps_only(struct rep_ctx *c, const struct trace_chunk *ch)
+/* Every MAPS chunk into c->res, before the samples need their keys. */
+static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errlen)
 {
-	if (ch->type == CHUNK_MAPS && ch->len >= MAPS_HDR_SIZE)
-		resolver_add_maps(c->res, get_le64(ch->data), get_le32(ch->data + 8),
-				  (const char *)ch->data + MAPS_HDR_SIZE, ch->len - MAPS_HDR_SIZE);
+	struct trace_reader *tr = trace_open(path, err, errlen);
+	struct trace_chunk ch;
+	int rc;
+
+	if (!tr)
+		return -1;
+	trace_skip(tr, (1u << CHUNK_SAMPLES) | (1u << CHUNK_WINDOWS) | (1u << CHUNK_LOST));
+	while ((rc = trace_next(tr, &ch, err, errlen)) > 0) {
+		if (ch.type == CHUNK_MAPS && ch.len >= MAPS_HDR_SIZE)
+			resolver_add_maps(c->res, get_le64(ch.data), get_le32(ch.data + 8),
+					  (const char *)ch.data + MAPS_HDR_SIZE,
+					  ch.len - MAPS_HDR_SIZE);
+		else if (ch.type == CHUNK_THREADS && (c->flags & MEMTRACE_REPORT_PER_PROCESS))
+			rep_procs_threads(c, ch.data, ch.len);
+	}
+	trace_close(tr);
+	return rc < 0 ? -1 : 0;
 }
 
 /* Pass 1 and what follows from it: series, peaks, hot buckets. */
 static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t errlen)
 {
 	struct memtrace_report *r = c->r;
-	struct resolver *filter_res = c->res;
 
-	if (c->filter->mapping) {	/* the filter needs the maps before the samples */
-		filter_res = resolver_new();
-		struct resolver *keep = c->res;
-		c->res = filter_res;
-		int rc = rep_scan(c, path, NULL, maps_only, err, errlen);
-		c->res = keep;
-		if (rc) {
-			resolver_free(filter_res);
-			return -1;
-		}
-	}
-	int rc = sample_filter_init(&c->filt, c->filter, r->start_time, filter_res,
-				    r->info.target_pid, err, errlen);
-	if (filter_res != c->res)
-		resolver_free(filter_res);
-	if (rc)
+	if (read_maps(c, path, err, errlen))
 		return -1;
+	if (sample_filter_init(&c->filt, c->filter, r->start_time, c->res, r->info.target_pid,
+			       err, errlen))
+		return -1;
+	/* the target (or --pid) keeps its addresses as keys */
+	c->spaces = resolver_spaces(c->res, c->pid);
 	if (rep_scan(c, path, pass1_samples, pass1_chunk, err, errlen))
 		return -1;
 	r->info.end_time = r->info.last_time;
@@ -393,10 +396,12 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 								     : c->code.last_time;
 		wss_finish(&c->data, end);
 		wss_finish(&c->code, end);
+		if (c->flags & MEMTRACE_REPORT_PER_PROCESS)
+			rep_procs_finish(c, end);
 	}
 	r->reordered = c->data.reordered;
-	fill_series(c, &r->data, &c->data);
-	fill_series(c, &r->code, &c->code);
+	rep_fill_series(c, &r->data, &c->data);
+	rep_fill_series(c, &r->code, &c->code);
 	return 0;
 }
 
@@ -406,7 +411,7 @@ static int compute(struct rep_ctx *c, const char *path, char *err, size_t errlen
 
 	if (first_pass(c, path, err, errlen))
 		return -1;
-	c->nlayout = resolver_layout(c->res, c->pid, &c->layout);
+	c->nlayout = resolver_key_layout(c->res, &c->layout);
 	find_peaks(c);
 	c->hot_data = mt_xcalloc(c->top, sizeof(*c->hot_data));
 	c->hot_code = mt_xcalloc(c->top, sizeof(*c->hot_code));
@@ -435,6 +440,8 @@ static int compute(struct rep_ctx *c, const char *path, char *err, size_t errlen
 		rep_fill_buckets(c);
 	if (c->reg_samples)
 		rep_fill_regions(c);
+	if (c->flags & MEMTRACE_REPORT_PER_PROCESS)
+		rep_fill_procs(c);
 	return 0;
 }
 
@@ -459,6 +466,7 @@ static void ctx_free(struct rep_ctx *c, int wss_ready)
 	free(c->hot_data);
 	free(c->hot_code);
 	sample_filter_free(&c->filt);
+	rep_procs_free(c);
 	if (c->res)
 		resolver_free(c->res);
 	if (wss_ready) {

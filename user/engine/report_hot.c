@@ -46,7 +46,7 @@ static size_t hot_symbols(struct rep_ctx *c, const struct hot_attr *attr, uint64
 	*total = 0;
 	for (size_t i = 0; i < np; i++) {
 		struct resolved res;
-		int how = resolver_lookup(c->res, c->pid, UINT64_MAX, p[i].ip, &res);
+		int how = resolver_key_lookup(c->res, p[i].ip, &res);
 		const char *name = how == MT_RESOLVE_SYMBOL ? res.sym
 				   : how == MT_RESOLVE_MAPPING ? res.region : "?";
 		size_t j = 0;
@@ -76,12 +76,12 @@ static void named_ip(struct rep_ctx *c, uint64_t ip, uint64_t count, int short_n
 {
 	struct resolved res = { 0 };
 	char buf[512];
-	int how = resolver_lookup(c->res, c->pid, UINT64_MAX, ip, &res);
+	int how = resolver_key_lookup(c->res, ip, &res);
 
 	if (short_name && how == MT_RESOLVE_SYMBOL)
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, res.sym, res.sym_off);
 	else
-		resolver_describe(c->res, c->pid, UINT64_MAX, ip, buf, sizeof(buf));
+		resolver_key_describe(c->res, ip, buf, sizeof(buf));
 	out->addr = ip;
 	out->count = count;
 	out->name = rep_strdup(c, buf);
@@ -89,6 +89,22 @@ static void named_ip(struct rep_ctx *c, uint64_t ip, uint64_t count, int short_n
 		out->file = rep_strdup(c, res.file);
 		out->line = res.line;
 	}
+}
+
+const char *rep_key_where(struct rep_ctx *c, uint64_t key)
+{
+	struct resolved res;
+	char buf[512], shared[48] = "";
+	int how = resolver_key_lookup(c->res, key, &res);
+
+	if (res.shared_by > 1)
+		snprintf(shared, sizeof(shared), " (shared by %u processes)", res.shared_by);
+	if (how == MT_RESOLVE_UNMAPPED)
+		snprintf(buf, sizeof(buf), "%s%s?", res.owner ? res.owner : "", res.owner ? " " : "");
+	else
+		snprintf(buf, sizeof(buf), "%s%s%s+0x%" PRIx64 "%s", res.owner ? res.owner : "",
+			 res.owner ? " " : "", res.region, res.region_off, shared);
+	return rep_strdup(c, buf);
 }
 
 /*
@@ -101,16 +117,9 @@ static void locate_bucket(struct rep_ctx *c, struct memtrace_hot_bucket *h, uint
 			  int code)
 {
 	struct sym_count obj[HOT_SYMS_MAX];
-	struct resolved res;
 	uint64_t total;
-	char buf[512];
 
-	if (resolver_lookup(c->res, c->pid, UINT64_MAX, h->addr, &res) == MT_RESOLVE_UNMAPPED) {
-		h->where = rep_strdup(c, "?");
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, res.region, res.region_off);
-	h->where = rep_strdup(c, buf);
+	h->where = rep_key_where(c, h->addr);
 	if (!code && hot_symbols(c, &c->attr_obj, bucket, obj, &total, 1) &&
 	    obj[0].count * 2 >= total)
 		h->object = rep_strdup(c, obj[0].name);

@@ -20,6 +20,15 @@
 #include "engine/wss.h"
 #include "memtrace/report.h"
 #include "resolve/resolve.h"
+#include "resolve/spaces.h"
+
+struct rep_proc {
+	int used;
+	uint32_t pid;
+	struct wss w;
+	uint64_t samples;
+	char comm[16];
+};
 
 /* The allocation behind a struct memtrace_report. */
 struct rep_owner {
@@ -39,8 +48,8 @@ struct rep_ctx {
 	/* pass 1 */
 	struct sample_filter filt;
 	struct resolver *res;
-	uint32_t pid;			/* whose mappings name addresses */
-	int pid_known;
+	uint32_t pid;			/* keeps its addresses as keys (0: the main pid) */
+	struct mt_spaces *spaces;	/* the resolver's: (pid, address) -> key */
 	struct wss data, code;
 	int first_seen;
 	/* peaks (pass 2: instructions and mappings in their windows) */
@@ -60,6 +69,11 @@ struct rep_ctx {
 	/* regions (pass 2) */
 	uint64_t *reg_samples;		/* nlayout + 1 (last: unmapped) */
 	struct bucket_map *reg_buckets;
+	/* per process (MEMTRACE_REPORT_PER_PROCESS): indexed like spaces->v */
+	struct rep_proc *procs;
+	size_t nprocs;
+	unsigned char *threads;		/* THREADS records (comm of each pid) */
+	size_t nthreads;
 };
 
 void *rep_alloc(struct rep_ctx *c, size_t n);	/* zeroed, owned by the report */
@@ -68,7 +82,18 @@ char *rep_strdup(struct rep_ctx *c, const char *s);
 /* Index into layout[] of the range holding addr, nlayout if none. */
 size_t rep_range_of(const struct rep_ctx *c, uint64_t addr);
 
+void rep_fill_series(struct rep_ctx *c, struct memtrace_series *out, const struct wss *w);
+
+/* report_procs.c: the per-process summaries */
+void rep_procs_threads(struct rep_ctx *c, const unsigned char *p, size_t len);
+void rep_procs_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n);
+void rep_procs_finish(struct rep_ctx *c, uint64_t end);
+void rep_fill_procs(struct rep_ctx *c);
+void rep_procs_free(struct rep_ctx *c);
+
 /* report_hot.c */
+/* "[heap]+0x2000", "pid 1234 [heap]+0x2000", "memfd:x+0x0 (shared by 2 processes)", "?" */
+const char *rep_key_where(struct rep_ctx *c, uint64_t key);
 void rep_fill_hot(struct rep_ctx *c);
 void rep_fill_peaks(struct rep_ctx *c);
 

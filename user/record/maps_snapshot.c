@@ -1,4 +1,5 @@
-/* maps_snapshot.c - MAPS chunks: /proc/PID/maps of the target whenever it
+/* maps_snapshot.c - MAPS chunks: /proc/PID/maps of every traced process
+ * (the target, each forked child, each process with samples) whenever it
  * changed, with valgrind's guest stack named [stack]. */
 #include "record/recorder_impl.h"
 
@@ -85,8 +86,11 @@ int maps_snapshot(struct recorder *r, int i, uint64_t now)
 	size_t len = 0;
 	char *text = read_maps(r->maps_pid[i], &len);
 
-	if (!text)
-		return 0;	/* the process is gone: nothing to snapshot */
+	if (!text) {		/* the process is gone: nothing to snapshot */
+		free(r->maps_text[i]);
+		r->maps_text[i] = NULL;
+		return 0;
+	}
 	if (r->maps_stack[i])
 		text = name_stack_line(text, &len, r->maps_stack[i]);
 	if (r->maps_text[i] && strlen(r->maps_text[i]) == len &&
@@ -111,6 +115,15 @@ int maps_index(struct recorder *r, pid_t pid)
 			return i;
 	if (r->nmaps == MAX_MAPS_PIDS)
 		return -1;
+	if (r->nmaps == r->maps_cap) {
+		r->maps_cap = r->maps_cap ? 2 * r->maps_cap : 16;
+		r->maps_pid = mt_xrealloc(r->maps_pid, (size_t)r->maps_cap * sizeof(*r->maps_pid));
+		r->maps_text = mt_xrealloc(r->maps_text, (size_t)r->maps_cap * sizeof(*r->maps_text));
+		r->maps_dirty = mt_xrealloc(r->maps_dirty,
+					    (size_t)r->maps_cap * sizeof(*r->maps_dirty));
+		r->maps_stack = mt_xrealloc(r->maps_stack,
+					    (size_t)r->maps_cap * sizeof(*r->maps_stack));
+	}
 	r->maps_pid[r->nmaps] = pid;
 	r->maps_text[r->nmaps] = NULL;
 	r->maps_dirty[r->nmaps] = 1;
@@ -149,8 +162,28 @@ int maps_flush_dirty(struct recorder *r, uint64_t now)
 	return rc;
 }
 
+/*
+ * Address spaces are keyed with each process's own maps (docs/design.md):
+ * a process that shows up in the samples without a fork or mmap event seen
+ * (attached to while running, -a) is snapshotted at the next tick.
+ */
+void maps_note_samples(struct recorder *r, const struct memtrace_sample *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid = (pid_t)s[i].pid;
+		if (pid == r->maps_last || pid <= 0)
+			continue;
+		r->maps_last = pid;
+		maps_index(r, pid);	/* new entries start dirty */
+	}
+}
+
 void maps_free(struct recorder *r)
 {
 	for (int i = 0; i < r->nmaps; i++)
 		free(r->maps_text[i]);
+	free(r->maps_text);
+	free(r->maps_pid);
+	free(r->maps_dirty);
+	free(r->maps_stack);
 }

@@ -17,7 +17,7 @@
 #define MERGE_HORIZON_NS	50000000ull	/* samples may arrive 50 ms late */
 #define WINDOW_ROWS_PER_CHUNK	600
 #define STATUS_EVERY_NS		500000000ull
-#define MAX_MAPS_PIDS		16
+#define MAX_MAPS_PIDS		65536	/* processes whose maps are snapshotted */
 
 struct row_buf {
 	uint64_t *t, *v;
@@ -44,11 +44,13 @@ struct recorder {
 	uint32_t nthreads, nlost;
 	uint64_t total_lost, total_throttled, dropped;
 
-	pid_t maps_pid[MAX_MAPS_PIDS];
-	char *maps_text[MAX_MAPS_PIDS];
-	int maps_dirty[MAX_MAPS_PIDS];
-	uint64_t maps_stack[MAX_MAPS_PIDS];	/* an address in the stack, or 0 */
-	int nmaps;
+	/* one entry per process with MAPS chunks (maps_snapshot.c) */
+	pid_t *maps_pid;
+	char **maps_text;
+	int *maps_dirty;
+	uint64_t *maps_stack;	/* an address in the stack, or 0 */
+	int nmaps, maps_cap;
+	pid_t maps_last;	/* pid of the last sample checked by maps_note_samples */
 
 	uint64_t samples, last_time;
 	uint64_t status_at, status_samples, status_wall;
@@ -75,6 +77,8 @@ int merge_flush(struct recorder *r, uint64_t limit);	/* time <= limit */
 int maps_index(struct recorder *r, pid_t pid);
 int maps_snapshot(struct recorder *r, int i, uint64_t now);
 int maps_flush_dirty(struct recorder *r, uint64_t now);
+/* Live recordings: a process seen in samples for the first time gets a snapshot. */
+void maps_note_samples(struct recorder *r, const struct memtrace_sample *s, size_t n);
 void maps_free(struct recorder *r);
 
 /* status_line.c: the status line on a terminal. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "resolve/resolve.h"
+#include "resolve/spaces.h"
 #include "trace/format.h"
 #include "trace/reader.h"
 #include "util/util.h"
@@ -131,5 +132,55 @@ long memtrace_resolver_layout(struct memtrace_resolver *r, uint32_t pid,
 	*v = NULL;
 	if (!r)
 		return 0;
+	if (pid == MEMTRACE_LAYOUT_KEYS) {
+		resolver_spaces(r->res, r->target);
+		return (long)resolver_key_layout(r->res, v);
+	}
 	return (long)resolver_layout(r->res, pick_pid(r, pid), v);
+}
+
+static struct mt_spaces *spaces(struct memtrace_resolver *r)
+{
+	return resolver_spaces(r->res, r->target);
+}
+
+uint64_t memtrace_resolver_key(struct memtrace_resolver *r, uint32_t pid, uint64_t addr)
+{
+	return r ? mt_spaces_key(spaces(r), pid, addr) : addr;
+}
+
+void memtrace_resolver_keys(struct memtrace_resolver *r, size_t n, const uint32_t *pid,
+			    const uint64_t *addr, uint64_t *key)
+{
+	struct mt_spaces *s = r ? spaces(r) : NULL;
+
+	for (size_t i = 0; i < n; i++)
+		key[i] = s ? mt_spaces_key(s, pid[i], addr[i]) : addr[i];
+}
+
+int memtrace_resolver_decode(struct memtrace_resolver *r, uint64_t key, uint32_t *pid,
+			     uint64_t *addr, uint32_t *shared_by)
+{
+	uint32_t p = 0;
+	uint64_t a = key;
+	long obj = r ? mt_spaces_decode(spaces(r), key, &p, &a) : -1;
+
+	if (pid)
+		*pid = p;
+	if (addr)
+		*addr = a;
+	if (shared_by)
+		*shared_by = obj > 0 ? spaces(r)->obj[obj - 1].nprocs : 0;
+	return obj < 0 ? -1 : obj > 0;
+}
+
+int memtrace_describe_key(struct memtrace_resolver *r, uint64_t key, char *buf, size_t len)
+{
+	if (!r) {
+		if (len)
+			snprintf(buf, len, "?");
+		return MEMTRACE_UNMAPPED;
+	}
+	spaces(r);
+	return resolver_key_describe(r->res, key, buf, len);
 }

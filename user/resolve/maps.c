@@ -382,6 +382,16 @@ size_t mt_maps_history_snapshots(const struct mt_maps_history *h, uint32_t pid,
 	return pm ? pm->n : 0;
 }
 
+size_t mt_maps_history_npids(const struct mt_maps_history *h)
+{
+	return h ? h->n : 0;
+}
+
+uint32_t mt_maps_history_pid(const struct mt_maps_history *h, size_t i)
+{
+	return h->pids[i].pid;
+}
+
 uint32_t mt_maps_history_main_pid(const struct mt_maps_history *h)
 {
 	uint32_t best = 0;

@@ -94,6 +94,9 @@ size_t mt_maps_history_count(const struct mt_maps_history *h, uint32_t pid);
  */
 size_t mt_maps_history_snapshots(const struct mt_maps_history *h, uint32_t pid,
 				 const struct mt_maps *const **v);
+/* The pids with snapshots, ascending: how many, and the i-th. */
+size_t mt_maps_history_npids(const struct mt_maps_history *h);
+uint32_t mt_maps_history_pid(const struct mt_maps_history *h, size_t i);
 /* The pid with the most snapshots (the lowest of equals); 0 if none. */
 uint32_t mt_maps_history_main_pid(const struct mt_maps_history *h);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "resolve/layout.h"
+#include "resolve/spaces.h"
 #include "resolve/symbols.h"
 #include "util/util.h"
 
@@ -15,6 +16,7 @@ struct layout_cache {
 	uint32_t pid;
 	size_t n;
 	struct memtrace_range *v;
+	const struct mt_mapping **maps;	/* of each range */
 };
 
 struct resolver {
@@ -27,12 +29,19 @@ struct resolver {
 	/* resolver_layout() results, dropped by resolver_add_maps() */
 	size_t nlayouts;
 	struct layout_cache *layouts;
+	/* resolver_spaces(): built on the layouts, dropped with them */
+	struct mt_spaces *spaces;
+	uint32_t spaces_for;		/* the primary asked for */
 };
 
 static void drop_layouts(struct resolver *r)
 {
-	for (size_t i = 0; i < r->nlayouts; i++)
+	mt_spaces_free(r->spaces);
+	r->spaces = NULL;
+	for (size_t i = 0; i < r->nlayouts; i++) {
 		free(r->layouts[i].v);
+		free(r->layouts[i].maps);
+	}
 	free(r->layouts);
 	r->layouts = NULL;
 	r->nlayouts = 0;
@@ -248,14 +257,15 @@ const char *resolver_mapping_name(struct resolver *r, uint32_t pid,
 	return res.region;
 }
 
-size_t resolver_layout(struct resolver *r, uint32_t pid,
-		       const struct memtrace_range **v)
+size_t resolver_layout_maps(struct resolver *r, uint32_t pid, const struct memtrace_range **v,
+			    const struct mt_mapping *const **maps)
 {
 	if (pid == 0)
 		pid = mt_maps_history_main_pid(r->maps);
 	for (size_t i = 0; i < r->nlayouts; i++)
 		if (r->layouts[i].pid == pid) {
 			*v = r->layouts[i].v;
+			*maps = r->layouts[i].maps;
 			return r->layouts[i].n;
 		}
 
@@ -264,6 +274,7 @@ size_t resolver_layout(struct resolver *r, uint32_t pid,
 	struct mt_layout_piece *p;
 	size_t n = mt_layout_build(snaps, nsnaps, &p);
 	struct memtrace_range *out = n ? mt_xcalloc(n, sizeof(*out)) : NULL;
+	const struct mt_mapping **mv = n ? mt_xcalloc(n, sizeof(*mv)) : NULL;
 
 	for (size_t k = 0; k < n; k++) {
 		const struct mt_mapping *m = p[k].map;
@@ -282,11 +293,98 @@ size_t resolver_layout(struct resolver *r, uint32_t pid,
 					  : 0,
 			.path = m->path,
 		};
+		mv[k] = m;
 	}
 	free(p);
 	r->layouts = mt_xrealloc(r->layouts,
 				 (r->nlayouts + 1) * sizeof(*r->layouts));
-	r->layouts[r->nlayouts++] = (struct layout_cache){ pid, n, out };
+	r->layouts[r->nlayouts++] = (struct layout_cache){ pid, n, out, mv };
 	*v = out;
+	*maps = mv;
 	return n;
+}
+
+size_t resolver_layout(struct resolver *r, uint32_t pid,
+		       const struct memtrace_range **v)
+{
+	const struct mt_mapping *const *maps;
+
+	return resolver_layout_maps(r, pid, v, &maps);
+}
+
+const struct mt_maps_history *resolver_maps(const struct resolver *r)
+{
+	return r->maps;
+}
+
+struct mt_spaces *resolver_spaces(struct resolver *r, uint32_t primary)
+{
+	if (r->spaces && r->spaces_for == primary)
+		return r->spaces;
+	mt_spaces_free(r->spaces);
+	r->spaces = NULL;	/* building adds layouts, which must not drop it */
+	struct mt_spaces *s = mt_spaces_build(r, primary);
+	r->spaces = s;
+	r->spaces_for = primary;
+	return s;
+}
+
+size_t resolver_key_layout(struct resolver *r, const struct memtrace_range **v)
+{
+	struct mt_spaces *s = r->spaces ? r->spaces : resolver_spaces(r, 0);
+
+	*v = s->layout;
+	return s->nlayout;
+}
+
+static int key_lookup(struct resolver *r, uint64_t key, struct resolved *out, enum want want)
+{
+	struct mt_spaces *s = r->spaces ? r->spaces : resolver_spaces(r, 0);
+	uint32_t pid;
+	uint64_t addr;
+	long obj = mt_spaces_decode(s, key, &pid, &addr);
+	int ret;
+	char buf[32];
+
+	if (obj < 0) {
+		memset(out, 0, sizeof(*out));
+		out->region = "?";
+		return MT_RESOLVE_UNMAPPED;
+	}
+	ret = do_lookup(r, pid, UINT64_MAX, addr, out, want);
+	out->pid = pid;
+	out->addr = addr;
+	out->shared_by = obj > 0 ? s->obj[obj - 1].nprocs : 0;
+	if (pid != s->primary && (obj == 0 || out->shared_by < 2)) {
+		snprintf(buf, sizeof(buf), "pid %u", pid);
+		out->owner = intern(r, buf);
+	}
+	return ret;
+}
+
+int resolver_key_lookup(struct resolver *r, uint64_t key, struct resolved *out)
+{
+	return key_lookup(r, key, out, WANT_SOURCE);
+}
+
+int resolver_key_describe(struct resolver *r, uint64_t key, char *buf, size_t len)
+{
+	struct resolved res;
+	int ret = key_lookup(r, key, &res, WANT_SYMBOL);
+	int k = 0;
+
+	if (len == 0)
+		return ret;
+	if (res.owner)
+		k = snprintf(buf, len, "%s ", res.owner);
+	if (k < 0 || (size_t)k >= len)
+		return ret;
+	if (ret == MT_RESOLVE_UNMAPPED)
+		snprintf(buf + k, len - (size_t)k, "?");
+	else if (ret == MT_RESOLVE_MAPPING)
+		snprintf(buf + k, len - (size_t)k, "%s+0x%" PRIx64, res.region, res.region_off);
+	else
+		snprintf(buf + k, len - (size_t)k, "%s+0x%" PRIx64 " %s+0x%" PRIx64, res.region,
+			 res.region_off, res.sym, res.sym_off);
+	return ret;
 }

@@ -70,6 +70,11 @@ struct resolved {
 	unsigned line;        /* its line, 0 if unknown */
 	size_t ninlined;      /* inlined frames at addr, innermost first */
 	const struct memtrace_frame *inlined;
+	/* resolver_key_lookup(): what the key stands for */
+	uint32_t pid;         /* the process whose mapping names it */
+	uint64_t addr;        /* its address there */
+	const char *owner;    /* "pid 1234" unless the primary's or shared, else NULL */
+	uint32_t shared_by;   /* processes mapping its shared object, 0 if private */
 };
 
 struct resolver *resolver_new(void);
@@ -121,5 +126,25 @@ const char *resolver_mapping_name(struct resolver *r, uint32_t pid,
  * resolver_add_maps().  Returns the count.
  */
 size_t resolver_layout(struct resolver *r, uint32_t pid, const struct memtrace_range **v);
+
+/*
+ * Address-space keys (spaces.h).  resolver_spaces() builds the key table
+ * for primary (0: the pid with the most snapshots) from the maps added so
+ * far; the table lives until resolver_free() or the next resolver_add_maps()
+ * or resolver_spaces() with another primary.  The functions below use the
+ * table built last (one for pid 0 if none was).
+ */
+struct mt_spaces *resolver_spaces(struct resolver *r, uint32_t primary);
+/* The layout in key order: every process's ranges, each shared object once. */
+size_t resolver_key_layout(struct resolver *r, const struct memtrace_range **v);
+/* resolver_lookup() of the (pid, address) behind key, at the newest snapshot. */
+int resolver_key_lookup(struct resolver *r, uint64_t key, struct resolved *out);
+/* "pid 1234 [heap]+0x2000", "libc.so.6+0x2f040 memcpy+0x40", "?" */
+int resolver_key_describe(struct resolver *r, uint64_t key, char *buf, size_t len);
+
+/* For spaces.c: the maps, and the layout with the mapping of each range. */
+const struct mt_maps_history *resolver_maps(const struct resolver *r);
+size_t resolver_layout_maps(struct resolver *r, uint32_t pid, const struct memtrace_range **v,
+			    const struct mt_mapping *const **maps);
 
 #endif

@@ -7,7 +7,7 @@
 
 #define TRACE_MAGIC		"MEMTRACE"
 #define TRACE_MAJOR		1
-#define TRACE_MINOR		0
+#define TRACE_MINOR		1
 #define TRACE_FILE_HDR_SIZE	16
 
 #define CHUNK_MAGIC		0x4B43544Du	/* "MTCK" little-endian */

@@ -32,6 +32,7 @@ struct trace_reader {
 	int first_pending;
 	uint64_t after_header;		/* offset of the chunk after the HEADER */
 	unsigned minor;
+	unsigned skip;			/* chunk types passed over unread (1u << type) */
 };
 
 static void kv_parse(struct kv *kv, const unsigned char *p, size_t len)
@@ -85,7 +86,10 @@ static int read_chunk(struct trace_reader *r, struct trace_chunk *c, char *err,
 		      size_t errlen)
 {
 	unsigned char h[CHUNK_HDR_SIZE];
-	uint64_t at = r->pos;
+	uint64_t at;
+
+again:
+	at = r->pos;
 
 	if (r->pos == r->size)
 		return 0;
@@ -115,6 +119,10 @@ static int read_chunk(struct trace_reader *r, struct trace_chunk *c, char *err,
 	if (r->size - r->pos - CHUNK_HDR_SIZE < stored) {
 		r->truncated = r->size - r->pos;
 		return 0;
+	}
+	if (type < 32 && (r->skip & (1u << type))) {
+		r->pos += CHUNK_HDR_SIZE + stored;
+		goto again;
 	}
 	grow(&r->stored, &r->stored_cap, stored ? stored : 1);
 	if (fread(r->stored, 1, stored, r->f) != stored) {
@@ -234,6 +242,11 @@ void trace_rewind(struct trace_reader *r)
 	r->first_pending = 0;
 	r->pos = r->after_header;
 	r->truncated = 0;
+}
+
+void trace_skip(struct trace_reader *r, unsigned type_mask)
+{
+	r->skip = type_mask & ~(1u << CHUNK_HEADER);
 }
 
 unsigned trace_version_minor(const struct trace_reader *r)

@@ -31,6 +31,13 @@ struct trace_reader *trace_open(const char *path, char *err, size_t errlen);
 int trace_next(struct trace_reader *r, struct trace_chunk *c, char *err,
 	       size_t errlen);
 
+/*
+ * Chunks of the types in type_mask (1u << CHUNK_*) are passed over from now
+ * on: framing checked, payload neither read nor checked (a pass that needs
+ * only the MAPS chunks skips the SAMPLES).
+ */
+void trace_skip(struct trace_reader *r, unsigned type_mask);
+
 /* Back to the chunk after the HEADER (the HEADER is not handed out again). */
 void trace_rewind(struct trace_reader *r);
 /* Minor version of the file header. */

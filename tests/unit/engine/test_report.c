@@ -15,6 +15,7 @@
 #define STACK 0x20000000ull
 #define JIT 0x30000000ull
 #define NOWHERE 0x50000000ull
+#define PID8 (1ull << 48)	/* pid 8 is another process: its addresses carry a tag */
 
 static const char maps[] =
 	"10000000-10004000 rw-p 00000000 00:00 0 [heap]\n"
@@ -24,7 +25,9 @@ static const char maps[] =
 /*
  * Window = interval = 10 insn.  Intervals 1-6 touch one heap bucket each,
  * interval 7 five buckets of pid 7 and one of pid 8 (the peak), interval 8
- * the first heap bucket again.  Samples at 61-63 carry no ip.
+ * the first heap bucket again.  Samples at 61-63 carry no ip.  Pid 8 is
+ * another process with no maps: its data and code buckets are its own
+ * (keys PID8 + address), named "pid 8 ?".
  */
 static const struct memtrace_sample samples[] = {
 	{ .time = START + 5, .addr = HEAP, .ip = JIT + 0x10, .pid = 7, .tid = 7 },
@@ -111,11 +114,11 @@ TEST(report_series_and_summary)
 	CHECK_EQ_U64(r->last_time, START + 75);
 	CHECK_EQ_U64(r->have_ip, 1);
 	CHECK_SERIES(r->data, 1, 1, 1, 1, 1, 1, 6, 1);
-	CHECK_SERIES(r->code, 1, 1, 1, 1, 1, 1, 1, 1);
+	CHECK_SERIES(r->code, 1, 1, 1, 1, 1, 1, 2, 1);
 	CHECK_EQ_U64(r->data.peak, 6);
 	CHECK_EQ_U64(r->data.total, 6);
 	CHECK_EQ_U64((uint64_t)(r->data.avg * 1000 + 0.5), 1625);
-	CHECK_EQ_U64(r->code.total, 1);
+	CHECK_EQ_U64(r->code.total, 2);
 	CHECK_EQ_U64(r->info.samples, NSAMPLES);
 	CHECK_EQ_U64(r->info.complete, 1);
 	CHECK_EQ_U64(r->info.maps, 1);
@@ -146,8 +149,9 @@ TEST(report_peaks)
 			CHECK_EQ_U64(p->locations[0].addr, JIT + 0x20);
 			CHECK_EQ_U64(p->locations[0].count, 2);
 			CHECK_STR(p->locations[0].name, "[anon:jit]+0x20");
-			CHECK_EQ_U64(p->locations[1].addr, JIT + 0x30);
+			CHECK_EQ_U64(p->locations[1].addr, PID8 + JIT + 0x30);
 			CHECK_EQ_U64(p->locations[1].count, 1);
+			CHECK_STR(p->locations[1].name, "pid 8 ?");
 		}
 		CHECK_STR(p->top_mapping, "[heap]");	/* 4 of its 6 data samples */
 	}
@@ -185,12 +189,15 @@ TEST(report_hot_buckets)
 		CHECK_EQ_U64(h[1].nfunctions, 0);
 		CHECK_EQ_U64(h[2].addr, HEAP + 0x2000);
 	}
-	CHECK_EQ_U64(r->nhot_code, 1);
-	if (r->nhot_code == 1) {
+	CHECK_EQ_U64(r->nhot_code, 2);
+	if (r->nhot_code == 2) {
 		CHECK_EQ_U64(r->hot_code[0].addr, JIT);
-		CHECK_EQ_U64(r->hot_code[0].count, 10);
-		CHECK_EQ_U64(r->hot_code[0].with_ip, 10);
-		CHECK_EQ_U64(r->hot_code[0].nips, 3);
+		CHECK_EQ_U64(r->hot_code[0].count, 9);
+		CHECK_EQ_U64(r->hot_code[0].with_ip, 9);
+		CHECK_EQ_U64(r->hot_code[0].nips, 2);
+		CHECK_EQ_U64(r->hot_code[1].addr, PID8 + JIT);
+		CHECK_EQ_U64(r->hot_code[1].count, 1);
+		CHECK_STR(r->hot_code[1].where, "pid 8 ?");
 	}
 	memtrace_report_free(r);
 }
@@ -233,7 +240,7 @@ TEST(report_all_buckets)
 	if (!r)
 		return;
 	static const uint64_t addr[] = { HEAP, HEAP + 0x1000, HEAP + 0x2000, HEAP + 0x3000, STACK,
-					 NOWHERE };
+					 PID8 + NOWHERE };
 	static const uint64_t count[] = { 8, 1, 1, 1, 1, 1 };
 	CHECK_EQ_U64(r->nbuckets, 6);
 	for (size_t i = 0; i < 6 && i < r->nbuckets; i++) {

@@ -6,7 +6,9 @@ colour = sampled accesses per bucket and time bin (log scale).
 
 The library decodes the time and addr columns (filtered) into numpy arrays;
 binning them is plotting and stays here.  Range labels come from
-memtrace_resolver_layout (the mapping that owns each address).
+memtrace_resolver_layout (the mapping that owns each address).  Without
+--pid the y axis holds address-space keys (memtrace_resolver_keys): each
+process's private memory apart, a shared page once.
 """
 
 import numpy as np
@@ -37,14 +39,18 @@ class View:
 
     def __init__(self, tr, sel, cols=None, layout=None):
         self.tr, self.sel = tr, sel
-        self.cols = tr.read(COLUMNS, sel) if cols is None else cols
+        self.cols = tr.read(COLUMNS + ("pid",), sel) if cols is None else cols
         self.t0, self.t1 = time_span(tr, sel)
         self.clip = sel.clip
         self.what = sel.what
         if layout is None:
             if tr.info.maps:
                 r = lib.Resolver(tr.path)
-                layout = r.layout(sel.pid)
+                if sel.pid or "pid" not in self.cols:
+                    layout = r.layout(sel.pid)
+                else:   # as report buckets them: the target's addresses, the others' tagged
+                    self.cols["addr"] = r.keys(self.cols["pid"], self.cols["addr"])
+                    layout = r.layout(lib.LAYOUT_KEYS)
                 r.close()
             else:
                 layout = []

@@ -183,7 +183,9 @@ _PROTOS = {
     "memtrace_resolve": (C.c_int, (_P, C.c_uint32, C.c_uint64, C.c_uint64, C.POINTER(Location))),
     "memtrace_describe": (C.c_int, (_P, C.c_uint32, C.c_uint64, C.c_uint64, C.c_char_p, C.c_size_t)),
     "memtrace_resolver_layout": (C.c_long, (_P, C.c_uint32, C.POINTER(C.POINTER(Range)))),
+    "memtrace_resolver_keys": (None, (_P, C.c_size_t, u32p, u64p, u64p)),
 }
+LAYOUT_KEYS = 0xFFFFFFFF    # MEMTRACE_LAYOUT_KEYS: the layout in address-space key order
 _lib = None
 
 
@@ -492,6 +494,15 @@ class Resolver(_Handle):
         if k < 0:
             raise MemtraceError("memtrace_resolver_layout failed")
         return [(v[i].start, v[i].end, s(v[i].name), s(v[i].perms)) for i in range(k)]
+
+    def keys(self, pid, addr):
+        """Address-space keys of (pid, addr) arrays (memtrace_resolver_keys):
+        each process's private memory apart, each shared page once."""
+        pid = np.ascontiguousarray(pid, dtype=np.uint32)
+        key = np.array(addr, dtype=np.uint64)
+        fn("memtrace_resolver_keys")(self._h, key.size, _ptr(pid, C.c_uint32), _ptr(key, C.c_uint64),
+                                     _ptr(key, C.c_uint64))
+        return key
 
     def resolve(self, addr, pid=0, time=(1 << 64) - 1):
         loc = Location()

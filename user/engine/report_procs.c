@@ -1,0 +1,162 @@
+/*
+ * report_procs.c - the per-process part of a report
+ * (MEMTRACE_REPORT_PER_PROCESS): one data WSS per process over the same
+ * keys as the whole report (its private buckets and the shared ones it
+ * touched), its hot buckets, and how many buckets lie in shared mappings.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/report_internal.h"
+#include "trace/format.h"
+#include "util/util.h"
+
+void rep_procs_threads(struct rep_ctx *c, const unsigned char *p, size_t len)
+{
+	len -= len % THREAD_REC_SIZE;
+	c->threads = mt_xrealloc(c->threads, (c->nthreads + len / THREAD_REC_SIZE) *
+						     THREAD_REC_SIZE);
+	memcpy(c->threads + c->nthreads * THREAD_REC_SIZE, p, len);
+	c->nthreads += len / THREAD_REC_SIZE;
+}
+
+static struct rep_proc *proc_of(struct rep_ctx *c, uint32_t pid)
+{
+	size_t k = pid == c->spaces->last_pid && c->spaces->n ? c->spaces->last
+							       : mt_spaces_index(c->spaces, pid);
+
+	if (k >= c->nprocs) {
+		size_t n = c->spaces->n > k ? c->spaces->n : k + 1;
+		c->procs = mt_xrealloc(c->procs, n * sizeof(*c->procs));
+		memset(c->procs + c->nprocs, 0, (n - c->nprocs) * sizeof(*c->procs));
+		c->nprocs = n;
+	}
+	struct rep_proc *p = &c->procs[k];
+	if (!p->used) {
+		char err[128];
+		p->used = 1;
+		p->pid = pid;
+		wss_init(&p->w, &c->data.cfg, err, sizeof(err));	/* valid: c->data's */
+	}
+	return p;
+}
+
+void rep_procs_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n)
+{
+	unsigned shift = c->data.cfg.bucket_shift;
+
+	for (size_t i = 0; i < n; i++) {
+		struct rep_proc *p = proc_of(c, s[i].pid);
+		wss_account(&p->w, s[i].time, bucket_map_get(&p->w.map, s[i].addr >> shift));
+		p->samples++;
+	}
+}
+
+void rep_procs_finish(struct rep_ctx *c, uint64_t end)
+{
+	for (size_t k = 0; k < c->nprocs; k++)
+		if (c->procs[k].used)
+			wss_finish(&c->procs[k].w, end);
+}
+
+void rep_procs_free(struct rep_ctx *c)
+{
+	for (size_t k = 0; k < c->nprocs; k++)
+		if (c->procs[k].used)
+			wss_free(&c->procs[k].w);
+	free(c->procs);
+	free(c->threads);
+	c->procs = NULL;
+	c->threads = NULL;
+	c->nprocs = c->nthreads = 0;
+}
+
+struct shared_count {
+	const struct mt_spaces *s;
+	unsigned shift;
+	uint64_t n;
+};
+
+static void count_shared(void *ctx, uint64_t bucket, const struct bucket_entry *e)
+{
+	struct shared_count *sc = ctx;
+	uint32_t pid;
+	uint64_t addr;
+
+	(void)e;
+	sc->n += mt_spaces_decode(sc->s, bucket << sc->shift, &pid, &addr) > 0;
+}
+
+static uint64_t shared_buckets(struct rep_ctx *c, const struct bucket_map *m)
+{
+	struct shared_count sc = { c->spaces, c->r->bucket_shift, 0 };
+
+	bucket_map_foreach(m, count_shared, &sc);
+	return sc.n;
+}
+
+/* The newest comm of pid's main thread in the THREADS records, "" if none. */
+static const char *comm_of(struct rep_ctx *c, uint32_t pid)
+{
+	for (size_t i = c->nthreads; i-- > 0;) {
+		const unsigned char *t = c->threads + i * THREAD_REC_SIZE;
+		if (get_le32(t + 8) == pid && get_le32(t + 12) == pid) {
+			char comm[16];
+			memcpy(comm, t + 16, 15);
+			comm[15] = 0;
+			return rep_strdup(c, comm);
+		}
+	}
+	return "";
+}
+
+static const struct rep_ctx *sort_ctx;
+
+/* The primary (space 0) first, then by pid. */
+static int by_pid(const void *a, const void *b)
+{
+	const struct rep_proc *x = &sort_ctx->procs[*(const size_t *)a];
+	const struct rep_proc *y = &sort_ctx->procs[*(const size_t *)b];
+	uint32_t prim = sort_ctx->spaces->primary;
+
+	if ((x->pid == prim) != (y->pid == prim))
+		return x->pid == prim ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+void rep_fill_procs(struct rep_ctx *c)
+{
+	struct memtrace_report *r = c->r;
+	size_t *idx = mt_xcalloc(c->nprocs ? c->nprocs : 1, sizeof(*idx)), n = 0;
+
+	for (size_t k = 0; k < c->nprocs; k++)
+		if (c->procs[k].used)
+			idx[n++] = k;
+	sort_ctx = c;
+	qsort(idx, n, sizeof(*idx), by_pid);
+	struct memtrace_process *out = rep_alloc(c, (n ? n : 1) * sizeof(*out));
+	struct hot_bucket *hot = mt_xcalloc(c->top, sizeof(*hot));
+	for (size_t i = 0; i < n; i++) {
+		struct rep_proc *p = &c->procs[idx[i]];
+		struct memtrace_process *o = &out[i];
+		o->pid = p->pid;
+		o->comm = comm_of(c, p->pid);
+		o->samples = p->samples;
+		rep_fill_series(c, &o->data, &p->w);
+		o->shared = shared_buckets(c, &p->w.map);
+		size_t nh = hot_top(&p->w.map, c->top, hot);
+		struct memtrace_hot_bucket *h = rep_alloc(c, (nh ? nh : 1) * sizeof(*h));
+		for (size_t j = 0; j < nh; j++) {
+			h[j].addr = hot[j].bucket << r->bucket_shift;
+			h[j].count = hot[j].count;
+			h[j].where = rep_key_where(c, h[j].addr);
+		}
+		o->nhot = nh;
+		o->hot = h;
+	}
+	free(hot);
+	free(idx);
+	r->nprocesses = n;
+	r->processes = out;
+	r->shared_buckets = shared_buckets(c, &c->data.map);
+}

@@ -85,8 +85,12 @@ int maps_snapshot(struct recorder *r, int i, uint64_t now)
 	size_t len = 0;
 	char *text = read_maps(r->maps_pid[i], &len);
 
-	if (!text)
-		return 0;	/* the process is gone: nothing to snapshot */
+	if (!text) {
+		/* the process is gone: nothing to snapshot, and no text to compare */
+		free(r->maps_text[i]);
+		r->maps_text[i] = NULL;
+		return 0;
+	}
 	if (r->maps_stack[i])
 		text = name_stack_line(text, &len, r->maps_stack[i]);
 	if (r->maps_text[i] && strlen(r->maps_text[i]) == len &&
@@ -106,16 +110,26 @@ int maps_snapshot(struct recorder *r, int i, uint64_t now)
 
 int maps_index(struct recorder *r, pid_t pid)
 {
+	if (r->maps_last < r->nmaps && r->maps_pid[r->maps_last] == pid)
+		return r->maps_last;
 	for (int i = 0; i < r->nmaps; i++)
 		if (r->maps_pid[i] == pid)
-			return i;
+			return r->maps_last = i;
 	if (r->nmaps == MAX_MAPS_PIDS)
 		return -1;
+	if (r->nmaps == r->maps_cap) {
+		int cap = r->maps_cap ? r->maps_cap * 2 : 16;
+		r->maps_pid = mt_xrealloc(r->maps_pid, (size_t)cap * sizeof(*r->maps_pid));
+		r->maps_text = mt_xrealloc(r->maps_text, (size_t)cap * sizeof(*r->maps_text));
+		r->maps_dirty = mt_xrealloc(r->maps_dirty, (size_t)cap * sizeof(*r->maps_dirty));
+		r->maps_stack = mt_xrealloc(r->maps_stack, (size_t)cap * sizeof(*r->maps_stack));
+		r->maps_cap = cap;
+	}
 	r->maps_pid[r->nmaps] = pid;
 	r->maps_text[r->nmaps] = NULL;
 	r->maps_dirty[r->nmaps] = 1;
 	r->maps_stack[r->nmaps] = 0;
-	return r->nmaps++;
+	return r->maps_last = r->nmaps++;
 }
 
 void recorder_name_stack(struct recorder *r, pid_t pid, uint64_t addr)
@@ -153,4 +167,8 @@ void maps_free(struct recorder *r)
 {
 	for (int i = 0; i < r->nmaps; i++)
 		free(r->maps_text[i]);
+	free(r->maps_pid);
+	free(r->maps_text);
+	free(r->maps_dirty);
+	free(r->maps_stack);
 }

@@ -17,7 +17,7 @@
 #define MERGE_HORIZON_NS	50000000ull	/* samples may arrive 50 ms late */
 #define WINDOW_ROWS_PER_CHUNK	600
 #define STATUS_EVERY_NS		500000000ull
-#define MAX_MAPS_PIDS		16
+#define MAX_MAPS_PIDS		1000000	/* processes with maps snapshots */
 
 struct row_buf {
 	uint64_t *t, *v;
@@ -44,11 +44,12 @@ struct recorder {
 	uint32_t nthreads, nlost;
 	uint64_t total_lost, total_throttled, dropped;
 
-	pid_t maps_pid[MAX_MAPS_PIDS];
-	char *maps_text[MAX_MAPS_PIDS];
-	int maps_dirty[MAX_MAPS_PIDS];
-	uint64_t maps_stack[MAX_MAPS_PIDS];	/* an address in the stack, or 0 */
-	int nmaps;
+	/* per process with snapshots (maps_index), grown as processes appear */
+	pid_t *maps_pid;
+	char **maps_text;
+	int *maps_dirty;
+	uint64_t *maps_stack;	/* an address in the stack, or 0 */
+	int nmaps, maps_cap, maps_last;
 
 	uint64_t samples, last_time;
 	uint64_t status_at, status_samples, status_wall;

@@ -237,6 +237,13 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 	for (int i = 0; i < o->npids && strcmp(o->backend, "valgrind"); i++)
 		if (target_check(o->pids[i]))
 			return 1;
+	if (o->cgroup) {
+		char dir[4096];
+		int fd = target_cgroup_open(o->cgroup, dir, sizeof(dir));
+		if (fd < 0)
+			return 1;
+		close(fd);
+	}
 
 	const struct source_ops *b;
 	rc = pick_backend(o, &b);

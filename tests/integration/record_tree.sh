@@ -51,7 +51,7 @@ grep -q "attached to 1 process, 1 thread: mttree $tree_pid (--no-children" "$TMP
 $PY "$TOP/tests/integration/check_tree.py" "$TMP/b.mtrace.csv" "$TMP/b.out" \
 	--absent child,grandchild,late --pids "$tree_pid" >/dev/null || exit 1
 
-# 3. two unrelated processes: -p A,B, and -p "A B" as pidof prints them
+# 3. two unrelated processes: -p A,B, and -p $(pidof ...) unquoted: -p A B
 for form in comma space; do
 	start_tree c1 -c 0 -g 0 -k 16
 	p1=$tree_pid
@@ -59,13 +59,14 @@ for form in comma space; do
 	p2=$tree_pid
 	[ $form = comma ] && list="$p1,$p2" || list="$p1 $p2"
 	rm -f "$TMP/c.mtrace"
-	"$MT" record -p "$list" -c 1 -o "$TMP/c.mtrace" 2>"$TMP/c.err" &
+	# shellcheck disable=SC2086
+	"$MT" record -p $list -c 1 -o "$TMP/c.mtrace" 2>"$TMP/c.err" &
 	rec=$!
 	wait_file "$TMP/c.mtrace" 100 || fail "record did not start: $(cat "$TMP/c.err")"
 	kill -USR1 $p1 $p2
 	timeout 60 tail --pid=$rec -f /dev/null || fail "record did not end"
 	wait $rec || fail "record failed: $(cat "$TMP/c.err")"
-	grep -q "attached to 2 processes, 2 threads: mttree $p1 and mttree $p2" "$TMP/c.err" ||
+	grep -q "attached to 2 processes, 2 threads: mttree $p1, mttree $p2 and 0 descendants" "$TMP/c.err" ||
 		fail "attach line: $(cat "$TMP/c.err")"
 	"$MT" dump "$TMP/c.mtrace" >"$TMP/c.csv" || fail "dump failed"
 	$PY "$TOP/tests/integration/check_tree.py" "$TMP/c.csv" "$TMP/c1.out" "$TMP/c2.out" \

@@ -166,6 +166,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'p':
 			if (add_pids(o, optarg))
 				return 2;
+			/* -p $(pidof x) unquoted: the next words that are pids too */
+			while (optind < argc && argv[optind][0] &&
+			       strspn(argv[optind], "0123456789,") == strlen(argv[optind])) {
+				if (add_pids(o, argv[optind++]))
+					return 2;
+			}
 			break;
 		case 'N': o->no_children = true; break;
 		case 'G': o->cgroup = optarg; break;

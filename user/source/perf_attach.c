@@ -222,7 +222,7 @@ static void say_attached(struct perf_session *s, const struct record_opts *o)
 		char comm[32];
 		target_comm(o->pids[i], o->pids[i], comm, sizeof(comm));
 		pos += (size_t)snprintf(list + pos, sizeof(list) - pos, "%s%s %d",
-					i ? (i == o->npids - 1 ? " and " : ", ") : "",
+					i ? ", " : "",
 					comm[0] ? comm : "?", (int)o->pids[i]);
 	}
 	int desc = s->nprocs - o->npids;

@@ -1,5 +1,6 @@
 /* record.c - `memtracectl record`. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +18,18 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: memtracectl record [-p PID | -a | [--] CMD ARGS...] [options]\n"
+		"usage: memtracectl record [-p PID[,PID...] | -G CGROUP | -a | [--] CMD ARGS...] [options]\n"
 		"\n"
 		"Records sampled data addresses into a trace file.\n"
 		"\n"
-		"  -p, --pid PID          all threads of PID, now and later, and its children\n"
+		"  -p, --pid PID[,PID...] these processes and all their descendants, with every\n"
+		"                         thread, now and later (a list as perf takes it; also\n"
+		"                         \"1 2 3\" as pidof prints it, or -p repeated)\n"
+		"      --no-children      with -p: leave the listed processes' existing children\n"
+		"                         out (what they fork from now on is still followed)\n"
+		"  -G, --cgroup PATH      every process in a cgroup v2 group, including those that\n"
+		"                         join it later; PATH relative to the cgroup2 mount (e.g.\n"
+		"                         system.slice/postgresql@15-main.service) or absolute\n"
 		"  -a, --all-cpus         every process on every CPU\n"
 		"  CMD ARGS...            run CMD and record it (use -- before CMD if it has options)\n"
 		"  -e, --event EVENT      auto (default), page-faults, loads, stores, llc-miss-loads,\n"
@@ -98,12 +106,45 @@ static int command_missing(const char *cmd)
 	return 1;
 }
 
+/* Adds the pids of arg ("1,2,3", "1 2 3") to o->pids; 0, or -1 after an error. */
+static int add_pids(struct record_opts *o, const char *arg)
+{
+	char buf[4096];
+	char *save = NULL;
+	uint64_t v;
+	int any = 0;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *tok = strtok_r(buf, ", \t\n", &save); tok; tok = strtok_r(NULL, ", \t\n", &save)) {
+		if (mt_parse_u64(tok, &v) || !v || v > 0x3fffffff) {
+			mt_err("invalid pid '%s' in '%s' (a list of process ids: 1,2,3)", tok, arg);
+			return -1;
+		}
+		bool dup = false;
+		for (int i = 0; i < o->npids; i++)
+			dup |= o->pids[i] == (pid_t)v;
+		if (!dup) {
+			o->pids = mt_xrealloc(o->pids, (size_t)(o->npids + 1) * sizeof(*o->pids));
+			o->pids[o->npids++] = (pid_t)v;
+		}
+		any = 1;
+	}
+	if (!any) {
+		mt_err("invalid pid list '%s' (a list of process ids: 1,2,3)", arg);
+		return -1;
+	}
+	o->pid = o->pids[0];
+	return 0;
+}
+
 /* Options into o; -1 to go on, else the exit status (help, bad option). */
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "no-children", no_argument, NULL, 'N' },
+		{ "cgroup", required_argument, NULL, 'G' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "period", required_argument, NULL, 'c' },
 		{ "backend", required_argument, NULL, 'b' },
@@ -120,15 +161,20 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:ae:c:b:o:d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:G:ae:c:b:o:d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (mt_parse_u64(optarg, &v) || !v || v > 0x3fffffff) {
-				mt_err("invalid pid '%s'", optarg);
+			if (add_pids(o, optarg))
 				return 2;
+			/* -p $(pidof x) unquoted: the next words that are pids too */
+			while (optind < argc && argv[optind][0] &&
+			       strspn(argv[optind], "0123456789,") == strlen(argv[optind])) {
+				if (add_pids(o, argv[optind++]))
+					return 2;
 			}
-			o->pid = (pid_t)v;
 			break;
+		case 'N': o->no_children = true; break;
+		case 'G': o->cgroup = optarg; break;
 		case 'a': o->system_wide = true; break;
 		case 'e': o->event = optarg; break;
 		case 'c':
@@ -174,32 +220,39 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	return -1;
 }
 
-int cmd_record(int argc, char **argv)
+static int record_run(struct record_opts *o, int argc, char **argv)
 {
-	struct record_opts o = {
-		.event = "auto", .backend = "auto", .output = "memtrace.mtrace", .seed = 1,
-	};
-	int rc = parse_args(argc, argv, &o);
+	int rc;
+	int targets = (o->npids > 0) + o->system_wide + (o->argv != NULL) + (o->cgroup != NULL);
 
-	if (rc >= 0)
-		return rc;
-	int targets = (o.pid != 0) + o.system_wide + (o.argv != NULL);
 	if (targets != 1) {
-		mt_err("record needs exactly one target: -p PID, -a, or a command");
+		mt_err("record needs exactly one target: -p PID[,PID...], -G CGROUP, -a, or a command");
 		return 2;
 	}
-	if (o.kernel_addrs && !o.system_wide) {
+	if (o->no_children && !o->npids) {
+		mt_err("--no-children needs -p");
+		return 2;
+	}
+	if (o->kernel_addrs && !o->system_wide) {
 		mt_err("--kernel needs -a");
 		return 2;
 	}
 
-	if (o.argv && command_missing(o.argv[0]))
+	if (o->argv && command_missing(o->argv[0]))
 		return 1;
-	if (o.pid && strcmp(o.backend, "valgrind") && target_check(o.pid))
-		return 1;
+	for (int i = 0; i < o->npids && strcmp(o->backend, "valgrind"); i++)
+		if (target_check(o->pids[i]))
+			return 1;
+	if (o->cgroup) {
+		char dir[4096];
+		int fd = target_cgroup_open(o->cgroup, dir, sizeof(dir));
+		if (fd < 0)
+			return 1;
+		close(fd);
+	}
 
 	const struct source_ops *b;
-	rc = pick_backend(&o, &b);
+	rc = pick_backend(o, &b);
 	if (rc)
 		return rc;
 
@@ -213,21 +266,34 @@ int cmd_record(int argc, char **argv)
 			break;
 		pos += (size_t)n;
 	}
-	struct recorder *r = recorder_open(o.output, cmdline);
+	struct recorder *r = recorder_open(o->output, cmdline);
 	if (!r)
 		return 1;
 	record_install_signals();
-	rc = record_source(b, &o, r);
+	rc = record_source(b, o, r);
 	uint64_t samples = recorder_samples(r);
 	int begun = recorder_begun(r);
 	if (recorder_close(r))
 		rc = -1;
-	if (!begun && strcmp(o.output, "-"))
-		unlink(o.output);	/* nothing was recorded: leave no empty file */
+	if (!begun && strcmp(o->output, "-"))
+		unlink(o->output);	/* nothing was recorded: leave no empty file */
 	if (rc)
 		return 1;
-	if (strcmp(o.output, "-"))
+	if (strcmp(o->output, "-"))
 		fprintf(stderr, "memtracectl: wrote %llu samples to %s (%s backend)\n",
-			(unsigned long long)samples, o.output, b->name);
+			(unsigned long long)samples, o->output, b->name);
 	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = {
+		.event = "auto", .backend = "auto", .output = "memtrace.mtrace", .seed = 1,
+	};
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc < 0)
+		rc = record_run(&o, argc, argv);
+	free(o.pids);
+	return rc;
 }

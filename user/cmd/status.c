@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "source/source.h"
+#include "source/target.h"
 #include "cmd/commands.h"
 
 int cmd_status(int argc, char **argv)
@@ -19,7 +20,8 @@ int cmd_status(int argc, char **argv)
 		if (c == 'h') {
 			printf("usage: memtracectl status\n\n"
 			       "Lists every backend (module, perf, valgrind), whether it can record on\n"
-			       "this machine and, if not, why; and what each sample source can see.\n");
+			       "this machine and, if not, why; what each sample source can see; and\n"
+			       "the targets offered (-p trees, --cgroup where cgroup v2 is mounted).\n");
 			return 0;
 		}
 		fprintf(stderr, "memtracectl: status takes no options (see --help)\n");
@@ -34,5 +36,13 @@ int cmd_status(int argc, char **argv)
 		printf("%s:\n", sources[i]->name);
 		sources[i]->status(stdout);
 	}
+	char mnt[2048];
+	bool v1;
+	printf("targets:\n  -p PID[,PID...]: the processes, their descendants and all their threads (from /proc)\n");
+	if (target_cgroup2_mount(mnt, sizeof(mnt), &v1) == 0)
+		printf("  --cgroup: available (perf backend) - cgroup v2 mounted at %s\n", mnt);
+	else
+		printf("  --cgroup: unavailable - %s\n", v1 ? "cgroup v1 only; --cgroup needs cgroup v2"
+							: "no cgroup2 file system mounted");
 	return 0;
 }

@@ -110,9 +110,11 @@ int maps_snapshot(struct recorder *r, int i, uint64_t now)
 
 int maps_index(struct recorder *r, pid_t pid)
 {
+	if (r->maps_hit < r->nmaps && r->maps_pid[r->maps_hit] == pid)
+		return r->maps_hit;
 	for (int i = 0; i < r->nmaps; i++)
 		if (r->maps_pid[i] == pid)
-			return i;
+			return r->maps_hit = i;
 	if (r->nmaps == MAX_MAPS_PIDS)
 		return -1;
 	if (r->nmaps == r->maps_cap) {
@@ -128,7 +130,7 @@ int maps_index(struct recorder *r, pid_t pid)
 	r->maps_text[r->nmaps] = NULL;
 	r->maps_dirty[r->nmaps] = 1;
 	r->maps_stack[r->nmaps] = 0;
-	return r->nmaps++;
+	return r->maps_hit = r->nmaps++;
 }
 
 void recorder_name_stack(struct recorder *r, pid_t pid, uint64_t addr)

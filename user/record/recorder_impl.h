@@ -49,7 +49,7 @@ struct recorder {
 	char **maps_text;
 	int *maps_dirty;
 	uint64_t *maps_stack;	/* an address in the stack, or 0 */
-	int nmaps, maps_cap;
+	int nmaps, maps_cap, maps_hit;	/* maps_hit: index of the last maps_index() answer */
 	pid_t maps_last;	/* pid of the last sample checked by maps_note_samples */
 
 	uint64_t samples, last_time;

@@ -1,9 +1,7 @@
-/* perf.c - samples through perf_event_open and its mmap rings.
- *
- * -p PID: one event per existing thread (cpu = -1) with inherit, so threads
- * and children created later report into their ancestor's ring; the thread
- * list is re-read until no new thread shows up.  -- CMD: the same on the
- * spawned child, enabled on exec.  -a: one event per CPU.
+/* perf.c - samples through perf_event_open and its mmap rings: reading the
+ * records, the drain, and the source operations.  Which events are opened
+ * on what (a command, every CPU, a cgroup, process trees) is perf_attach.c;
+ * duplicate copies from a task covered twice are filtered by perf_dedupe.c.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -12,149 +10,65 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "source/source.h"
 #include "source/perf_event_meta.h"
-#include "source/perf_event.h"
-#include "source/perf_ring.h"
+#include "source/perf_session.h"
 #include "record/recorder.h"
-#include "source/target.h"
 #include "util/util.h"
 
-#define MAX_EVENTS	4096
-#define MAX_BATCH	8192
-
-/* One ring per CPU; every event on that CPU writes into it (SET_OUTPUT). */
-struct perf_stream {
-	int fd;			/* the event that owns the ring */
-	int cpu;
-	struct perf_ring ring;
-};
-
-struct perf_session {
-	struct mem_event ev;
-	uint64_t sample_type;
-	struct perf_stream *streams;	/* indexed by CPU, fd -1 when none */
-	int ncpus;
-	int *fds;			/* every event fd */
-	int nfds;
-	pid_t *tids;			/* threads with events */
-	int ntids;
-	struct recorder *r;
-	struct memtrace_sample batch[MAX_BATCH];
-	size_t nbatch;
-	uint64_t lost, throttled;
-	int failed;
-	pid_t target, child;
-	int release_fd, watch;		/* target_spawn()'s, target_watch()'s */
-	const struct record_opts *o;
-};
-
-static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+bool pid_set_add(struct pid_set *set, pid_t pid)
 {
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pid <= 0)
+		return false;
+	if ((set->n + 1) * 2 > set->cap) {
+		struct pid_set old = *set;
+		set->cap = old.cap ? old.cap * 2 : 256;
+		set->v = mt_xcalloc(set->cap, sizeof(*set->v));
+		set->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.v[i])
+				pid_set_add(set, old.v[i]);
+		free(old.v);
+	}
+	size_t mask = set->cap - 1, i = ((size_t)pid * 0x9e3779b97f4a7c15ull >> 20) & mask;
+	while (set->v[i] && set->v[i] != pid)
+		i = (i + 1) & mask;
+	if (set->v[i])
+		return false;
+	set->v[i] = pid;
+	set->n++;
+	return true;
 }
 
-static void build_attr(struct perf_session *s, const struct record_opts *o, uint64_t period,
-		       int on_exec, struct perf_event_attr *attr)
+void pid_set_free(struct pid_set *set)
 {
-	*attr = s->ev.attr;
-	attr->size = sizeof(*attr);
-	attr->sample_period = period;
-	attr->sample_type = s->sample_type;
-	attr->disabled = on_exec;
-	attr->enable_on_exec = on_exec;
-	attr->inherit = !o->system_wide;
-	attr->exclude_kernel = !o->kernel_addrs;
-	attr->exclude_hv = 1;
-	attr->exclude_guest = 1;
-	attr->use_clockid = 1;
-	attr->clockid = CLOCK_MONOTONIC;
-	attr->sample_id_all = 1;
-	attr->comm = 1;
-	attr->task = 1;
-	attr->mmap = 1;
-	attr->mmap_data = 1;
-	attr->watermark = 1;
-	attr->wakeup_watermark = 16384;
+	free(set->v);
+	memset(set, 0, sizeof(*set));
 }
 
-/* Opens the event for pid (or -1) on cpu and routes it into cpu's ring. */
-static int add_event(struct perf_session *s, struct perf_event_attr *attr, pid_t pid, int cpu,
-		     unsigned pages, char *why, size_t whylen)
+static void flush_batch(struct perf_session *s)
 {
-	if (s->nfds == MAX_EVENTS) {
-		snprintf(why, whylen, "more than %d events (threads x CPUs) to follow", MAX_EVENTS);
-		errno = EMFILE;
-		return -1;
-	}
-	int fd = perf_event_open(attr, pid, cpu);
-	if (fd < 0) {
-		int e = errno;
-		mem_event_open_error(&s->ev, e, why, whylen);
-		errno = e;
-		return -1;
-	}
-	struct perf_stream *st = &s->streams[cpu];
-	if (st->fd < 0) {
-		if (perf_ring_map(&st->ring, fd, pages)) {
-			snprintf(why, whylen, "mmap of the perf ring failed (%s): raise `ulimit -l` or "
-				 "kernel.perf_event_mlock_kb", strerror(errno));
-			close(fd);
-			return -1;
-		}
-		st->fd = fd;
-		st->cpu = cpu;
-	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, st->fd)) {
-		snprintf(why, whylen, "PERF_EVENT_IOC_SET_OUTPUT failed: %s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	s->fds[s->nfds++] = fd;
-	return 0;
+	if (s->nbatch && recorder_add_samples(s->r, s->batch, s->nbatch))
+		s->failed = 1;
+	s->nbatch = 0;
 }
 
-/* Opens the event for one thread (or, pid == -1, everything) on every CPU. */
-static int add_target(struct perf_session *s, struct perf_event_attr *attr, pid_t pid,
-		      unsigned pages, char *why, size_t whylen)
+static void keep_sample(struct perf_session *s, const struct memtrace_sample *m)
 {
-	int opened = 0;
-
-	for (int cpu = 0; cpu < s->ncpus; cpu++) {
-		if (add_event(s, attr, pid, cpu, pages, why, whylen)) {
-			if (errno == ENODEV)	/* offline CPU */
-				continue;
-			return -1;
-		}
-		opened++;
-	}
-	if (!opened) {
-		snprintf(why, whylen, "no online CPU accepted the event");
-		return -1;
-	}
-	if (pid > 0)
-		s->tids[s->ntids++] = pid;
-	return 0;
-}
-
-static int have_tid(const struct perf_session *s, pid_t tid)
-{
-	for (int i = 0; i < s->ntids; i++)
-		if (s->tids[i] == tid)
-			return 1;
-	return 0;
+	s->batch[s->nbatch++] = *m;
+	if (s->nbatch == PERF_MAX_BATCH)
+		flush_batch(s);
 }
 
 /* Sample record layout for our sample_type, in perf's fixed field order. */
 static void on_sample(struct perf_session *s, const unsigned char *p, const unsigned char *end)
 {
 	struct memtrace_sample m = { 0 };
-	uint64_t v;
+	uint64_t v, id = 0;
 
 #define TAKE64(dst) do { if (p + 8 > end) return; memcpy(&(dst), p, 8); p += 8; } while (0)
 	if (s->sample_type & PERF_SAMPLE_IP)
@@ -166,6 +80,8 @@ static void on_sample(struct perf_session *s, const unsigned char *p, const unsi
 	p += 8;
 	TAKE64(m.time);
 	TAKE64(m.addr);
+	if (s->sample_type & PERF_SAMPLE_ID)
+		TAKE64(id);
 	if (p + 8 > end)
 		return;
 	memcpy(&m.cpu, p, 4);
@@ -179,23 +95,42 @@ static void on_sample(struct perf_session *s, const unsigned char *p, const unsi
 #undef TAKE64
 	if (s->ev.skip_zero_addr && !m.addr)
 		return;
-	s->batch[s->nbatch++] = m;
-	if (s->nbatch == MAX_BATCH) {
-		if (recorder_add_samples(s->r, s->batch, s->nbatch))
-			s->failed = 1;
-		s->nbatch = 0;
-	}
+	/* a process we have no maps of yet (cgroup: joined; tree: forked early) */
+	if (!s->o->system_wide && pid_set_add(&s->maps_seen, (pid_t)m.pid))
+		recorder_maps_changed(s->r, (pid_t)m.pid);
+	if (dedupe_sample(&s->dd, s->cur_ring, &m, id, s->gen) == DEDUPE_PASS)
+		keep_sample(s, &m);
 }
 
-/* sample_id trailer of non-sample records: TID, TIME, CPU (sample_id_all). */
+/*
+ * sample_id trailer of non-sample records (sample_id_all): TID, TIME, ID
+ * (when in sample_type), CPU.
+ */
 static void trailer(const struct perf_session *s, const unsigned char *end, uint64_t *time,
 		    uint32_t *cpu)
 {
 	const unsigned char *p = end - 8;	/* cpu, res */
 
-	(void)s;
 	memcpy(cpu, p, 4);
-	memcpy(time, p - 8, 8);
+	p -= 8;
+	if (s->sample_type & PERF_SAMPLE_ID)
+		p -= 8;
+	memcpy(time, p, 8);
+}
+
+static void on_fork(struct perf_session *s, const unsigned char *p)
+{
+	char comm[32];
+	uint32_t pid, tid;
+	uint64_t time;
+
+	memcpy(&pid, p, 4);
+	memcpy(&tid, p + 8, 4);
+	memcpy(&time, p + 16, 8);
+	target_comm((pid_t)pid, (pid_t)tid, comm, sizeof(comm));
+	recorder_note_thread(s->r, time, pid, tid, comm);
+	pid_set_add(&s->maps_seen, (pid_t)pid);
+	recorder_maps_changed(s->r, (pid_t)pid);
 }
 
 static void on_record(void *ctx, const struct perf_event_header *h)
@@ -228,17 +163,16 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 		memcpy(&tid, p + 4, 4);
 		trailer(s, end, &time, &cpu);
 		recorder_note_thread(s->r, time, pid, tid, (const char *)p + 8);
+		if (!s->o->system_wide && pid_set_add(&s->maps_seen, (pid_t)pid))
+			recorder_maps_changed(s->r, (pid_t)pid);
 		break;
-	case PERF_RECORD_FORK: {
-		char comm[32];
-		memcpy(&pid, p, 4);
+	case PERF_RECORD_FORK:
+		on_fork(s, p);
+		break;
+	case PERF_RECORD_EXIT:
 		memcpy(&tid, p + 8, 4);
-		memcpy(&time, p + 16, 8);
-		target_comm((pid_t)pid, (pid_t)tid, comm, sizeof(comm));
-		recorder_note_thread(s->r, time, pid, tid, comm);
-		recorder_maps_changed(s->r, (pid_t)pid);
+		dedupe_exit(&s->dd, (pid_t)tid);
 		break;
-	}
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		memcpy(&pid, p, 4);
@@ -249,18 +183,33 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	}
 }
 
-static int drain(struct perf_session *s)
+/* Held samples read before this drain (all: every one) go to the recorder. */
+static void release_held(struct perf_session *s, bool all)
 {
+	size_t n;
+
+	do {
+		n = dedupe_release(&s->dd, s->gen, all, s->batch + s->nbatch,
+				   PERF_MAX_BATCH - s->nbatch);
+		s->nbatch += n;
+		if (s->nbatch == PERF_MAX_BATCH)
+			flush_batch(s);
+	} while (n && !s->nbatch);
+	flush_batch(s);
+	perf_close_redundant(s);
+}
+
+static int drain(struct perf_session *s, bool all)
+{
+	s->gen++;
 	for (int i = 0; i < s->ncpus; i++) {
 		if (s->streams[i].fd < 0)
 			continue;
+		s->cur_ring = i;
 		perf_ring_drain(&s->streams[i].ring, on_record, s);
-		if (s->nbatch) {
-			if (recorder_add_samples(s->r, s->batch, s->nbatch))
-				s->failed = 1;
-			s->nbatch = 0;
-		}
+		flush_batch(s);
 	}
+	release_held(s, all);
 	return s->failed ? -1 : 0;
 }
 
@@ -268,8 +217,9 @@ static void close_streams(struct perf_session *s)
 {
 	for (int i = 0; s->streams && i < s->ncpus; i++)
 		perf_ring_unmap(&s->streams[i].ring);
-	for (int i = 0; i < s->nfds; i++)
-		close(s->fds[i]);
+	for (size_t i = 0; i < s->nfds; i++)
+		if (s->fds[i].fd >= 0)
+			close(s->fds[i].fd);
 	s->nfds = 0;
 }
 
@@ -286,7 +236,7 @@ static int perf_probe(const struct record_opts *o, char *why, size_t whylen)
 	attr.disabled = 1;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	int fd = perf_event_open(&attr, 0, -1);
+	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		mem_event_open_error(&ev, errno, why, whylen);
 		return -1;
@@ -305,59 +255,31 @@ static void raise_fd_limit(void)
 	}
 }
 
-static int open_for_threads(struct perf_session *s, const struct record_opts *o,
-			    uint64_t period, char *why, size_t whylen)
-{
-	struct perf_event_attr attr;
-	pid_t tids[MAX_EVENTS];
-
-	build_attr(s, o, period, 0, &attr);
-	for (int round = 0; round < 100; round++) {
-		int n = target_threads(o->pid, tids, MAX_EVENTS), added = 0;
-		if (n < 0) {
-			snprintf(why, whylen, "no process with pid %d", (int)o->pid);
-			return -1;
-		}
-		for (int i = 0; i < n; i++) {
-			if (have_tid(s, tids[i]))
-				continue;
-			if (s->ntids == MAX_EVENTS) {
-				snprintf(why, whylen, "more than %d threads", MAX_EVENTS);
-				return -1;
-			}
-			if (add_target(s, &attr, tids[i], 128, why, whylen)) {
-				if (errno == ESRCH)	/* the thread exited meanwhile */
-					continue;
-				return -1;
-			}
-			added++;
-		}
-		if (!added)
-			return 0;
-	}
-	return 0;
-}
-
 static void perf_free(struct perf_session *s)
 {
 	if (s->release_fd >= 0)
 		close(s->release_fd);
-	if (s->watch >= 0)
-		close(s->watch);
+	for (int i = 0; i < s->nwatch; i++)
+		if (s->watch[i] >= 0)
+			close(s->watch[i]);
+	if (s->cgroup_fd >= 0)
+		close(s->cgroup_fd);
 	close_streams(s);
+	free(s->watch);
 	free(s->streams);
 	free(s->fds);
-	free(s->tids);
+	free(s->att);
+	dedupe_free(&s->dd);
+	pid_set_free(&s->maps_seen);
 	free(s);
 }
 
 static void perf_session_init(struct perf_session *s, struct recorder *r)
 {
 	s->r = r;
-	s->release_fd = s->watch = -1;
 	s->child = -1;
 	s->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-			 PERF_SAMPLE_CPU;
+			 PERF_SAMPLE_ID | PERF_SAMPLE_CPU;
 	if (s->ev.fields & MEMTRACE_FIELD_WEIGHT)
 		s->sample_type |= PERF_SAMPLE_WEIGHT;
 	if (s->ev.fields & MEMTRACE_FIELD_DATA_SRC)
@@ -366,44 +288,7 @@ static void perf_session_init(struct perf_session *s, struct recorder *r)
 	s->streams = mt_xcalloc((size_t)s->ncpus, sizeof(*s->streams));
 	for (int i = 0; i < s->ncpus; i++)
 		s->streams[i].fd = -1;
-	s->fds = mt_xcalloc(MAX_EVENTS, sizeof(*s->fds));
-	s->tids = mt_xcalloc(MAX_EVENTS, sizeof(*s->tids));
-}
-
-/* Events on the target: the spawned command, every CPU, or PID's threads. */
-static int perf_attach(struct perf_session *s, const struct record_opts *o, uint64_t period)
-{
-	struct perf_event_attr attr;
-	char why[512];
-
-	s->target = o->pid;
-	if (o->argv) {
-		s->child = target_spawn(o->argv, &s->release_fd);
-		if (s->child < 0)
-			return -1;
-		s->target = s->child;
-		build_attr(s, o, period, 1, &attr);
-		if (add_target(s, &attr, s->child, 128, why, sizeof(why))) {
-			mt_err("%s", why);
-			kill(s->child, SIGKILL);
-			return -1;
-		}
-	} else if (o->system_wide) {
-		build_attr(s, o, period, 0, &attr);
-		if (add_target(s, &attr, -1, 256, why, sizeof(why))) {
-			mt_err("%s", why);
-			return -1;
-		}
-	} else {
-		if (target_check(o->pid))
-			return -1;
-		s->watch = target_watch(o->pid);
-		if (open_for_threads(s, o, period, why, sizeof(why))) {
-			mt_err("%s", why);
-			return -1;
-		}
-	}
-	return 0;
+	dedupe_init(&s->dd, s->ncpus);
 }
 
 static void *perf_open(const struct record_opts *o, struct recorder *r)
@@ -414,7 +299,7 @@ static void *perf_open(const struct record_opts *o, struct recorder *r)
 	uint64_t start;
 
 	s->o = o;
-	s->release_fd = s->watch = -1;
+	s->release_fd = s->cgroup_fd = -1;
 	if (mem_event_resolve(o->event, &s->ev, &fell_back, why, sizeof(why))) {
 		mt_err("%s", why);
 		goto fail;
@@ -435,6 +320,12 @@ static void *perf_open(const struct record_opts *o, struct recorder *r)
 	event_meta(r, "perf", o, &s->ev, period, s->target);
 	if (event_begin(r, o, s->target, &start))
 		goto fail;
+	/* every attached process's maps now, before any of them can exit */
+	perf_attach_maps(s);
+	if (recorder_tick(r, start)) {
+		recorder_end(r, "failed");
+		goto fail;
+	}
 	if (s->child > 0) {
 		int e = target_release(s->release_fd);
 
@@ -468,20 +359,33 @@ static int perf_fds(void *state, struct pollfd *p, int max)
 static int perf_drain(void *state, struct recorder *r, const struct pollfd *p, int n,
 		      struct source_step *step)
 {
+	struct perf_session *s = state;
+
 	(void)r;
 	(void)p;
 	(void)n;
-	step->now = step->wall;
+	int rc = drain(s, false);
+	/* samples held back for the duplicate check are not behind the horizon */
+	uint64_t oldest = dedupe_oldest(&s->dd);
+	step->now = oldest < step->wall ? oldest : step->wall;
 	step->tick = true;
-	return drain(state);
+	return rc;
 }
 
+/* -p: every listed process exited; a command: it exited; -a, --cgroup: never. */
 static int perf_target_gone(void *state, uint64_t wall)
 {
 	struct perf_session *s = state;
 
 	(void)wall;
-	return !s->o->system_wide && target_exited(s->target, s->watch, s->child > 0);
+	if (s->o->system_wide || s->o->cgroup)
+		return 0;
+	if (s->child > 0)
+		return target_exited(s->child, -1, true);
+	for (int i = 0; i < s->nwatch; i++)
+		if (!target_exited(s->o->pids[i], s->watch[i], false))
+			return 0;
+	return 1;
 }
 
 static int perf_finish(void *state, struct recorder *r, int failed, const char **reason)
@@ -491,11 +395,18 @@ static int perf_finish(void *state, struct recorder *r, int failed, const char *
 	(void)r;
 	if (failed)
 		return -1;
-	drain(s);
+	drain(s, true);
 	if (s->child > 0 && strcmp(*reason, "target-exited")) {
 		/* we started it: stop it too */
 		kill(s->child, SIGTERM);
 	}
+	uint64_t dup = s->dd.dropped_copies + s->dd.dropped_lineage;
+	if (dup)
+		fprintf(stderr, "memtracectl: dropped %llu duplicate sample%s of %llu event%s that "
+			"covered a task twice (attached while it inherited the events)\n",
+			(unsigned long long)dup, dup == 1 ? "" : "s",
+			(unsigned long long)s->dd.redundant_events,
+			s->dd.redundant_events == 1 ? "" : "s");
 	return 0;
 }
 

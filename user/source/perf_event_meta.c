@@ -31,6 +31,18 @@ void event_meta(struct recorder *r, const char *backend, const struct record_opt
 	recorder_meta(r, "time_unit", "ns");
 	recorder_meta(r, "target_pid", "%d", o->system_wide ? 0 : (int)target);
 	recorder_meta(r, "target_comm", "%s", o->system_wide ? "" : comm);
+	if (o->npids > 0) {
+		char list[1024];
+		size_t pos = 0;
+		list[0] = 0;
+		for (int i = 0; i < o->npids && pos < sizeof(list) - 16; i++)
+			pos += (size_t)snprintf(list + pos, sizeof(list) - pos, "%s%d", i ? "," : "",
+						(int)o->pids[i]);
+		recorder_meta(r, "target_pids", "%s", list);
+		recorder_meta(r, "target_children", "%d", !o->no_children);
+	}
+	if (o->cgroup)
+		recorder_meta(r, "target_cgroup", "%s", o->cgroup);
 	recorder_meta(r, "fields", "%s%s%s", "ip",
 		      ev->fields & MEMTRACE_FIELD_WEIGHT ? ",weight" : "",
 		      ev->fields & MEMTRACE_FIELD_DATA_SRC ? ",data_src" : "");

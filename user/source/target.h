@@ -28,4 +28,42 @@ int target_threads(pid_t pid, pid_t *tids, int max);
 /* Reads /proc/PID/comm of tid (pid may equal tid) into buf. */
 void target_comm(pid_t pid, pid_t tid, char *buf, size_t len);
 
+/* ---- target_tree.c: process trees and cgroups, for every backend ------ */
+
+/* One task (thread) of a target tree. */
+struct target_task {
+	pid_t pid;		/* its process (tgid) */
+	pid_t tid;
+	pid_t ppid;		/* the parent process of pid */
+};
+
+struct target_tasks {
+	struct target_task *t;
+	size_t n, cap;
+};
+
+/*
+ * Every thread of the processes pids[0..n) and, with children, of all their
+ * descendants (parents from /proc/PID/stat), as /proc shows them now: one
+ * pass, sorted by pid then tid.  A task that exits meanwhile is left out.
+ * Returns the number of processes found.
+ */
+int target_tree(const pid_t *pids, int n, bool children, struct target_tasks *out);
+void target_tasks_free(struct target_tasks *t);
+/* The parent process of pid from /proc/PID/stat, or -1. */
+pid_t target_ppid(pid_t pid);
+
+/*
+ * Opens the cgroup v2 directory of path: relative to the cgroup2 mount
+ * (system.slice/x.service), or absolute (/sys/fs/cgroup/..., or /system.slice/...
+ * as /proc/PID/cgroup writes it).  Its full path goes to dir.  The fd
+ * (O_DIRECTORY, for PERF_FLAG_PID_CGROUP), or -1 after a one-line error
+ * (no cgroup2 mount / v1 only, no such cgroup, not permitted).
+ */
+int target_cgroup_open(const char *path, char *dir, size_t dirlen);
+/* Processes in the cgroup directory dir (cgroup.procs), or -1. */
+int target_cgroup_procs(const char *dir, pid_t *pids, int max);
+/* The cgroup2 mount point into buf: 0, or -1 (none; *v1 set when only v1 is mounted). */
+int target_cgroup2_mount(char *buf, size_t len, bool *v1);
+
 #endif

@@ -1,6 +1,6 @@
 #!/bin/sh
 # guest-record.sh - memtracectl with the module backend inside the guest.
-# Records pageramp (page-fault source, period 1), mtfork and mttree through
+# Records pageramp (page-fault source, period 1), mtfork and mtktree through
 # /dev/memtrace, prints ok/FAIL lines and ships the traces to the host as
 # base64 between "BEGIN-FILE NAME" and "END-FILE" lines; the host checks
 # them exactly like the perf backend's traces (tests/suites.d/50-kernel.sh).
@@ -57,26 +57,26 @@ fi
 
 # a process tree through -p ROOT: the root's thread, child and grandchild
 # exist at START, a late child is forked after; the grandchild touches
-# after the root exited (tests/kernel/mttree.c)
-/bin/mttree -k 64 >/tmp/tree.out &
+# after the root exited (tests/kernel/mtktree.c)
+/bin/mtktree -k 64 >/tmp/tree.out &
 wl=$!
-wait_file /tmp/tree.out 100 || echo "FAIL record: mttree did not start"
+wait_file /tmp/tree.out 100 || echo "FAIL record: mtktree did not start"
 $MT record --backend module -p $wl -e page-faults -c 1 -o /tmp/tree.mtrace 2>/tmp/rec4.err &
 rec=$!
-wait_file /tmp/tree.mtrace 200 || echo "FAIL record: record -p mttree did not start: $(cat /tmp/rec4.err)"
+wait_file /tmp/tree.mtrace 200 || echo "FAIL record: record -p mtktree did not start: $(cat /tmp/rec4.err)"
 sleep 0.2
 kill -USR1 $wl
 if wait $rec; then
 	line=$(grep 'attached to' /tmp/rec4.err)
 	if [ "$line" = "memtracectl: attached to 3 processes, 4 threads" ]; then
-		echo "ok   record: --backend module -p mttree: '$line'"
+		echo "ok   record: --backend module -p mtktree: '$line'"
 	else
-		echo "FAIL record: -p mttree said '$line', want 'memtracectl: attached to 3 processes, 4 threads'"
+		echo "FAIL record: -p mtktree said '$line', want 'memtracectl: attached to 3 processes, 4 threads'"
 	fi
 	ship tree.mtrace /tmp/tree.mtrace
 	ship tree.out /tmp/tree.out
 else
-	echo "FAIL record: -p mttree failed: $(cat /tmp/rec4.err)"
+	echo "FAIL record: -p mtktree failed: $(cat /tmp/rec4.err)"
 fi
 wait $wl
 

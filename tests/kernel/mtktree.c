@@ -1,7 +1,7 @@
-/* mttree.c - a process tree for `record --backend module -p ROOT` in the
+/* mtktree.c - a process tree for `record --backend module -p ROOT` in the
  * guests (tests/kernel/guest-record.sh).
  *
- *   mttree [-k PAGES]
+ *   mtktree [-k PAGES]
  *
  * The root (2 threads: main and one more) forks a child, which forks a
  * grandchild; once all four wait, the root prints "ready pid=ROOT".  On
@@ -31,7 +31,7 @@ static void *region(void)
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED) {
-		perror("mttree: mmap");
+		perror("mtktree: mmap");
 		exit(1);
 	}
 	madvise(p, (size_t)pages * 4096, MADV_NOHUGEPAGE);
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "k:")) != -1) {
 		if (c != 'k' || (pages = atol(optarg)) < 1) {
-			fprintf(stderr, "usage: mttree [-k PAGES]\n");
+			fprintf(stderr, "usage: mtktree [-k PAGES]\n");
 			return 2;
 		}
 	}

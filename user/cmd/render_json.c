@@ -60,8 +60,9 @@ static void json_hot(FILE *f, const struct memtrace_hot_bucket *hot, size_t n, c
 static void json_meta(FILE *f, const char *path, const struct memtrace_report *r)
 {
 	static const char *const keys[] = { "backend", "source", "event", "sees", "sample_period",
-					    "time_unit", "target_pid", "target_comm", "host",
-					    "kernel", "cpu_model", NULL };
+					    "time_unit", "target_pid", "host", "kernel", "cpu_model",
+					    NULL };
+	const struct memtrace_words *w = memtrace_words_of_meta(r->meta);
 	char buf[1024], dropped[64];
 
 	fprintf(f, "{\n  \"trace\": ");
@@ -70,6 +71,13 @@ static void json_meta(FILE *f, const char *path, const struct memtrace_report *r
 		fprintf(f, ",\n  \"%s\": ", keys[i]);
 		json_str(f, render_meta(r->meta, keys[i], buf, sizeof(buf)));
 	}
+	fprintf(f, ",\n  \"target_comm\": ");
+	json_str(f, memtrace_target_comm(r->meta, r->end_meta, buf, sizeof(buf)));
+	/* the keys below are the same for every class; these say what they count */
+	fprintf(f, ",\n  \"sample_class\": ");
+	json_str(f, w->sample_class);
+	fprintf(f, ",\n  \"measure\": ");
+	json_str(f, w->measure);
 	fprintf(f, ",\n  \"complete\": %s", r->info.complete ? "true" : "false");
 	fprintf(f, ",\n  \"end_reason\": ");
 	json_str(f, render_meta(r->end_meta, "end_reason", buf, sizeof(buf)));
@@ -77,9 +85,13 @@ static void json_meta(FILE *f, const char *path, const struct memtrace_report *r
 	fprintf(f, ",\n  \"bucket_size\": %" PRIu64 ",\n  \"window\": %" PRIu64
 		   ",\n  \"interval\": %" PRIu64 ",\n  \"intervals\": %zu",
 		r->bucket, r->window, r->interval, r->data.n);
+	/* duration: the recording's span, start to END (to the last sample without END) */
 	fprintf(f, ",\n  \"samples\": %" PRIu64 ",\n  \"lost\": %" PRIu64
 		   ",\n  \"throttled\": %" PRIu64 ",\n  \"dropped\": %s,\n  \"duration\": %" PRIu64,
 		r->samples, r->info.lost, r->info.throttled, dr ? dr : "0",
+		r->info.end_time > r->start_time ? r->info.end_time - r->start_time : 0);
+	fprintf(f, ",\n  \"first_sample\": %" PRIu64 ",\n  \"last_sample\": %" PRIu64,
+		r->samples ? r->first_time - r->start_time : 0,
 		r->samples ? r->last_time - r->start_time : 0);
 	fprintf(f, ",\n  \"reordered\": %" PRIu64, r->reordered);
 }

@@ -124,8 +124,11 @@ int recorder_note_thread(struct recorder *r, uint64_t time, uint32_t pid, uint32
 {
 	trace_thread_rec_put(&r->threads, time, pid, tid, comm);
 	r->nthreads++;
-	if (r->target > 0 && pid == (uint32_t)r->target && tid == pid && comm && *comm)
+	if (r->target > 0 && pid == (uint32_t)r->target && tid == pid && comm && *comm &&
+	    time >= r->target_comm_time) {
 		snprintf(r->target_comm, sizeof(r->target_comm), "%.15s", comm);
+		r->target_comm_time = time;
+	}
 	return 0;
 }
 

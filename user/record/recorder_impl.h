@@ -36,6 +36,7 @@ struct recorder {
 	const struct memtrace_words *words;	/* of the HEADER's sample_class */
 	pid_t target;				/* recorder_begin's pid */
 	char target_comm[17];			/* its latest COMM (END target_comm) */
+	uint64_t target_comm_time;		/* of that COMM (rings drain in any order) */
 
 	struct memtrace_sample *pending;
 	size_t npending, pending_cap;

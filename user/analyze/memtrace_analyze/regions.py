@@ -102,7 +102,8 @@ def plot(tr, regions, out, top=15, what=""):
         a2.text(s, yi, " " + fmt_bytes(s), va="center", fontsize=7.5)
     byte_axis(a2.xaxis, max(touched) * 1.3 if touched else 1, nticks=4)
     a2.set_xlim(0, max(touched) * 1.3 if touched else 1)
-    a2.set_xlabel("touched volume (distinct %s buckets sampled)" % fmt_bytes(regions[0].bucket if regions else 4096))
+    a2.set_xlabel("touched volume (distinct %s buckets with %s)" % (fmt_bytes(regions[0].bucket if regions else 4096),
+                                                                    w["samples"]))
     a2.set_title("Volume touched per region", fontsize=10)
     for a in (a1, a2):
         a.grid(True, axis="x", alpha=0.3)

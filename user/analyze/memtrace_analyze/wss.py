@@ -41,7 +41,10 @@ def plot(tr, res, out, title_extra=""):
     has_code = bool(res.code) and any(v.size and v.max() > 0 for v in res.code.values())
     fig, axes = plt.subplots(2 if has_code else 1, 1, figsize=(12, 7.5 if has_code else 5.2), sharex=True,
                              squeeze=False)
-    tax = TimeAxis(tr.time_unit, float(res.times[-1]) if res.nrep else 1)
+    # the x axis spans the recording (start to END); the series stops at its last sample
+    last = float(res.times[-1]) if res.nrep else 1.0
+    span = max(last, float(tr.end_time - tr.start_time))
+    tax = TimeAxis(tr.time_unit, span)
     x = tax(res.times.astype(np.float64))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for row, (kind, series) in enumerate([("data", res.data)] + ([("code", res.code)] if has_code else [])):
@@ -70,6 +73,7 @@ def plot(tr, res, out, title_extra=""):
             ax.text(0.995, 0.97, "distinct sampled buckets × %s" % fmt_bytes(res.bucket), transform=ax.transAxes,
                     ha="right", va="top", fontsize=7, color="0.35")
     axes[-1][0].set_xlabel(tax.label())
+    axes[-1][0].set_xlim(0, tax(span))
     axes[0][0].set_title("%s over time: %s\nbucket %s, evaluated every %s%s; numbered boxes = detected "
                          "peaks (shaded: their extent)" % (tr.words["series_title"], trace_title(tr), fmt_bytes(res.bucket),
                                                           fmt_time(res.interval, tr.time_unit), title_extra))

@@ -73,6 +73,44 @@ int memtrace_trace_info(struct memtrace_trace *t, struct memtrace_trace_info *ou
 			char *err, size_t errlen);
 
 /*
+ * What one sample means and the words memtrace shows its numbers with, the
+ * same in memtracectl and memtrace-analyze.  The class is the HEADER's
+ * sample_class; a trace written before that key existed gets it from its
+ * source: page-faults -> first-touch, valgrind-lackey with sample_period 1
+ * -> every-access, anything else -> sampled-access.  Static strings.
+ */
+struct memtrace_words {
+	const char *sample_class;	/* "sampled-access", "every-access", "first-touch" */
+	const char *measure;		/* one sentence: what a sample and the counts mean */
+	const char *sample;		/* one sample: "sampled access", "access", "page fault" */
+	const char *samples;		/* "sampled accesses", "accesses", "page faults" */
+	const char *count;		/* a bucket's count, a column heading: "accesses", "faults" */
+	const char *verb;		/* "accessed", "faulted" (accessed by, buckets faulted k times) */
+	const char *wss;		/* after "Data ": "WSS", "pages first touched" */
+	const char *code_wss;		/* after "Code ": "WSS", "at page faults" */
+	const char *data_series;	/* "data working set", "data pages first touched" */
+	const char *code_series;	/* "code working set", "code at page faults" */
+	const char *series_title;	/* "Working-set size", "Pages first touched (resident-set growth)" */
+	const char *hot;		/* "Hot", "Most-faulted" (data/code buckets) */
+	const char *curve;		/* "Hot working set by access frequency", "Buckets by page-fault count" */
+	const char *activity;		/* "Memory accesses", "Page faults" (over time, per region) */
+};
+
+/* Of a HEADER text ("key=value\n" lines, as memtrace_report.meta); never NULL. */
+const struct memtrace_words *memtrace_words_of_meta(const char *meta);
+const struct memtrace_words *memtrace_trace_words(const struct memtrace_trace *t);
+
+/*
+ * The target's name: END target_comm (its comm when the recording ended,
+ * after any exec, as the kernel names it) if there is one, else HEADER
+ * target_comm, else "".  From the HEADER and END texts (memtrace_report.meta,
+ * end_meta; either may be NULL) into buf, or from an open trace (a string
+ * owned by t).
+ */
+const char *memtrace_target_comm(const char *meta, const char *end_meta, char *buf, size_t len);
+const char *memtrace_trace_target_comm(struct memtrace_trace *t);
+
+/*
  * Which samples a read or a report uses.  Zero-initialised = all samples.
  * Times are offsets from the trace start (start_time), in the trace's unit.
  */

@@ -137,7 +137,7 @@ def test_bad_option_values(trace, tmp_path):
 def test_info(trace):
     rc, so, se = run("info", trace)
     assert rc == 0, se
-    assert "samples    6000 over" in so
+    assert "samples    6000 sampled accesses over a span of" in so
 
 
 def test_no_verb_usage():

@@ -46,7 +46,7 @@ def test_hot_counts_curve_and_table(tmp):
     assert [r["samples"] for r in rows] == [2, 2, 2, 2, 2, 1, 1]
     assert sum(r["samples"] for r in rows) == 12
     assert {r["addr"] for r in rows[:5]} == {COL, COL + 0x1000, COL + 0x2000, HEAP, STACK}
-    assert "hottest 4 KiB buckets" in hot.format_top(rows, 4096)
+    assert "Hot 4 KiB data buckets (accessed by: " in hot.format_top(rows, 4096, tr.words)
 
 
 def test_regions_exact(tmp):
@@ -145,7 +145,7 @@ def test_report_folder(tmp):
     page = open(index).read()
     for f in files:
         assert 'src="%s"' % f in page
-    assert "[anon:column]" in page and "samples    12 over" in page
+    assert "[anon:column]" in page and "samples    12 sampled accesses over a span of" in page
     j = json.load(open(tmp / "rep" / "summary.json"))
     assert j["samples"] == 12 and sum(r["samples"] for r in j["regions"]) == 12
     assert j["wss"]["interval"] == 2 and list(j["wss"]["data"]) == ["4"]

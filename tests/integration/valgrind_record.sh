@@ -53,6 +53,32 @@ vg_record_tests() {
 		fail record_header_and_count "backend=$(meta "$d/r.mtrace" backend) pid=$(meta "$d/r.mtrace" target_pid) (want $pid) samples=$(meta "$d/r.mtrace" samples) (want $acc) end=$(meta "$d/r.mtrace" end_reason)"
 	fi
 
+	# its words: every access (period 1), a working set; same JSON keys as page faults
+	"$MT" report "$d/r.mtrace" >"$d/r.txt" 2>&1
+	"$MT" report --json "$d/r.mtrace" >"$d/r.json" 2>&1
+	if [ "$(meta "$d/r.mtrace" sample_class)" = every-access ] &&
+	   grep -qx 'measures:  accesses (every-access)' "$d/r.txt" &&
+	   grep -Eq "^samples:   $acc accesses   lost 0" "$d/r.txt" &&
+	   grep -Eq '^span:      [0-9]+ insn recorded; accesses from [0-9]+ insn to [0-9]+ insn$' "$d/r.txt" &&
+	   grep -q '^Data WSS avg/peak/total: ' "$d/r.txt" && grep -q '^Code WSS avg/peak/total: ' "$d/r.txt" &&
+	   grep -Eq '^Hot data buckets \(top 10 of [0-9]+\):$' "$d/r.txt" &&
+	   grep -qx '      accesses  address             location  \[accessed by\]' "$d/r.txt" &&
+	   grep -qx 'Hot working set by access frequency:' "$d/r.txt" &&
+	   grep -qx '  >= accesses     buckets          size  share of accesses' "$d/r.txt" &&
+	   grep -Eq '^Peaks of the data WSS \(' "$d/r.txt" &&
+	   /usr/bin/python3 - "$d/r.json" <<'PY'; then
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["sample_class"] == "every-access" and j["target_comm"] == "pageramp"
+assert j["measure"] == ("each sample is one memory access (every data access): wss_data and wss_code count "
+                        "distinct buckets accessed per window (the working set), hot_* and hot_wss count accesses")
+assert j["duration"] == j["last_sample"] > 0     # an instruction trace ends at its last access
+PY
+		ok record_words_every_access
+	else
+		fail record_words_every_access "$(grep -E '^(measures|samples|span|Data|Hot)' "$d/r.txt" | tr '\n' '|')"
+	fi
+
 	compare_ref record_wss_tau1000_T1000 "$d/r.mtrace" "$log" 1000 1000 4096
 	compare_ref record_wss_tau20000_T2000 "$d/r.mtrace" "$log" 20000 2000 4096
 	compare_ref record_wss_tau500_T4000 "$d/r.mtrace" "$log" 500 4000 4096
@@ -70,7 +96,9 @@ vg_record_tests() {
 	cyc=$(grep -c '^I  ' "$log")
 	big=$($REF "$log" --window "$cyc" --interval 1000 --range "$base:$end" --max-data)
 	small=$($REF "$log" --window 50 --interval 50 --range "$base:$end" --max-data)
-	series "$d/r.mtrace" "$cyc" 1000 4096 "$d/whole.csv"
+	# the whole trace as one window: its span (start to END), the longest the report takes
+	series "$d/r.mtrace" $(( $(meta "$d/r.mtrace" end_time) - $(meta "$d/r.mtrace" start_time) )) 1000 4096 \
+		"$d/whole.csv"
 	whole=$(awk -F, 'NR > 1 && $2 > m {m = $2} END {print m + 0}' "$d/whole.csv")
 	if [ "$big" = $((pages / 2)) ] && [ "$small" -lt $((pages / 2)) ] &&
 	   [ "$whole" -ge $((pages / 2)) ] && [ "$whole" -le $((pages / 2 + 24 + 65)) ]; then

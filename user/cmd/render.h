@@ -16,8 +16,11 @@ const char *render_meta(const char *text, const char *key, char *buf, size_t len
 void render_text(FILE *f, const char *path, const struct memtrace_report *r);
 void render_json(FILE *f, const char *path, const struct memtrace_report *r);
 
+/* s as a JSON string literal (NULL: ""). */
+void render_json_str(FILE *f, const char *s);
+
 /* render_procs.c: the --per-process part (nothing without r->nprocesses) */
-void render_text_procs(FILE *f, const struct memtrace_report *r);
+void render_text_procs(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w);
 void render_json_procs(FILE *f, const struct memtrace_report *r);
 
 #endif

@@ -5,7 +5,7 @@
 
 #include "cmd/render.h"
 
-static void json_str(FILE *f, const char *s)
+void render_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; s && *s; s++) {
@@ -27,7 +27,7 @@ static void json_ips(FILE *f, const struct memtrace_named_count *v, size_t n)
 	for (size_t j = 0; j < n; j++) {
 		fprintf(f, "%s{\"ip\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
 			j ? ", " : "", v[j].addr, v[j].count);
-		json_str(f, v[j].name);
+		render_json_str(f, v[j].name);
 		fputc('}', f);
 	}
 	fputc(']', f);
@@ -43,11 +43,11 @@ static void json_hot(FILE *f, const struct memtrace_hot_bucket *hot, size_t n, c
 			 h->object ? h->object : "");
 		fprintf(f, "%s\n    {\"address\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
 			i ? "," : "", h->addr, h->count);
-		json_str(f, where);
+		render_json_str(f, where);
 		fprintf(f, ", \"ip_samples\": %" PRIu64 ", \"functions\": [", h->with_ip);
 		for (size_t j = 0; j < h->nfunctions; j++) {
 			fprintf(f, "%s{\"name\": ", j ? ", " : "");
-			json_str(f, h->functions[j].name);
+			render_json_str(f, h->functions[j].name);
 			fprintf(f, ", \"count\": %" PRIu64 "}", h->functions[j].count);
 		}
 		fprintf(f, "], \"ips\": ");
@@ -60,26 +60,38 @@ static void json_hot(FILE *f, const struct memtrace_hot_bucket *hot, size_t n, c
 static void json_meta(FILE *f, const char *path, const struct memtrace_report *r)
 {
 	static const char *const keys[] = { "backend", "source", "event", "sees", "sample_period",
-					    "time_unit", "target_pid", "target_comm", "host",
-					    "kernel", "cpu_model", NULL };
+					    "time_unit", "target_pid", "host", "kernel", "cpu_model",
+					    NULL };
+	const struct memtrace_words *w = memtrace_words_of_meta(r->meta);
 	char buf[1024], dropped[64];
 
 	fprintf(f, "{\n  \"trace\": ");
-	json_str(f, path);
+	render_json_str(f, path);
 	for (int i = 0; keys[i]; i++) {
 		fprintf(f, ",\n  \"%s\": ", keys[i]);
-		json_str(f, render_meta(r->meta, keys[i], buf, sizeof(buf)));
+		render_json_str(f, render_meta(r->meta, keys[i], buf, sizeof(buf)));
 	}
+	fprintf(f, ",\n  \"target_comm\": ");
+	render_json_str(f, memtrace_target_comm(r->meta, r->end_meta, buf, sizeof(buf)));
+	/* the keys below are the same for every class; these say what they count */
+	fprintf(f, ",\n  \"sample_class\": ");
+	render_json_str(f, w->sample_class);
+	fprintf(f, ",\n  \"measure\": ");
+	render_json_str(f, w->measure);
 	fprintf(f, ",\n  \"complete\": %s", r->info.complete ? "true" : "false");
 	fprintf(f, ",\n  \"end_reason\": ");
-	json_str(f, render_meta(r->end_meta, "end_reason", buf, sizeof(buf)));
+	render_json_str(f, render_meta(r->end_meta, "end_reason", buf, sizeof(buf)));
 	const char *dr = render_meta(r->end_meta, "dropped", dropped, sizeof(dropped));
 	fprintf(f, ",\n  \"bucket_size\": %" PRIu64 ",\n  \"window\": %" PRIu64
 		   ",\n  \"interval\": %" PRIu64 ",\n  \"intervals\": %zu",
 		r->bucket, r->window, r->interval, r->data.n);
+	/* duration: the recording's span, start to END (to the last sample without END) */
 	fprintf(f, ",\n  \"samples\": %" PRIu64 ",\n  \"lost\": %" PRIu64
 		   ",\n  \"throttled\": %" PRIu64 ",\n  \"dropped\": %s,\n  \"duration\": %" PRIu64,
 		r->samples, r->info.lost, r->info.throttled, dr ? dr : "0",
+		r->info.end_time > r->start_time ? r->info.end_time - r->start_time : 0);
+	fprintf(f, ",\n  \"first_sample\": %" PRIu64 ",\n  \"last_sample\": %" PRIu64,
+		r->samples ? r->first_time - r->start_time : 0,
 		r->samples ? r->last_time - r->start_time : 0);
 	fprintf(f, ",\n  \"reordered\": %" PRIu64, r->reordered);
 }

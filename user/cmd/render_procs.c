@@ -7,7 +7,7 @@
 
 #define HOT_PER_PROCESS_TEXT 3	/* hot buckets shown per process in text */
 
-void render_text_procs(FILE *f, const struct memtrace_report *r)
+void render_text_procs(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w)
 {
 	char b1[64], b2[64], b3[64];
 
@@ -19,9 +19,10 @@ void render_text_procs(FILE *f, const struct memtrace_report *r)
 	for (size_t i = 0; i < r->nprocesses; i++) {
 		const struct memtrace_process *p = &r->processes[i];
 		const struct memtrace_series *s = &p->data;
-		fprintf(f, "  pid %u%s%s%s: %" PRIu64 " samples, data WSS avg/peak/total "
+		fprintf(f, "  pid %u%s%s%s: %" PRIu64 " %s, data %s avg/peak/total "
 			   "%.1f/%" PRIu64 "/%" PRIu64 " buckets (%s/%s/%s), %" PRIu64 " shared\n",
 			p->pid, *p->comm ? " (" : "", p->comm, *p->comm ? ")" : "", p->samples,
+			w->samples, w->wss,
 			s->avg, s->peak, s->total,
 			mt_fmt_bytes((uint64_t)(s->avg * (double)r->bucket), b1, sizeof(b1)),
 			mt_fmt_bytes(s->peak << r->bucket_shift, b2, sizeof(b2)),
@@ -32,21 +33,6 @@ void render_text_procs(FILE *f, const struct memtrace_report *r)
 	}
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 void render_json_procs(FILE *f, const struct memtrace_report *r)
 {
 	if (!r->nprocesses)
@@ -55,14 +41,14 @@ void render_json_procs(FILE *f, const struct memtrace_report *r)
 	for (size_t i = 0; i < r->nprocesses; i++) {
 		const struct memtrace_process *p = &r->processes[i];
 		fprintf(f, "%s\n    {\"pid\": %u, \"comm\": ", i ? "," : "", p->pid);
-		json_str(f, p->comm);
+		render_json_str(f, p->comm);
 		fprintf(f, ", \"samples\": %" PRIu64 ", \"wss_data\": {\"avg\": %.3f, \"peak\": %" PRIu64
 			   ", \"total\": %" PRIu64 "}, \"shared_buckets\": %" PRIu64 ", \"hot_data\": [",
 			p->samples, p->data.avg, p->data.peak, p->data.total, p->shared);
 		for (size_t j = 0; j < p->nhot; j++) {
 			fprintf(f, "%s{\"address\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
 				j ? ", " : "", p->hot[j].addr, p->hot[j].count);
-			json_str(f, p->hot[j].where);
+			render_json_str(f, p->hot[j].where);
 			fputc('}', f);
 		}
 		fprintf(f, "]}");

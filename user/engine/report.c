@@ -332,6 +332,7 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 	}
 	c->flags = cfg->flags;
 	c->filter = &cfg->filter;
+	c->window_asked = cfg->window;
 	c->pid = cfg->filter.pid ? cfg->filter.pid : r->info.target_pid;
 
 	struct wss_config wc = { r->start_time, r->window, r->interval, r->bucket_shift };
@@ -405,11 +406,42 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 	return 0;
 }
 
+static void fmt_span(uint64_t t, int ns, char *buf, size_t len)
+{
+	if (!ns)
+		snprintf(buf, len, "%llu instructions", (unsigned long long)t);
+	else if (t >= 1000000000ull)
+		snprintf(buf, len, "%.3f s", (double)t / 1e9);
+	else
+		snprintf(buf, len, "%.3f ms", (double)t / 1e6);
+}
+
+/*
+ * A window asked for that is longer than the recording (start to END) is
+ * refused: every WSS value would count the whole trace, not a window, and
+ * it is nearly always a unit slip (100s for 100ms).  The default window is
+ * not checked (a recording may be shorter than 100 ms).
+ */
+static int check_window(struct rep_ctx *c, char *err, size_t errlen)
+{
+	const struct memtrace_report *r = c->r;
+	uint64_t span = r->info.end_time > r->start_time ? r->info.end_time - r->start_time : 0;
+	char w[64], s[64];
+
+	if (!c->window_asked || !span || c->window_asked <= span)
+		return 0;
+	fmt_span(c->window_asked, r->time_is_ns, w, sizeof(w));
+	fmt_span(span, r->time_is_ns, s, sizeof(s));
+	fail(err, errlen, "window %s is longer than the recording (%s from start to end): "
+	     "give a window of at most %s", w, s, s);
+	return -1;
+}
+
 static int compute(struct rep_ctx *c, const char *path, char *err, size_t errlen)
 {
 	struct memtrace_report *r = c->r;
 
-	if (first_pass(c, path, err, errlen))
+	if (first_pass(c, path, err, errlen) || check_window(c, err, errlen))
 		return -1;
 	c->nlayout = resolver_key_layout(c->res, &c->layout);
 	find_peaks(c);

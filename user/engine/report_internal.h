@@ -45,6 +45,7 @@ struct rep_ctx {
 	double sensitivity;
 	unsigned flags;
 	const struct memtrace_filter *filter;
+	uint64_t window_asked;		/* cfg->window: 0 = the default */
 	/* pass 1 */
 	struct sample_filter filt;
 	struct resolver *res;

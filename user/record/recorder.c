@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "trace/format.h"
+#include "trace/words.h"
 #include "trace/writer.h"
 
 struct recorder *recorder_open(const char *path, const char *command_line)
@@ -51,6 +52,7 @@ static void take_meta(struct recorder *r)
 
 	r->time_is_ns = !meta_value(r, "time_unit", buf, sizeof(buf)) || strcmp(buf, "insn");
 	r->horizon = r->time_is_ns ? MERGE_HORIZON_NS : 0;
+	r->words = words_of_text((const char *)r->meta.data, r->meta.len);
 	r->columns = COLS_REQUIRED;
 	if (meta_value(r, "fields", buf, sizeof(buf))) {
 		if (strstr(buf, "ip"))
@@ -78,6 +80,7 @@ int recorder_begin(struct recorder *r, uint64_t start, pid_t pid)
 	take_meta(r);
 	r->start = start;
 	r->last_time = start;
+	r->target = pid;
 	if (live_wss_init(r))
 		return -1;
 
@@ -121,6 +124,11 @@ int recorder_note_thread(struct recorder *r, uint64_t time, uint32_t pid, uint32
 {
 	trace_thread_rec_put(&r->threads, time, pid, tid, comm);
 	r->nthreads++;
+	if (r->target > 0 && pid == (uint32_t)r->target && tid == pid && comm && *comm &&
+	    time >= r->target_comm_time) {
+		snprintf(r->target_comm, sizeof(r->target_comm), "%.15s", comm);
+		r->target_comm_time = time;
+	}
 	return 0;
 }
 
@@ -161,6 +169,7 @@ int recorder_end(struct recorder *r, const char *reason)
 {
 	char buf[512];
 	int rc = 0;
+	uint64_t end;
 
 	if (!r->begun || r->ended)
 		return r->begun ? 0 : -1;
@@ -171,12 +180,22 @@ int recorder_end(struct recorder *r, const char *reason)
 		rc |= live_wss_write(r, 1);
 		rc |= flush_side_chunks(r, r->last_time);
 	}
+	/* the recording's end, not its last sample: a clock trace ends now (the
+	 * clock of the samples); an instruction trace at its last instruction */
+	end = r->last_time;
+	if (r->time_is_ns && mt_now_ns() > end)
+		end = mt_now_ns();
 	int n = snprintf(buf, sizeof(buf),
 			 "end_reason=%s\nend_time=%llu\nsamples=%llu\nlost=%llu\nthrottled=%llu\ndropped=%llu\n",
-			 reason, (unsigned long long)r->last_time, (unsigned long long)r->samples,
+			 reason, (unsigned long long)end, (unsigned long long)r->samples,
 			 (unsigned long long)r->total_lost, (unsigned long long)r->total_throttled,
 			 (unsigned long long)r->dropped);
-	rc |= trace_write_chunk(r->w, CHUNK_END, CODEC_STORED, buf, (size_t)n, 6);
+	uint32_t lines = 6;
+	if (r->target_comm[0] && n > 0 && (size_t)n < sizeof(buf)) {	/* what the target became */
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "target_comm=%s\n", r->target_comm);
+		lines++;
+	}
+	rc |= trace_write_chunk(r->w, CHUNK_END, CODEC_STORED, buf, (size_t)n, lines);
 	status_line(r, 1);
 	return rc ? -1 : 0;
 }

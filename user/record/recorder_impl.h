@@ -8,6 +8,7 @@
 
 #include "record/recorder.h"
 #include "engine/wss.h"
+#include "memtrace/trace.h"
 #include "trace/codec.h"
 #include "util/util.h"
 
@@ -32,6 +33,10 @@ struct recorder {
 	uint32_t columns;
 	int time_is_ns;
 	uint64_t start, horizon;
+	const struct memtrace_words *words;	/* of the HEADER's sample_class */
+	pid_t target;				/* recorder_begin's pid */
+	char target_comm[17];			/* its latest COMM (END target_comm) */
+	uint64_t target_comm_time;		/* of that COMM (rings drain in any order) */
 
 	struct memtrace_sample *pending;
 	size_t npending, pending_cap;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "record/recorder.h"
+#include "trace/words.h"
 #include "util/util.h"
 
 #define IN_BUF	(1u << 20)	/* compressed bytes per read() */
@@ -288,6 +289,8 @@ void lackey_file_start(struct lackey_file *f, struct recorder *r, const char *ou
 	recorder_meta(r, "fields", "ip,data_src");
 	recorder_meta(r, "sees", "every data access (sampled 1 in %llu); time is instructions, not ns",
 		      (unsigned long long)period);
+	recorder_meta(r, "sample_class", "%s",
+		      words_class_name(period == 1 ? WORDS_EVERY_ACCESS : WORDS_SAMPLED_ACCESS));
 }
 
 /* One block: the first look, then 1 MiB of text per call. */

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "trace/words.h"
 #include "uapi/memtrace.h"
 
 #define SEES_PAGE_FAULTS "page faults only: the first touch of each page and re-faults after " \
@@ -123,6 +124,7 @@ static void set_page_faults(struct mem_event *ev)
 	ev->alias = "page-faults";
 	ev->source = "page-faults";
 	ev->sees = SEES_PAGE_FAULTS;
+	ev->sample_class = words_class_name(WORDS_FIRST_TOUCH);
 	ev->attr.type = PERF_TYPE_SOFTWARE;
 	ev->attr.config = PERF_COUNT_SW_PAGE_FAULTS;
 	ev->default_period = 1;
@@ -143,6 +145,7 @@ static int resolve_ibs(struct mem_event *ev, const char *alias, char *why, size_
 	ev->alias = alias;
 	ev->source = "ibs";
 	ev->sees = SEES_IBS;
+	ev->sample_class = words_class_name(WORDS_SAMPLED_ACCESS);
 	ev->attr.type = (uint32_t)type;
 	ev->attr.config = 0;
 	ev->default_period = 100000;	/* IBS counts ops; periods are large */
@@ -164,6 +167,7 @@ static int resolve_pebs(struct mem_event *ev, const char *alias, const char *con
 			ev->alias = alias;
 			ev->source = "pebs";
 			ev->sees = SEES_PEBS;
+			ev->sample_class = words_class_name(WORDS_SAMPLED_ACCESS);
 			ev->attr.precise_ip = 2;
 			ev->default_period = 1000;
 			ev->fields = MEMTRACE_FIELD_IP | MEMTRACE_FIELD_WEIGHT |
@@ -241,6 +245,7 @@ int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
 	ev->alias = "raw";
 	ev->source = "pebs";
 	ev->sees = SEES_PEBS;
+	ev->sample_class = words_class_name(WORDS_SAMPLED_ACCESS);
 	ev->attr.precise_ip = 2;
 	ev->default_period = 1000;
 	ev->fields = MEMTRACE_FIELD_IP | MEMTRACE_FIELD_WEIGHT | MEMTRACE_FIELD_DATA_SRC;

@@ -15,6 +15,7 @@ struct mem_event {
 	const char *alias;	/* the user's word: loads, page-faults, ... */
 	const char *source;	/* pebs, ibs, page-faults */
 	const char *sees;	/* one line: what this source can see */
+	const char *sample_class;	/* what one sample is: first-touch, sampled-access */
 	struct perf_event_attr attr;	/* type, config, config1, precise_ip */
 	uint64_t default_period;
 	uint32_t fields;	/* MEMTRACE_FIELD_* the source fills */

@@ -14,9 +14,13 @@ void event_meta(struct recorder *r, const char *backend, const struct record_opt
 {
 	char comm[64] = "";
 
-	if (o->argv)
-		snprintf(comm, sizeof(comm), "%s", o->argv[0]);
-	else if (target > 0)
+	if (o->argv) {
+		/* what the kernel will call it after exec (basename, 15 bytes); the
+		 * recorder's END target_comm says what it became (a launcher's
+		 * command, a symlink's name) */
+		const char *base = strrchr(o->argv[0], '/');
+		snprintf(comm, sizeof(comm), "%.15s", base ? base + 1 : o->argv[0]);
+	} else if (target > 0)
 		target_comm(target, target, comm, sizeof(comm));
 	recorder_meta(r, "backend", "%s", backend);
 	recorder_meta(r, "source", "%s", ev->source);
@@ -25,6 +29,7 @@ void event_meta(struct recorder *r, const char *backend, const struct record_opt
 		      ev->attr.type, (unsigned long long)ev->attr.config,
 		      (unsigned long long)ev->attr.config1);
 	recorder_meta(r, "sees", "%s", ev->sees);
+	recorder_meta(r, "sample_class", "%s", ev->sample_class);
 	recorder_meta(r, "sample_period", "%llu", (unsigned long long)period);
 	recorder_meta(r, "random_period", "0");
 	recorder_meta(r, "clock", "monotonic");

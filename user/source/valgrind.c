@@ -23,6 +23,7 @@
 #include "source/lackey.h"
 #include "record/recorder.h"
 #include "record/signals.h"
+#include "trace/words.h"
 #include "util/util.h"
 
 #define READ_BUF	(1u << 20)
@@ -110,6 +111,8 @@ static void set_meta(struct recorder *r, const struct record_opts *o, uint64_t p
 	recorder_meta(r, "fields", "ip,data_src");
 	recorder_meta(r, "sees", "every data access (sampled 1 in %llu); time is "
 		      "instructions, not ns", (unsigned long long)period);
+	recorder_meta(r, "sample_class", "%s",
+		      words_class_name(period == 1 ? WORDS_EVERY_ACCESS : WORDS_SAMPLED_ACCESS));
 	recorder_meta(r, "target_pid", "%d", (int)pid);
 	recorder_meta(r, "target_comm", "%.15s", comm);
 }

@@ -322,6 +322,27 @@ TEST(report_errors)
 	memtrace_report_free(NULL);
 }
 
+/* The trace has no END end_time: its span is start to the last sample, 75 insn. */
+TEST(report_window_longer_than_the_recording)
+{
+	char err[256] = "";
+	struct memtrace_report_config cfg = base;
+	struct memtrace_report *r;
+
+	cfg.window = 75;
+	r = memtrace_report_compute(make_trace(), &cfg, err, sizeof(err));
+	CHECK(r != NULL);
+	memtrace_report_free(r);
+	cfg.window = 76;
+	CHECK(memtrace_report_compute(make_trace(), &cfg, err, sizeof(err)) == NULL);
+	CHECK_STR(err, "window 76 instructions is longer than the recording (75 instructions from "
+		  "start to end): give a window of at most 75 instructions");
+	cfg.window = 0;		/* the default (100000) is not checked */
+	r = memtrace_report_compute(make_trace(), &cfg, err, sizeof(err));
+	CHECK(r != NULL && r->window == 100000);
+	memtrace_report_free(r);
+}
+
 int main(void)
 {
 	int rc = test_main();

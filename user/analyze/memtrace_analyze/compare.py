@@ -70,7 +70,7 @@ def format_table(rows, tot, names):
 
 
 def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768):
-    from .plotting import byte_axis, plt, save, trace_title
+    from .plotting import byte_axis, cap, plt, save, trace_title
     da = hm.bin_view(va, bucket, ncols, max_rows)
     db = hm.bin_view(vb, bucket, ncols, max_rows)
     vmax = max(int(da.counts.max()) if da.counts.size else 1, int(db.counts.max()) if db.counts.size else 1)
@@ -86,7 +86,7 @@ def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768)
     a2.set_ylabel("")
     if img is not None:
         cb = fig.colorbar(img, ax=[a1, b], fraction=0.025, pad=0.08)
-        cb.set_label("sampled accesses per bucket per time bin (log, same scale)")
+        cb.set_label("%s per bucket per time bin (log, same scale)" % va.tr.words["samples"])
         hm._plain_log_ticks(cb)
     a3 = fig.add_subplot(gs[1, :])
     shown = rows[:top]
@@ -106,8 +106,9 @@ def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768)
     a3.set_xticklabels([r["key"] for r in shown], rotation=20, ha="right", fontsize=8)
     byte_axis(a3.yaxis, ymax * 1.15, nticks=5)
     a3.set_ylim(0, ymax * 1.15)
-    a3.set_ylabel("accessed volume (samples × %s)" % fmt_bytes(bucket))
-    a3.set_title("Accessed volume per region, change B vs A in percent (total %s)" % fmt_pct(tot["volume_change"]),
+    verb = va.tr.words["verb"]
+    a3.set_ylabel("%s volume (samples × %s)" % (verb, fmt_bytes(bucket)))
+    a3.set_title("%s volume per region, change B vs A in percent (total %s)" % (cap(verb), fmt_pct(tot["volume_change"])),
                  fontsize=10)
     a3.legend(fontsize=8)
     a3.grid(True, axis="y", alpha=0.3)

@@ -1,5 +1,6 @@
 """heatmap: x = time, y = address (compacted to the occupied ranges),
-colour = sampled accesses per bucket and time bin (log scale).
+colour = samples per bucket and time bin (log scale), named by the trace's
+sample class (sampled accesses, accesses, page faults: lib.Trace.words).
 
     memtrace-analyze heatmap TRACE -o heatmap.png [--bucket 4K] [--width 1000]
         [--max-rows 1024] [--range LO-HI] [--mapping NAME] [--time-range A-B]
@@ -174,7 +175,7 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
         ax.set_title(title)
     if cbar and img is not None:
         cb = ax.figure.colorbar(img, ax=ax, pad=0.09, fraction=0.04)
-        cb.set_label("sampled accesses per bucket per time bin (log)")
+        cb.set_label("%s per bucket per time bin (log)" % tr.words["samples"])
         _plain_log_ticks(cb)
     return img
 
@@ -205,7 +206,8 @@ def plot(view, out, bucket=4096, ncols=1000, max_rows=1024, gap=None):
     tr = view.tr
     data = bin_view(view, bucket, ncols, max_rows, gap)
     fig, ax = plt.subplots(figsize=(12, 7))
-    draw(ax, data, view, title="Memory accesses over time: %s\n%s" % (trace_title(tr), subtitle(data, tr, view.what)))
+    draw(ax, data, view, title="%s over time: %s\n%s" % (tr.words["activity"], trace_title(tr),
+                                                         subtitle(data, tr, view.what)))
     save(fig, out)
     return data
 

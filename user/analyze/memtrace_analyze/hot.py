@@ -87,11 +87,12 @@ def plot(view_layout, tr, rep, out, what="", clip=None, max_rows=1024):
     ax1.set_xticklabels(labels, fontsize=7, rotation=25, ha="right", rotation_mode="anchor")
     ax1.set_xlim(-0.5, axis.nrows - 0.5)
     ax1.set_yscale("log")
-    ax1.set_ylabel("sampled accesses per bucket")
+    w = tr.words
+    ax1.set_ylabel("%s per bucket" % w["samples"])
     b = "bucket %s" % fmt_bytes(axis.bucket)
     if axis.shift != axis.requested_shift:
         b += " (coarsened from %s)" % fmt_bytes(1 << axis.requested_shift)
-    ax1.set_title("Accesses by address (occupied ranges left to right, gaps cut out, %s)" % b, fontsize=10)
+    ax1.set_title("%s by address (occupied ranges left to right, gaps cut out, %s)" % (w["activity"], b), fontsize=10)
     ax1.set_xlabel("address")
 
     # (2) by frequency
@@ -100,10 +101,10 @@ def plot(view_layout, tr, rep, out, what="", clip=None, max_rows=1024):
     ax2.plot(vol, c, drawstyle="steps-post", color="#ff7f0e")
     ax2.fill_between(vol, c, step="post", alpha=0.3, color="#ff7f0e")
     ax2.set_yscale("log")
-    ax2.set_xlabel("accessed volume, hottest buckets first")
+    ax2.set_xlabel("%s volume, buckets with the most %s first" % (w["verb"], w["samples"]))
     byte_axis(ax2.xaxis, vol[-1] if vol.size else 1)
-    ax2.set_ylabel("sampled accesses per bucket")
-    ax2.set_title("Buckets sorted by access count (%s buckets)" % fmt_bytes(bucket), fontsize=10)
+    ax2.set_ylabel("%s per bucket" % w["samples"])
+    ax2.set_title("Buckets sorted by count of %s (%s buckets)" % (w["samples"], fmt_bytes(bucket)), fontsize=10)
     ax2.grid(True, alpha=0.3)
 
     # (3) hot working-set size (the library's curve)
@@ -111,28 +112,29 @@ def plot(view_layout, tr, rep, out, what="", clip=None, max_rows=1024):
     ge = np.array([nb * bucket for _, nb, _ in rep["curve"]], dtype=np.float64)
     ax3.plot(ks, ge, drawstyle="steps-post", color="#2ca02c", marker="." if ks.size < 60 else None)
     ax3.set_xscale("log")
-    ax3.set_xlabel("k (sampled accesses per bucket, at least)")
-    ax3.set_ylabel("bytes in buckets accessed ≥ k times")
+    ax3.set_xlabel("k (%s per bucket, at least)" % w["samples"])
+    ax3.set_ylabel("bytes in buckets %s ≥ k times" % w["verb"])
     byte_axis(ax3.yaxis, ge.max() * 1.05 if ge.size else 1)
-    ax3.set_title("Hot working-set size (total %s)" % fmt_bytes(rep["data"]["total"] * bucket), fontsize=10)
+    ax3.set_title("%s (total %s)" % (w["curve"], fmt_bytes(rep["data"]["total"] * bucket)), fontsize=10)
     ax3.grid(True, alpha=0.3, which="both")
     ax3.set_ylim(0, ge.max() * 1.05 if ge.size else 1)
 
     per = tr.sample_period
     note = "" if per <= 1 else " (×%d ≈ all accesses)" % per
-    fig.suptitle("Hot data: %s\n%d samples%s%s" % (trace_title(tr), rep["samples"], note,
+    fig.suptitle("%s data: %s\n%d %s%s%s" % (w["hot"], trace_title(tr), rep["samples"], w["samples"], note,
                                                    (" — " + what) if what else ""), fontsize=11)
     save(fig, out)
     return per_row, axis
 
 
-def format_top(rows, bucket):
-    lines = ["hottest %s buckets (accessed by: functions' shares of the samples with an ip):" % fmt_bytes(bucket),
-             "  %10s %7s  %-18s  %s" % ("samples", "share", "bucket", "where")]
+def format_top(rows, bucket, words):
+    lines = ["%s %s data buckets (%s by: functions' shares of the samples with an ip):" % (
+        words["hot"], fmt_bytes(bucket), words["verb"]),
+             "  %10s %7s  %-18s  %s" % (words["count"], "share", "bucket", "where")]
     for r in rows:
         extra = ""
         if r["by"]:
-            extra = "  [accessed by %s; top instruction %s]" % (r["by"], r["instruction"])
+            extra = "  [%s by %s; top instruction %s]" % (words["verb"], r["by"], r["instruction"])
         lines.append("  %10s %6.2f%%  %#018x  %s%s" % (fmt_count(r["samples"]), 100 * r["share"], r["addr"],
                                                       r["where"], extra))
     return "\n".join(lines)
@@ -161,5 +163,5 @@ def run(args, traces):
     need_samples(rep["samples"], tr, sel, "hot")
     out = args.output or "hot.png"
     plot(layout_of(tr, sel), tr, rep, out, sel.what, sel.clip)
-    print(format_top(top_table(rep), rep["bucket"]), file=sys.stderr)
+    print(format_top(top_table(rep), rep["bucket"], tr.words), file=sys.stderr)
     return [out]

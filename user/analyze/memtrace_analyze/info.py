@@ -49,6 +49,9 @@ def summarize(tr, res=None):
          "sample_period": tr.sample_period, "time_unit": tr.time_unit}
     for k in META:
         s[k] = tr.meta(k)
+    s["target_comm"] = tr.target_comm or s["target_comm"]
+    s["sample_class"] = tr.words["sample_class"]
+    s["measure"] = tr.words["measure"]
     s.update({
         "samples": i.samples, "start_time": i.start_time, "end_time": i.end_time,
         "duration": i.end_time - i.start_time,
@@ -87,9 +90,11 @@ def format_summary(s, tr):
     ]
     if s.get("sees"):
         lines.append("sees       %s" % s["sees"])
+    lines.append("measures   %s (%s)" % (tr.words["samples"], s["sample_class"]))
     lines += [
         "machine    %s, kernel %s, %s" % (s["host"], s["kernel"], s["cpu_model"]),
-        "samples    %d over %s (%s), end: %s" % (s["samples"], fmt_time(s["duration"], u), u, s["end_reason"]),
+        "samples    %d %s over a span of %s (%s; start to end), end: %s" % (
+            s["samples"], tr.words["samples"], fmt_time(s["duration"], u), u, s["end_reason"]),
         "lost       %d lost, %d throttled, %d dropped" % (s["lost"], s["throttled"], s["dropped"]),
         "threads    %d; mappings %d; columns %s" % (s["threads"], s["mappings"], ",".join(s["columns"])),
     ]
@@ -101,7 +106,7 @@ def format_summary(s, tr):
             total = w["total_%s_buckets" % kind]
             for tau, v in w[kind].items():
                 lines.append("%-10s τ=%s: avg/peak/total %.1f/%d/%d buckets (%s/%s/%s)" % (
-                    "WSS " + kind, fmt_time(int(tau), u), v["avg"], v["peak"], total,
+                    "WSS " + kind if tr.words["wss"] == "WSS" else tr.words["%s_series" % kind], fmt_time(int(tau), u), v["avg"], v["peak"], total,
                     fmt_bytes(v["avg"] * w["bucket"]), fmt_bytes(v["peak"] * w["bucket"]),
                     fmt_bytes(total * w["bucket"])))
     for c in s["windows_check"]:

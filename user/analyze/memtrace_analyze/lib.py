@@ -40,6 +40,14 @@ class TraceInfo(C.Structure):
                 ("sample_period", C.c_uint64), ("bucket_default", C.c_uint64), ("target_pid", C.c_uint32)]
 
 
+WORDS = ("sample_class", "measure", "sample", "samples", "count", "verb", "wss", "code_wss", "data_series",
+         "code_series", "series_title", "hot", "curve", "activity")   # struct memtrace_words
+
+
+class Words(C.Structure):
+    _fields_ = [(k, C.c_char_p) for k in WORDS]
+
+
 class Filter(C.Structure):
     _fields_ = [("pid", C.c_uint32), ("tid", C.c_uint32),
                 ("time_from", C.c_uint64), ("time_to", C.c_uint64),
@@ -164,6 +172,8 @@ _PROTOS = {
     "memtrace_trace_meta": (C.c_char_p, (_P, C.c_char_p)),
     "memtrace_trace_end_meta": (C.c_char_p, (_P, C.c_char_p)),
     "memtrace_trace_info": (C.c_int, (_P, C.POINTER(TraceInfo)) + _E),
+    "memtrace_trace_words": (C.POINTER(Words), (_P,)),
+    "memtrace_trace_target_comm": (C.c_char_p, (_P,)),
     "memtrace_trace_read": (C.c_int, (_P, C.POINTER(Filter), C.POINTER(Columns), C.POINTER(C.c_size_t)) + _E),
     "memtrace_trace_threads": (C.c_long, (_P, C.POINTER(C.POINTER(Thread))) + _E),
     "memtrace_trace_lost": (C.c_long, (_P, C.POINTER(C.POINTER(Lost))) + _E),
@@ -341,6 +351,20 @@ class Trace(_Handle):
     def end_meta(self, key, default=None):
         v = fn("memtrace_trace_end_meta")(self._h, key.encode())
         return default if v is None else s(v)
+
+    @property
+    def words(self):
+        """{field: text} of memtrace_trace_words: what a sample is (its
+        sample_class) and the words for the numbers, as memtracectl uses."""
+        if getattr(self, "_words", None) is None:
+            w = fn("memtrace_trace_words")(self._h).contents
+            self._words = {k: s(getattr(w, k)) for k in WORDS}
+        return self._words
+
+    @property
+    def target_comm(self):
+        """The target's own name (END target_comm, after any exec; else the HEADER's)."""
+        return s(fn("memtrace_trace_target_comm")(self._h)) or ""
 
     @property
     def n(self):

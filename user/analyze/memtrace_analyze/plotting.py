@@ -18,8 +18,9 @@ plt.rcParams.update({
 
 
 def trace_title(tr):
-    """'dbquery — valgrind-lackey, 1 in 100 accesses sampled'."""
-    comm = tr.meta("target_comm") or tr.name
+    """'dbquery — valgrind-lackey, 1 in 100 events sampled' (the target by
+    its own name: what it became after exec)."""
+    comm = tr.target_comm or tr.name
     src = tr.meta("source") or tr.meta("backend") or "?"
     ev = tr.meta("event", "")
     per = tr.meta("sample_period", "?")
@@ -31,12 +32,45 @@ def trace_title(tr):
     return s
 
 
+def cap(text):
+    """First letter upper case: 'page faults' -> 'Page faults'."""
+    return text[:1].upper() + text[1:]
+
+
+def figure_texts(fig):
+    """The figure's words in drawing order: the suptitle, then per axes its
+    title, x and y labels and legend title and entries (a colorbar is an
+    axes: its label is there too)."""
+    out = []
+    if fig._suptitle is not None and fig._suptitle.get_text():
+        out.append(fig._suptitle.get_text())
+    for ax in fig.axes:
+        out += [t for t in (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) if t]
+        leg = ax.get_legend()
+        if leg is not None:
+            out += [t.get_text() for t in [leg.get_title()] + list(leg.get_texts()) if t.get_text()]
+    return out
+
+
 def save(fig, path):
+    """Writes fig as PNG; its title and every label go into the PNG's text
+    chunks too (Title: the first, Description: all, one per line), so the
+    words of a figure can be read back without looking at it."""
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
-    fig.savefig(path, bbox_inches="tight")
+    texts = figure_texts(fig)
+    png = path.lower().endswith(".png")
+    meta = {"Title": texts[0], "Description": "\n".join(texts)} if texts and png else None
+    fig.savefig(path, bbox_inches="tight", metadata=meta)
     plt.close(fig)
     return path
+
+
+def png_texts(path):
+    """{key: text} of a PNG's text chunks (Title, Description, Software)."""
+    from PIL import Image
+    with Image.open(path) as im:
+        return dict(im.text)
 
 
 def empty_figure(path, title, message):

@@ -58,10 +58,12 @@ def compute(tr, args, sel):
     return rep, from_report(rep, tr.sample_period)
 
 
-def format_table(regions, total=None):
+def format_table(regions, total=None, words=None):
     total = total or sum(r.samples for r in regions) or 1
+    est = "est.accesses" if not words or words["sample_class"] == "sampled-access" else words["count"]
+    vol = {"accessed": "acc.volume", "faulted": "flt.volume"}.get(words["verb"] if words else "accessed", "volume")
     lines = ["%-34s %-33s %10s %7s %12s %11s %12s" % ("region", "address range", "samples", "share",
-                                                     "est.accesses", "touched", "acc.volume")]
+                                                     est, "touched", vol)]
     for r in regions:
         rng = "%#x-%#x" % (r.start, r.end) if r.end else "-"
         lines.append("%-34s %-33s %10d %6.2f%% %12s %11s %12s" % (
@@ -90,16 +92,18 @@ def plot(tr, regions, out, top=15, what=""):
         a1.text(s, yi, " %s (%.1f%%)" % (fmt_count(s), 100 * s / total), va="center", fontsize=7.5)
     a1.set_yticks(y)
     a1.set_yticklabels(labels, fontsize=8)
-    a1.set_xlabel("sampled accesses (× %d ≈ all accesses)" % tr.sample_period if tr.sample_period > 1
-                  else "accesses")
+    w = tr.words
+    a1.set_xlabel("%s (× %d ≈ all accesses)" % (w["samples"], tr.sample_period) if tr.sample_period > 1
+                  else w["samples"])
     a1.set_xlim(0, max(samples) * 1.35 if samples else 1)
-    a1.set_title("Accesses per region", fontsize=10)
+    a1.set_title("%s per region" % w["activity"], fontsize=10)
     a2.barh(y, touched, color="#2ca02c")
     for yi, s in zip(y, touched):
         a2.text(s, yi, " " + fmt_bytes(s), va="center", fontsize=7.5)
     byte_axis(a2.xaxis, max(touched) * 1.3 if touched else 1, nticks=4)
     a2.set_xlim(0, max(touched) * 1.3 if touched else 1)
-    a2.set_xlabel("touched volume (distinct %s buckets sampled)" % fmt_bytes(regions[0].bucket if regions else 4096))
+    a2.set_xlabel("touched volume (distinct %s buckets with %s)" % (fmt_bytes(regions[0].bucket if regions else 4096),
+                                                                    w["samples"]))
     a2.set_title("Volume touched per region", fontsize=10)
     for a in (a1, a2):
         a.grid(True, axis="x", alpha=0.3)
@@ -122,5 +126,5 @@ def run(args, traces):
     need_samples(rep["samples"], tr, sel, "regions")
     out = args.output or "regions.png"
     plot(tr, regs, out, options.top(args, 15), sel.what)
-    print(format_table(regs), file=sys.stderr)
+    print(format_table(regs, words=tr.words), file=sys.stderr)
     return [out]

@@ -61,7 +61,8 @@ def build(tr, outdir, args, other=None):
     rep = res.reps[0] if res else None
     s = infomod.summarize(tr, res)
     summary_text = infomod.format_summary(s, tr)
-    title = "memtrace report: %s" % (tr.meta("target_comm") or tr.name)
+    title = "memtrace report: %s" % (tr.target_comm or tr.name)
+    w = tr.words
     parts.append("<h1>%s</h1>" % html.escape(title))
     parts.append("<pre>%s</pre>" % html.escape(summary_text))
     if sel.what:
@@ -75,20 +76,21 @@ def build(tr, outdir, args, other=None):
         view = hm.View(tr, sel)
         hd = hm.plot(view, os.path.join(outdir, "heatmap.png"), bucket)
         files.append("heatmap.png")
-        parts.append("<h2>Accesses over time</h2>")
+        parts.append("<h2>%s over time</h2>" % html.escape(w["activity"]))
+        parts.append("<p>%s: %s.</p>" % (html.escape(w["sample_class"]), html.escape(w["measure"])))
         parts.append(_figure("heatmap.png", "x = time, y = address (occupied ranges only; red dashed lines mark "
-                             "cut-out gaps), colour = sampled accesses per %s bucket per time bin of %s (log scale)."
-                             % (fmt_bytes(hd.axis.bucket), fmt_time(hd.bin_time, u))))
+                             "cut-out gaps), colour = %s per %s bucket per time bin of %s (log scale)."
+                             % (w["samples"], fmt_bytes(hd.axis.bucket), fmt_time(hd.bin_time, u))))
 
         wssmod.plot(tr, res, os.path.join(outdir, "wss.png"))
         files.append("wss.png")
         peaks = wssmod.peak_rows(res)
-        parts.append("<h2>Working-set size over time</h2>")
-        parts.append(_figure("wss.png", "WS(t, τ): distinct %s buckets sampled in (t − τ, t], every %s. "
+        parts.append("<h2>%s over time</h2>" % html.escape(w["series_title"]))
+        parts.append(_figure("wss.png", "distinct %s buckets with %s in (t − τ, t], every %s. "
                              "Numbered boxes are peaks (valgrind-ws peak detection)."
-                             % (fmt_bytes(bucket), fmt_time(res.interval, u))))
+                             % (fmt_bytes(bucket), w["samples"], fmt_time(res.interval, u))))
         if peaks:
-            parts.append(_table(["#", "WSS", "at", "peak from", "to", "code location", "data mostly in"],
+            parts.append(_table(["#", w["wss"], "at", "peak from", "to", "code location", "data mostly in"],
                                 [[p["number"], fmt_bytes(p["wss_buckets"] * bucket), fmt_time(p["time"], u),
                                   fmt_time(p["from"], u), fmt_time(p["to"], u), p["location"],
                                   p["data_mapping"] or "-"] for p in peaks]))
@@ -98,10 +100,12 @@ def build(tr, outdir, args, other=None):
         hotmod.plot(view.layout, tr, rep, os.path.join(outdir, "hot.png"), sel.what, sel.clip)
         files.append("hot.png")
         top = hotmod.top_table(rep)
-        parts.append("<h2>Hot data</h2>")
-        parts.append(_figure("hot.png", "Top: sampled accesses per bucket by address. Bottom left: buckets sorted "
-                             "by access count. Bottom right: bytes in buckets accessed at least k times."))
-        parts.append(_table(["bucket", "where", "samples", "share", "accessed by (functions)", "top instruction"],
+        parts.append("<h2>%s data</h2>" % html.escape(w["hot"]))
+        parts.append(_figure("hot.png", "Top: %s per bucket by address. Bottom left: buckets sorted "
+                             "by their count. Bottom right: bytes in buckets %s at least k times."
+                             % (w["samples"], w["verb"])))
+        parts.append(_table(["bucket", "where", w["count"], "share", "%s by (functions)" % w["verb"],
+                             "top instruction"],
                             [["%#x" % r["addr"], r["where"], r["samples"], "%.2f%%" % (100 * r["share"]),
                               r["by"] or "(no ip recorded)", r["instruction"] or "-"] for r in top],
                             numeric=(2, 3)))
@@ -110,10 +114,11 @@ def build(tr, outdir, args, other=None):
         rg.plot(tr, regs, os.path.join(outdir, "regions.png"))
         files.append("regions.png")
         parts.append("<h2>Regions (mappings)</h2>")
-        parts.append(_figure("regions.png", "Sampled accesses and touched volume per mapping."))
+        parts.append(_figure("regions.png", "%s and touched volume per mapping." % w["samples"].capitalize()))
         total = sum(r.samples for r in regs) or 1
-        parts.append(_table(["region", "address range", "samples", "share", "est. accesses", "touched",
-                             "accessed volume"],
+        est = "est. accesses" if w["sample_class"] == "sampled-access" else w["samples"]
+        parts.append(_table(["region", "address range", "samples", "share", est, "touched",
+                             "%s volume" % w["verb"]],
                             [[r.key, "%#x-%#x" % (r.start, r.end) if r.end else "-", r.samples,
                               "%.2f%%" % (100.0 * r.samples / total), fmt_count(r.est_accesses),
                               fmt_bytes(r.touched), fmt_bytes(r.volume)] for r in regs], numeric=(2, 3, 4, 5, 6)))
@@ -129,8 +134,8 @@ def build(tr, outdir, args, other=None):
                 cmpmod.plot(view, hm.View(other, sb), os.path.join(outdir, "compare.png"), bucket, rows, tot, scale)
                 files.append("compare.png")
                 parts.append("<h2>Comparison with %s</h2>" % html.escape(other.name))
-                parts.append(_figure("compare.png", "Both traces with one colour scale; accessed volume per region "
-                                     "and its change in percent."))
+                parts.append(_figure("compare.png", "Both traces with one colour scale; %s volume per region "
+                                     "and its change in percent." % w["verb"]))
                 parts.append("<pre>%s</pre>" % html.escape(cmpmod.format_table(rows, tot, (tr.name, other.name))))
                 s["compare"] = {"rows": rows, "total": tot}
     with open(os.path.join(outdir, "summary.txt"), "w") as f:

@@ -41,7 +41,10 @@ def plot(tr, res, out, title_extra=""):
     has_code = bool(res.code) and any(v.size and v.max() > 0 for v in res.code.values())
     fig, axes = plt.subplots(2 if has_code else 1, 1, figsize=(12, 7.5 if has_code else 5.2), sharex=True,
                              squeeze=False)
-    tax = TimeAxis(tr.time_unit, float(res.times[-1]) if res.nrep else 1)
+    # the x axis spans the recording (start to END); the series stops at its last sample
+    last = float(res.times[-1]) if res.nrep else 1.0
+    span = max(last, float(tr.end_time - tr.start_time))
+    tax = TimeAxis(tr.time_unit, span)
     x = tax(res.times.astype(np.float64))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for row, (kind, series) in enumerate([("data", res.data)] + ([("code", res.code)] if has_code else [])):
@@ -62,7 +65,7 @@ def plot(tr, res, out, title_extra=""):
                 if p["last"] > p["first"]:
                     ax.axvspan(x[p["first"]], x[p["last"]], color="0.5", alpha=0.08, lw=0)
         ax.set_ylim(0, ymax * 1.18)
-        ax.set_ylabel("%s working set" % kind)
+        ax.set_ylabel(tr.words["%s_series" % kind])
         byte_axis(ax.yaxis, ymax * 1.18)
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper left", fontsize=8, title="window", title_fontsize=8)
@@ -70,8 +73,9 @@ def plot(tr, res, out, title_extra=""):
             ax.text(0.995, 0.97, "distinct sampled buckets × %s" % fmt_bytes(res.bucket), transform=ax.transAxes,
                     ha="right", va="top", fontsize=7, color="0.35")
     axes[-1][0].set_xlabel(tax.label())
-    axes[0][0].set_title("Working-set size over time: %s\nbucket %s, evaluated every %s%s; numbered boxes = detected "
-                         "peaks (shaded: their extent)" % (trace_title(tr), fmt_bytes(res.bucket),
+    axes[-1][0].set_xlim(0, tax(span))
+    axes[0][0].set_title("%s over time: %s\nbucket %s, evaluated every %s%s; numbered boxes = detected "
+                         "peaks (shaded: their extent)" % (tr.words["series_title"], trace_title(tr), fmt_bytes(res.bucket),
                                                           fmt_time(res.interval, tr.time_unit), title_extra))
     save(fig, out)
 
@@ -106,8 +110,8 @@ def format_peaks(tr, res, rows):
     for r in rows:
         span = "" if r["from"] == r["to"] else " (peak from %s to %s)" % (
             fmt_time(r["from"], tr.time_unit), fmt_time(r["to"], tr.time_unit))
-        lines.append("  [%d] WSS %s at %s%s: %s%s" % (
-            r["number"], fmt_bytes(r["wss_buckets"] * res.bucket), fmt_time(r["time"], tr.time_unit), span,
+        lines.append("  [%d] %s %s at %s%s: %s%s" % (
+            r["number"], tr.words["wss"], fmt_bytes(r["wss_buckets"] * res.bucket), fmt_time(r["time"], tr.time_unit), span,
             r["location"], "; data mostly in %s" % r["data_mapping"] if r["data_mapping"] else ""))
     return "\n".join(lines)
 

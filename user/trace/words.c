@@ -1,0 +1,115 @@
+/* words.c - what one sample of a trace means (HEADER sample_class) and the
+ * words both tools show its numbers with (include/memtrace/trace.h).  The
+ * one place that derives the class of a trace written before the key
+ * existed, and the one place that names the target (END target_comm). */
+#include "trace/words.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/api_internal.h"
+#include "util/util.h"
+
+static const struct memtrace_words words[] = {
+	[WORDS_SAMPLED_ACCESS] = {
+		.sample_class = "sampled-access",
+		.measure = "each sample is one sampled memory access (1 in sample_period): wss_data and "
+			   "wss_code count distinct buckets sampled per window (the working set seen "
+			   "through sampling), hot_* and hot_wss count samples",
+		.sample = "sampled access", .samples = "sampled accesses", .count = "accesses",
+		.verb = "accessed", .wss = "WSS", .code_wss = "WSS",
+		.data_series = "data working set", .code_series = "code working set",
+		.series_title = "Working-set size", .hot = "Hot",
+		.curve = "Hot working set by access frequency", .activity = "Memory accesses",
+	},
+	[WORDS_EVERY_ACCESS] = {
+		.sample_class = "every-access",
+		.measure = "each sample is one memory access (every data access): wss_data and "
+			   "wss_code count distinct buckets accessed per window (the working set), "
+			   "hot_* and hot_wss count accesses",
+		.sample = "access", .samples = "accesses", .count = "accesses",
+		.verb = "accessed", .wss = "WSS", .code_wss = "WSS",
+		.data_series = "data working set", .code_series = "code working set",
+		.series_title = "Working-set size", .hot = "Hot",
+		.curve = "Hot working set by access frequency", .activity = "Memory accesses",
+	},
+	[WORDS_FIRST_TOUCH] = {
+		.sample_class = "first-touch",
+		.measure = "each sample is one page fault (a first touch, a re-fault or a copy-on-write "
+			   "fault), not an access; memory already resident is not seen: wss_data counts "
+			   "distinct buckets first touched per window (resident-set growth), wss_code the "
+			   "code buckets whose instructions faulted, hot_* and hot_wss count page faults",
+		.sample = "page fault", .samples = "page faults", .count = "faults",
+		.verb = "faulted", .wss = "pages first touched", .code_wss = "at page faults",
+		.data_series = "data pages first touched", .code_series = "code at page faults",
+		.series_title = "Pages first touched (resident-set growth)", .hot = "Most-faulted",
+		.curve = "Buckets by page-fault count", .activity = "Page faults",
+	},
+};
+
+enum words_class words_class_of(const char *sample_class, const char *source,
+				const char *sample_period)
+{
+	if (sample_class && *sample_class) {
+		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (!strcmp(sample_class, words[i].sample_class))
+				return (enum words_class)i;
+	}
+	/* traces written before sample_class: the source says it */
+	if (source && !strcmp(source, "page-faults"))
+		return WORDS_FIRST_TOUCH;
+	if (source && !strcmp(source, "valgrind-lackey") && sample_period &&
+	    strtoull(sample_period, NULL, 10) == 1)
+		return WORDS_EVERY_ACCESS;
+	return WORDS_SAMPLED_ACCESS;
+}
+
+const char *words_class_name(enum words_class c)
+{
+	return words[c].sample_class;
+}
+
+const struct memtrace_words *words_of_text(const char *text, size_t len)
+{
+	char cls[64], src[64], per[32];
+	const char *c = mt_kv_value(text, len, "sample_class", cls, sizeof(cls));
+	const char *s = mt_kv_value(text, len, "source", src, sizeof(src));
+	const char *p = mt_kv_value(text, len, "sample_period", per, sizeof(per));
+
+	return &words[words_class_of(c, s, p)];
+}
+
+const struct memtrace_words *memtrace_words_of_meta(const char *meta)
+{
+	return words_of_text(meta, meta ? strlen(meta) : 0);
+}
+
+const struct memtrace_words *memtrace_trace_words(const struct memtrace_trace *t)
+{
+	return &words[words_class_of(trace_meta(t->r, "sample_class"), trace_meta(t->r, "source"),
+				     trace_meta(t->r, "sample_period"))];
+}
+
+const char *memtrace_target_comm(const char *meta, const char *end_meta, char *buf, size_t len)
+{
+	const char *v = mt_kv_value(end_meta, end_meta ? strlen(end_meta) : 0, "target_comm", buf,
+				    len);
+
+	if (!v || !*v)
+		v = mt_kv_value(meta, meta ? strlen(meta) : 0, "target_comm", buf, len);
+	if (!v && len)
+		buf[0] = 0;
+	return len ? buf : "";
+}
+
+const char *memtrace_trace_target_comm(struct memtrace_trace *t)
+{
+	char err[256];
+	const char *v = NULL;
+
+	if (!api_scan(t, err, sizeof(err)))	/* the END chunk is read by the scan */
+		v = trace_end_meta(t->r, "target_comm");
+	if (!v || !*v)
+		v = trace_meta(t->r, "target_comm");
+	return v ? v : "";
+}

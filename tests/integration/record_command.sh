@@ -15,9 +15,11 @@ assert region == list(range(0, 64, 2)) * 3, region
 assert {int(r["tid"]) for r in rows} == {tid}, "samples of another thread"
 PY
 "$MT" dump --meta "$TMP/t.mtrace" | grep -q '^end_reason=target-exited' || fail "no target-exited end"
-# a command that exits with an error still gives a complete trace
-"$MT" record -c 1 -o "$TMP/f.mtrace" -- /bin/sh -c 'exit 3' 2>/dev/null || fail "record of a failing command failed"
+# a command that exits with an error still gives a complete trace, and
+# record exits with the command's status
+"$MT" record -c 1 -o "$TMP/f.mtrace" -- /bin/sh -c 'exit 3' 2>/dev/null
+rc=$?; [ $rc = 3 ] || fail "record of a command that exits 3 exited $rc"
 "$MT" report "$TMP/f.mtrace" >/dev/null 2>&1 || fail "trace of a failing command unreadable"
-expect_error "cannot run the command" "$MT" record -o "$TMP/n.mtrace" -- /nonexistent/program
-expect_error "not found in PATH" "$MT" record -o "$TMP/n.mtrace" -- no-such-program-here
+expect_error "cannot execute /nonexistent/program: No such file or directory" "$MT" record -o "$TMP/n.mtrace" -- /nonexistent/program
+expect_error "cannot execute no-such-program-here: command not found" "$MT" record -o "$TMP/n.mtrace" -- no-such-program-here
 [ ! -e "$TMP/n.mtrace" ] || fail "a failed record left a file behind"

@@ -1,7 +1,7 @@
 /* import.c - `memtracectl import`: a trace from a saved lackey log.
  *
  *   memtracectl import [--format lackey] [-c N] [--random-period] [--seed S]
- *                      [-o FILE] INPUT|-
+ *                      [-o FILE [--force]] INPUT|-
  *
  * INPUT is plain text, xz or zstd; the compression is detected from the
  * first bytes, not from the name.  The log is a sample source
@@ -18,13 +18,14 @@
 #include "source/lackey_file.h"
 #include "record/loop.h"
 #include "record/recorder.h"
+#include "trace/writer.h"
 #include "util/util.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: memtracectl import [--format lackey] [-c N] [--random-period] [--seed S]\n"
-		"                          [-o FILE] INPUT|-\n"
+		"                          [-o FILE [--force]] INPUT|-\n"
 		"\n"
 		"Makes a trace from a saved `valgrind --tool=lackey --trace-mem=yes` log\n"
 		"(plain text, .xz or .zst: detected from the first bytes; - reads stdin).\n"
@@ -33,7 +34,9 @@ static void usage(FILE *f)
 		"  -c, --period N       keep every N-th data access (default 1: exact)\n"
 		"      --random-period  draw each gap uniformly from [N - N/2, N + N/2]\n"
 		"      --seed S         seed of the random period (default 1)\n"
-		"  -o, --output FILE    trace to write (default memtrace.mtrace)\n"
+		"  -o, --output FILE    trace to write (default memtrace.mtrace); an existing FILE\n"
+		"                       is renamed to FILE.old, never overwritten or followed\n"
+		"      --force          overwrite an existing FILE instead (no FILE.old)\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Time in the trace is guest instructions (time_unit=insn).  A log cut in the\n"
@@ -62,12 +65,13 @@ int cmd_import(int argc, char **argv)
 		{ "random-period", no_argument, NULL, 'R' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *format = "lackey", *output = "memtrace.mtrace";
 	uint64_t period = 1, seed = 1;
-	bool random = false;
+	bool random = false, force = false;
 	int opt;
 
 	optind = 1;
@@ -95,6 +99,9 @@ int cmd_import(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case 'F':
+			force = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -121,7 +128,7 @@ int cmd_import(int argc, char **argv)
 	if (!f)
 		return 1;
 	char *cmdline = join_args(argc, argv);
-	struct recorder *r = recorder_open(output, cmdline);
+	struct recorder *r = recorder_open(output, cmdline, force ? WRITER_FORCE : 0);
 
 	free(cmdline);
 	if (!r) {

@@ -1,4 +1,5 @@
 /* record.c - `memtracectl record`. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "record/loop.h"
 #include "record/recorder.h"
 #include "record/signals.h"
+#include "trace/writer.h"
 #include "source/target.h"
 #include "util/util.h"
 
@@ -36,7 +38,10 @@ static void usage(FILE *out)
 		"                         load-latency, ibs-op, or a libpfm4 event name\n"
 		"  -c, --period N         sample every N-th event (default: per event; 1 for page faults)\n"
 		"  -b, --backend NAME     auto (default), module, perf, valgrind\n"
-		"  -o, --output FILE      trace file (default memtrace.mtrace; - for stdout)\n"
+		"  -o, --output FILE      trace file (default memtrace.mtrace; - for stdout); an\n"
+		"                         existing FILE is renamed to FILE.old once the recording\n"
+		"                         is under way, never overwritten or followed if a link\n"
+		"      --force            overwrite an existing FILE instead (no FILE.old)\n"
 		"  -d, --duration SEC     stop after SEC seconds\n"
 		"      --random-period    valgrind: periods drawn uniformly in [N/2, 3N/2]\n"
 		"      --seed N           seed of --random-period (default 1)\n"
@@ -44,8 +49,12 @@ static void usage(FILE *out)
 		"      --ring N           module backend: records per CPU ring (power of two, <= 1M)\n"
 		"  -h, --help             this text\n"
 		"\n"
-		"Ctrl-C or SIGTERM ends the recording and leaves a complete file. A status line\n"
-		"(samples/s, lost, current WSS, bytes written) is shown when stderr is a terminal.\n");
+		"Ctrl-C or SIGTERM ends the recording and leaves a complete file; so does a write\n"
+		"error (disk full), with exit status 1.  A killed collector leaves FILE readable\n"
+		"up to the last second.  With CMD, record exits with CMD's exit status (128+N if\n"
+		"signal N killed it; 127/126 if it cannot be executed) unless record stopped it.\n"
+		"A status line (samples/s, lost, current WSS, bytes written) is shown when stderr\n"
+		"is a terminal.\n");
 }
 
 static int pick_backend(const struct record_opts *o, const struct source_ops **out)
@@ -81,7 +90,8 @@ static int pick_backend(const struct record_opts *o, const struct source_ops **o
 	return 1;
 }
 
-/* The command must be found as execvp() would, before anything starts. */
+/* The command must be found as execvp() would, before anything starts:
+ * 0, or the shell's exit status after a one-line error. */
 static int command_missing(const char *cmd)
 {
 	char path[4096];
@@ -89,8 +99,7 @@ static int command_missing(const char *cmd)
 	if (strchr(cmd, '/')) {
 		if (access(cmd, X_OK) == 0)
 			return 0;
-		mt_errno("cannot run the command '%s'", cmd);
-		return 1;
+		return target_exec_error(cmd, errno);
 	}
 	const char *p = getenv("PATH");
 	if (!p)
@@ -102,8 +111,7 @@ static int command_missing(const char *cmd)
 			return 0;
 		p += n + (p[n] == ':');
 	}
-	mt_err("cannot run the command '%s': not found in PATH", cmd);
-	return 1;
+	return target_exec_error(cmd, ENOENT);
 }
 
 /* Adds the pids of arg ("1,2,3", "1 2 3") to o->pids; 0, or -1 after an error. */
@@ -154,6 +162,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "kernel", no_argument, NULL, 'K' },
 		{ "ring", required_argument, NULL, 'r' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -202,6 +211,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			}
 			break;
 		case 'K': o->kernel_addrs = true; break;
+		case 'F': o->force = true; break;
 		case 'r':
 			if (mt_parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > MEMTRACE_RING_MAX_RECORDS) {
 				mt_err("invalid ring size '%s' (a power of two up to 1M records)", optarg);
@@ -238,8 +248,8 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		return 2;
 	}
 
-	if (o->argv && command_missing(o->argv[0]))
-		return 1;
+	if (o->argv && (rc = command_missing(o->argv[0])))
+		return rc;
 	for (int i = 0; i < o->npids && strcmp(o->backend, "valgrind"); i++)
 		if (target_check(o->pids[i]))
 			return 1;
@@ -266,23 +276,24 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 			break;
 		pos += (size_t)n;
 	}
-	struct recorder *r = recorder_open(o->output, cmdline);
+	struct recorder *r = recorder_open(o->output, cmdline, o->force ? WRITER_FORCE : 0);
 	if (!r)
 		return 1;
 	record_install_signals();
 	rc = record_source(b, o, r);
 	uint64_t samples = recorder_samples(r);
-	int begun = recorder_begun(r);
-	if (recorder_close(r))
+	if (recorder_close(r))	/* never under way: FILE is left as it was */
 		rc = -1;
-	if (!begun && strcmp(o->output, "-"))
-		unlink(o->output);	/* nothing was recorded: leave no empty file */
+	/* the command's own exit status, as perf record and time give it */
+	int child = o->argv ? target_child_result(1000) : -1;
+	if (child >= 126 && child <= 127 && rc)
+		return child;	/* could not be executed (said so) */
 	if (rc)
 		return 1;
 	if (strcmp(o->output, "-"))
 		fprintf(stderr, "memtracectl: wrote %llu samples to %s (%s backend)\n",
 			(unsigned long long)samples, o->output, b->name);
-	return 0;
+	return child >= 0 ? child : 0;
 }
 
 int cmd_record(int argc, char **argv)

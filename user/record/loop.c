@@ -41,9 +41,9 @@ int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
 	uint64_t deadline = duration > 0 ? mt_now_ns() + (uint64_t)(duration * 1e9) : 0;
 	const char *reason = NULL;	/* set by the stop check */
 	struct pollfd *p = NULL;
-	int cap = 0, failed = 0;
+	int cap = 0, failed = recorder_publish(r) != 0;	/* under way: the file takes its place */
 
-	for (;;) {
+	while (!failed) {
 		struct source_step step = { 0 };
 		int n = source_fds(ops, state, &p, &cap);
 

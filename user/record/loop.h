@@ -15,7 +15,7 @@ struct recorder;
 #define RECORD_POLL_MS	100
 
 /*
- * Runs an opened source until it ends, fails or is stopped (signal, or
+ * Puts the trace file in place (recorder_publish), then runs an opened source until it ends, fails or is stopped (signal, or
  * duration > 0 seconds from now); calls finish() and writes the END
  * chunk.  Does not call close().  Returns 0, or -1 (failed, or the END
  * chunk was not written).

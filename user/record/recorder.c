@@ -15,9 +15,9 @@
 #include "trace/words.h"
 #include "trace/writer.h"
 
-struct recorder *recorder_open(const char *path, const char *command_line)
+struct recorder *recorder_open(const char *path, const char *command_line, unsigned flags)
 {
-	struct trace_writer *w = trace_writer_open(path);
+	struct trace_writer *w = trace_writer_open_new(path, flags);
 
 	if (!w)
 		return NULL;
@@ -26,6 +26,15 @@ struct recorder *recorder_open(const char *path, const char *command_line)
 	r->command = mt_xstrdup(command_line ? command_line : "");
 	r->tty = isatty(STDERR_FILENO) && strcmp(path, "-");
 	return r;
+}
+
+int recorder_publish(struct recorder *r)
+{
+	if (trace_writer_publish(r->w)) {
+		r->failed = 1;
+		return -1;
+	}
+	return 0;
 }
 
 void recorder_meta(struct recorder *r, const char *key, const char *fmt, ...)
@@ -91,7 +100,7 @@ int recorder_begin(struct recorder *r, uint64_t start, pid_t pid)
 			      lines))
 		return -1;
 	r->begun = 1;
-	r->status_wall = mt_now_ns();
+	r->status_wall = r->flushed_at = mt_now_ns();
 	if (pid > 0) {
 		int i = maps_index(r, pid);
 		if (i >= 0 && maps_snapshot(r, i, start))
@@ -157,10 +166,15 @@ int recorder_tick(struct recorder *r, uint64_t now)
 	if (!r->begun || r->failed)
 		return r->failed ? -1 : 0;
 	uint64_t limit = now > r->horizon ? now - r->horizon : 0;
-	if (merge_flush(r, limit) || flush_side_chunks(r, now)) {
+	uint64_t wall = mt_now_ns();
+	int windows = wall - r->flushed_at >= FLUSH_EVERY_NS;
+	if (merge_flush(r, limit) || flush_side_chunks(r, now) ||
+	    (windows && live_wss_write(r, 1))) {
 		r->failed = 1;
 		return -1;
 	}
+	if (windows)
+		r->flushed_at = wall;
 	status_line(r, 0);
 	return 0;
 }

@@ -19,8 +19,21 @@
 
 struct recorder;
 
-/* Opens path for writing; NULL after a one-line error. */
-struct recorder *recorder_open(const char *path, const char *command_line);
+/*
+ * Opens path for writing (trace/writer.h trace_writer_open_new: a new file
+ * that replaces path only once recorder_publish() is called; flags
+ * WRITER_FORCE, else an existing path becomes path.old).  NULL after a
+ * one-line error.
+ */
+struct recorder *recorder_open(const char *path, const char *command_line, unsigned flags);
+
+/*
+ * The recording is under way (the record loop starts): the file takes
+ * path's place, and from now on holds everything up to the last second
+ * even if the collector is killed.  Before it, recorder_close() leaves path
+ * as it was.  0, or -1 after a one-line error.
+ */
+int recorder_publish(struct recorder *r);
 
 /* Header metadata (trace-format.md, HEADER keys); before recorder_begin. */
 void recorder_meta(struct recorder *r, const char *key, const char *fmt, ...)

@@ -17,6 +17,7 @@
 #define LIVE_INTERVAL_INSN	1000000ull	/* 1 M instructions */
 #define MERGE_HORIZON_NS	50000000ull	/* samples may arrive 50 ms late */
 #define WINDOW_ROWS_PER_CHUNK	600
+#define FLUSH_EVERY_NS		1000000000ull	/* WINDOWS rows reach the file within 1 s */
 #define STATUS_EVERY_NS		500000000ull
 #define MAX_MAPS_PIDS		65536	/* processes whose maps are snapshotted */
 
@@ -59,6 +60,7 @@ struct recorder {
 
 	uint64_t samples, last_time;
 	uint64_t status_at, status_samples, status_wall;
+	uint64_t flushed_at;		/* wall clock of the last WINDOWS flush */
 	int tty;
 	int failed;
 };

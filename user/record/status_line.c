@@ -16,11 +16,16 @@ void status_line(struct recorder *r, int final)
 	double dt = (double)(wall - r->status_at) / 1e9;
 	double rate = r->status_at && dt > 0 ? (double)(r->samples - r->status_samples) / dt : 0;
 	uint64_t wss_pages = live_wss_pages(r);
-	fprintf(stderr, "\r\033[Kmemtrace: %.1f s  %llu %s (%.0f/s)  lost %llu  dropped %llu  %s %s  written %s",
+	char wss[96];
+	if (r->samples)
+		snprintf(wss, sizeof(wss), "%s %s", r->words->wss,
+			 mt_fmt_bytes(wss_pages << LIVE_BUCKET_SHIFT, wbuf, sizeof(wbuf)));
+	else
+		snprintf(wss, sizeof(wss), "no samples");
+	fprintf(stderr, "\r\033[Kmemtrace: %.1f s  %llu %s (%.0f/s)  lost %llu  dropped %llu  %s  written %s",
 		(double)(wall - r->status_wall) / 1e9, (unsigned long long)r->samples,
 		r->words->samples, rate, (unsigned long long)r->total_lost,
-		(unsigned long long)r->dropped, r->words->wss,
-		mt_fmt_bytes(wss_pages << LIVE_BUCKET_SHIFT, wbuf, sizeof(wbuf)),
+		(unsigned long long)r->dropped, wss,
 		mt_fmt_bytes(trace_writer_bytes(r->w), fbuf, sizeof(fbuf)));
 	if (final)
 		fputc('\n', stderr);

@@ -418,14 +418,17 @@ static int mod_finish(void *state, struct recorder *r, int failed, const char **
 {
 	struct mod_state *m = state;
 
-	if (failed)
+	if (failed) {	/* a failed write ends the command as a stop does */
+		if (m->child > 0 && !m->child_reaped)
+			target_stop_child(m->child);
 		return -1;
+	}
 	ioctl(m->s.fd, MEMTRACE_IOC_STOP);
 	if (mod_drain(&m->s, r))
 		return -1;
 	mod_account(&m->s, r, mt_now_ns());
 	if (m->child > 0 && !m->child_reaped && strcmp(*reason, "target-exited"))
-		kill(m->child, SIGTERM);
+		target_stop_child(m->child);
 	return 0;
 }
 

@@ -393,13 +393,12 @@ static int perf_finish(void *state, struct recorder *r, int failed, const char *
 	struct perf_session *s = state;
 
 	(void)r;
+	/* we started it: stop it too, on a failed write as on a stop */
+	if (s->child > 0 && (failed || strcmp(*reason, "target-exited")))
+		target_stop_child(s->child);
 	if (failed)
 		return -1;
 	drain(s, true);
-	if (s->child > 0 && strcmp(*reason, "target-exited")) {
-		/* we started it: stop it too */
-		kill(s->child, SIGTERM);
-	}
 	uint64_t dup = s->dd.dropped_copies + s->dd.dropped_lineage;
 	if (dup)
 		fprintf(stderr, "memtracectl: dropped %llu duplicate sample%s of %llu event%s that "

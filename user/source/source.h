@@ -33,6 +33,7 @@ struct record_opts {
 	uint64_t seed;		/* --seed */
 	double duration;	/* --duration SEC, 0 = until the target exits */
 	const char *output;	/* -o FILE */
+	bool force;		/* --force: overwrite FILE (else it becomes FILE.old) */
 	const char *backend;	/* --backend NAME, "auto" by default */
 	bool kernel_addrs;	/* --kernel: also sample kernel mode (-a only) */
 	uint32_t ring_records;	/* --ring RECORDS per CPU, module backend */

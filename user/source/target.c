@@ -20,6 +20,57 @@
 #endif
 
 static int spawn_err_fd = -1;
+/* the command target_spawn() started: its name, and its fate */
+static const char *spawn_cmd;
+static pid_t spawn_pid = -1;
+static int spawn_status, spawn_reaped, spawn_stopped, spawn_exec_errno;
+
+/* The file execvp() would run for cmd (the first match in PATH), or cmd. */
+static void exec_path(const char *cmd, char *path, size_t len)
+{
+	snprintf(path, len, "%s", cmd);
+	if (strchr(cmd, '/'))
+		return;
+	const char *p = getenv("PATH");
+	if (!p)
+		p = "/usr/local/bin:/usr/bin:/bin";
+	while (*p) {
+		size_t n = strcspn(p, ":");
+		snprintf(path, len, "%.*s/%s", (int)n, n ? p : ".", cmd);
+		if (access(path, F_OK) == 0)
+			return;
+		p += n + (p[n] == ':');
+	}
+	snprintf(path, len, "%s", cmd);
+}
+
+int target_exec_error(const char *cmd, int e)
+{
+	char path[4096], line[256] = "";
+
+	if (e != ENOENT) {
+		mt_err("cannot execute %s: %s", cmd, strerror(e));
+		return 126;
+	}
+	exec_path(cmd, path, sizeof(path));
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		mt_err("cannot execute %s: %s", cmd, strchr(cmd, '/') ? strerror(ENOENT) : "command not found");
+		return 127;
+	}
+	if (!fgets(line, sizeof(line), f))
+		line[0] = 0;
+	fclose(f);
+	if (line[0] == '#' && line[1] == '!') {	/* the file is there: its interpreter is not */
+		char *interp = line + 2 + strspn(line + 2, " \t");
+		interp[strcspn(interp, " \t\r\n")] = 0;
+		mt_err("cannot execute %s: bad interpreter %s: %s", cmd, interp, strerror(ENOENT));
+	} else {
+		mt_err("cannot execute %s: its program loader or a library is missing (%s)", cmd,
+		       strerror(ENOENT));
+	}
+	return 127;
+}
 
 pid_t target_spawn(char **argv, int *release_fd)
 {
@@ -53,6 +104,9 @@ pid_t target_spawn(char **argv, int *release_fd)
 	close(go[0]);
 	close(err[1]);
 	spawn_err_fd = err[0];
+	spawn_cmd = argv[0];
+	spawn_pid = pid;
+	spawn_reaped = spawn_stopped = spawn_exec_errno = 0;
 	*release_fd = go[1];
 	return pid;
 }
@@ -72,8 +126,8 @@ int target_release(int release_fd)
 		close(spawn_err_fd);
 		spawn_err_fd = -1;
 		if (n == (ssize_t)sizeof(e)) {
-			errno = e;
-			mt_errno("cannot run the command");
+			spawn_exec_errno = e;
+			target_exec_error(spawn_cmd, e);
 			return -1;
 		}
 	}
@@ -116,6 +170,10 @@ bool target_exited(pid_t pid, int watch_fd, bool is_child)
 	if (is_child) {
 		int st;
 		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid && pid == spawn_pid) {
+			spawn_status = st;
+			spawn_reaped = 1;
+		}
 		return r == pid || (r < 0 && errno == ECHILD);
 	}
 	if (watch_fd >= 0) {
@@ -123,6 +181,49 @@ bool target_exited(pid_t pid, int watch_fd, bool is_child)
 		return poll(&p, 1, 0) > 0;
 	}
 	return kill(pid, 0) && errno == ESRCH;
+}
+
+void target_stop_child(pid_t pid)
+{
+	if (pid <= 0 || (pid == spawn_pid && spawn_reaped))
+		return;
+	kill(pid, SIGTERM);
+	if (pid == spawn_pid)
+		spawn_stopped = 1;
+}
+
+void target_child_set_status(pid_t pid, int status)
+{
+	spawn_pid = pid;
+	spawn_status = status;
+	spawn_reaped = 1;
+}
+
+int target_child_result(int wait_ms)
+{
+	if (spawn_pid <= 0)
+		return -1;
+	if (spawn_exec_errno)
+		return spawn_exec_errno == ENOENT ? 127 : 126;
+	if (spawn_stopped)
+		return -1;
+	for (int i = 0; !spawn_reaped && i <= wait_ms / 10; i++) {
+		int st;
+		pid_t r = waitpid(spawn_pid, &st, WNOHANG);
+		if (r == spawn_pid) {
+			spawn_status = st;
+			spawn_reaped = 1;
+		} else if (r < 0) {
+			return -1;
+		} else {
+			usleep(10000);
+		}
+	}
+	if (!spawn_reaped)
+		return -1;
+	if (WIFEXITED(spawn_status))
+		return WEXITSTATUS(spawn_status);
+	return WIFSIGNALED(spawn_status) ? 128 + WTERMSIG(spawn_status) : -1;
 }
 
 int target_threads(pid_t pid, pid_t *tids, int max)

@@ -14,6 +14,25 @@ pid_t target_spawn(char **argv, int *release_fd);
 /* Lets the spawned child exec.  Returns 0, or -1 if exec failed. */
 int target_release(int release_fd);
 
+/*
+ * One line "cannot execute CMD: why" for an execve() error e of cmd (a
+ * missing interpreter of a script is named as such, not as the script
+ * missing); returns the shell's exit status for it: 127 (not found) or 126.
+ */
+int target_exec_error(const char *cmd, int e);
+
+/* We end the spawned command (SIGTERM): stop, a duration, a failed write. */
+void target_stop_child(pid_t pid);
+/* A backend that reaped the command itself (valgrind) hands over its status. */
+void target_child_set_status(pid_t pid, int status);
+/*
+ * The spawned command's exit status as a shell gives it (128 + signal when
+ * killed; 127/126 when it could not be executed), waiting up to wait_ms for
+ * it to be reaped; -1 if none was spawned, target_stop_child() ended it, or
+ * it has not exited.
+ */
+int target_child_result(int wait_ms);
+
 /* One-line error and -1 if pid does not exist or may not be traced. */
 int target_check(pid_t pid);
 

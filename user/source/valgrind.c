@@ -24,6 +24,7 @@
 #include "record/recorder.h"
 #include "record/signals.h"
 #include "trace/words.h"
+#include "source/target.h"
 #include "util/util.h"
 
 #define READ_BUF	(1u << 20)
@@ -364,6 +365,8 @@ static int vg_finish(void *state, struct recorder *r, int failed, const char **r
 		while (waitpid(v->pid, &v->status, 0) < 0 && errno == EINTR)
 			;
 	}
+	if (!v->killed)		/* the command's own end: its status is record's */
+		target_child_set_status(v->pid, v->status);
 	if (!v->killed && record_stop_signalled()) {
 		*reason = "signal";	/* Ctrl-C reached valgrind first */
 		v->killed = 1;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -22,6 +23,8 @@ struct trace_writer {
 	int quiet;			/* errors go to errbuf only */
 	char errbuf[256];
 	char *path;
+	char *tmp;			/* trace_writer_open_new: the file until published */
+	unsigned flags;			/* WRITER_* */
 	uint64_t bytes;
 	ZSTD_CCtx *zc;
 	struct bytebuf raw, out;
@@ -52,17 +55,68 @@ static int write_all(struct trace_writer *w, const void *p, size_t n)
 	return 0;
 }
 
+/* A new file .NAME.XXXXXX in path's directory (O_EXCL: no link is followed),
+ * mode 0644 less the umask; its fd, or -1 with errno set. */
+static int open_temp(const char *path, char **tmp)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t len = strlen(path) + 16;
+	char *t = mt_xmalloc(len);
+
+	snprintf(t, len, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
+	int fd = mkostemp(t, O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		free(t);
+		errno = e;
+		return -1;
+	}
+	mode_t mask = umask(022);
+	umask(mask);
+	if (fchmod(fd, 0644 & ~mask)) {
+		int e = errno;
+		close(fd);
+		unlink(t);
+		free(t);
+		errno = e;
+		return -1;
+	}
+	*tmp = t;
+	return fd;
+}
+
+/* The fd for path: stdout, the path itself (the plain writer; with
+ * WRITER_NEW a device or FIFO), or a temporary name (WRITER_NEW). */
+static int open_output(struct trace_writer *w, const char *path, int is_new)
+{
+	struct stat st;
+
+	if (!strcmp(path, "-"))
+		return STDOUT_FILENO;
+	if (!is_new)
+		return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (lstat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return -1;
+		}
+		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+			return open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	return open_temp(path, &w->tmp);
+}
+
 static struct trace_writer *writer_open(const char *path, int quiet, char *err,
-				       size_t errlen)
+				       size_t errlen, int is_new, unsigned flags)
 {
 	struct trace_writer *w = mt_xcalloc(1, sizeof(*w));
 	unsigned char hdr[TRACE_FILE_HDR_SIZE] = { 0 };
 
 	w->quiet = quiet;
-	if (!strcmp(path, "-")) {
-		w->fd = STDOUT_FILENO;
-	} else {
-		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->flags = flags;
+	w->fd = open_output(w, path, is_new);
+	{
 		if (w->fd < 0) {
 			if (quiet)
 				snprintf(err, errlen, "cannot create %s: %s", path,
@@ -89,12 +143,47 @@ static struct trace_writer *writer_open(const char *path, int quiet, char *err,
 
 struct trace_writer *trace_writer_open(const char *path)
 {
-	return writer_open(path, 0, NULL, 0);
+	return writer_open(path, 0, NULL, 0, 0, 0);
+}
+
+struct trace_writer *trace_writer_open_new(const char *path, unsigned flags)
+{
+	return writer_open(path, 0, NULL, 0, 1, flags);
 }
 
 struct trace_writer *trace_writer_open_quiet(const char *path, char *err, size_t errlen)
 {
-	return writer_open(path, 1, err, errlen);
+	return writer_open(path, 1, err, errlen, 0, 0);
+}
+
+static int publish_fail(struct trace_writer *w, const char *what, const char *name)
+{
+	snprintf(w->errbuf, sizeof(w->errbuf), "%s %s: %s", what, name, strerror(errno));
+	if (!w->quiet)
+		mt_err("%s", w->errbuf);
+	w->failed = 1;
+	return -1;
+}
+
+int trace_writer_publish(struct trace_writer *w)
+{
+	if (!w->tmp)
+		return 0;
+	if (!(w->flags & WRITER_FORCE)) {
+		size_t len = strlen(w->path) + 5;
+		char *old = mt_xmalloc(len);
+
+		snprintf(old, len, "%s.old", w->path);
+		int rc = rename(w->path, old);
+		free(old);
+		if (rc && errno != ENOENT)
+			return publish_fail(w, "cannot rename the existing", w->path);
+	}
+	if (rename(w->tmp, w->path))
+		return publish_fail(w, "cannot create", w->path);
+	free(w->tmp);
+	w->tmp = NULL;
+	return 0;
 }
 
 const char *trace_writer_error(const struct trace_writer *w)
@@ -149,7 +238,14 @@ int trace_write_chunk(struct trace_writer *w, unsigned type, unsigned codec,
 	put_le32(h + 20, crc32c(0, payload == raw ? raw : h + CHUNK_HDR_SIZE, stored));
 	put_le32(h + 24, crc32c(0, h, 24));
 	put_le32(h + 28, 0);
-	return write_all(w, w->out.data, w->out.len);
+	uint64_t at = w->bytes;
+	if (write_all(w, w->out.data, w->out.len)) {
+		/* the file ends with the last complete chunk (not for a pipe) */
+		if (w->bytes != at && w->fd != STDOUT_FILENO && ftruncate(w->fd, (off_t)at) == 0)
+			w->bytes = at;
+		return -1;
+	}
+	return 0;
 }
 
 int trace_write_samples(struct trace_writer *w, const struct memtrace_sample *s,
@@ -183,6 +279,10 @@ int trace_writer_close_quiet(struct trace_writer *w, char *err, size_t errlen)
 	}
 	if (rc && err)
 		snprintf(err, errlen, "%s", trace_writer_error(w));
+	if (w->tmp) {		/* never published: leave path as it was */
+		unlink(w->tmp);
+		free(w->tmp);
+	}
 	ZSTD_freeCCtx(w->zc);
 	bytebuf_free(&w->raw);
 	bytebuf_free(&w->out);

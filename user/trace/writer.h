@@ -14,6 +14,24 @@ struct trace_writer;
  * a one-line error. */
 struct trace_writer *trace_writer_open(const char *path);
 
+/*
+ * A trace that must never lose or clobber a file (memtracectl record and
+ * import).  "-" is stdout, and an existing character device or FIFO is
+ * written in place; anything else goes to a new file .NAME.XXXXXX next to
+ * path (O_EXCL, O_NOFOLLOW, 0644 less the umask), which trace_writer_publish()
+ * renames to path.  Closing a writer that was never published removes the
+ * temporary file: path is left as it was.  NULL after a one-line error.
+ */
+#define WRITER_FORCE	1u	/* publish replaces path; else path becomes path.old */
+struct trace_writer *trace_writer_open_new(const char *path, unsigned flags);
+/*
+ * Puts the file in place: an existing path (whatever it is, a symbolic link
+ * included: it is renamed, never followed) is renamed to path.old unless
+ * WRITER_FORCE, then the new file is renamed to path.  Once only; no-op for
+ * other writers.  0, or -1 after a one-line error.
+ */
+int trace_writer_publish(struct trace_writer *w);
+
 /* Same, but errors are only kept (trace_writer_error), never printed. */
 struct trace_writer *trace_writer_open_quiet(const char *path, char *err, size_t errlen);
 /* The last error, one line. */

@@ -7,6 +7,7 @@
 #include "../test.h"
 #include "record/loop.h"
 #include "record/recorder.h"
+#include "trace/writer.h"
 #include "util/util.h"
 
 struct fake {
@@ -108,7 +109,7 @@ static int run(struct fake *f, double duration, uint64_t *samples)
 	int fd = mkstemp(path);
 
 	close(fd);
-	struct recorder *r = recorder_open(path, "test");
+	struct recorder *r = recorder_open(path, "test", WRITER_FORCE);
 	CHECK(pipe(f->pipe) == 0);
 	CHECK(recorder_begin(r, 0, 0) == 0);
 	int rc = record_loop(&fake_ops, f, r, duration);

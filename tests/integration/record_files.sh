@@ -96,6 +96,19 @@ grep -qx 'memtracectl: writing /dev/full: No space left on device' err.txt || fa
 "$MT" record -o - -- true 2>/dev/null >out.mtrace || fail "record -o - failed"
 [ "$(head -c 8 out.mtrace)" = MEMTRACE ] || fail "record -o - wrote no trace"
 
+# the status line (stderr a terminal: script(1)) says "no samples", not a WSS of 0 B
+sleep 30 &
+idle=$!
+script -qc "$MT record -o idle.mtrace -p $idle --duration 1.2" status.log >/dev/null
+kill $idle
+last=$(tr '\r' '\n' <status.log | grep '^.*memtrace: ' | tail -1)
+echo "$last" | grep -q '0 page faults (0/s)  lost 0  dropped 0  no samples  written ' ||
+	fail "status line of an idle target: $last"
+script -qc "$MT record -o busy.mtrace -- $WL/pageramp -n 64 -c 50 -g 20" status.log >/dev/null
+last=$(tr '\r' '\n' <status.log | grep '^.*memtrace: ' | tail -1)
+echo "$last" | grep -q 'no samples' && fail "status line of a busy target: $last"
+echo "$last" | grep -Eq 'pages first touched [1-9][0-9.]* [KM]iB' || fail "status line of a busy target: $last"
+
 # kill -9 of the collector: FILE is in place and holds everything but the last second
 start=$(date +%s%N)
 "$MT" record -o k.mtrace -- "$WL/pageramp" -n 64 -c 1000000 -g 20 >/dev/null 2>&1 &

@@ -82,6 +82,7 @@ int live_wss_write(struct recorder *r, int all)
 		bytebuf_put(&b, rec, sizeof(rec));
 	}
 	int rc = trace_write_chunk(r->w, CHUNK_WINDOWS, CODEC_ZSTD, b.data, b.len, (uint32_t)n);
+	r->live_pages = r->rows_data.v[n - 1];	/* the status line's, once the rows are gone */
 	bytebuf_free(&b);
 	for (struct row_buf *rb = &r->rows_data; rb; rb = rb == &r->rows_data ? &r->rows_code : NULL) {
 		memmove(rb->t, rb->t + n, (rb->n - n) * sizeof(*rb->t));
@@ -93,7 +94,7 @@ int live_wss_write(struct recorder *r, int all)
 
 uint64_t live_wss_pages(const struct recorder *r)
 {
-	return r->rows_data.n ? r->rows_data.v[r->rows_data.n - 1] : 0;
+	return r->rows_data.n ? r->rows_data.v[r->rows_data.n - 1] : r->live_pages;
 }
 
 void live_wss_free(struct recorder *r)

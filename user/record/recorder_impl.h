@@ -45,6 +45,7 @@ struct recorder {
 	struct wss live_data, live_code;
 	struct row_buf rows_data, rows_code;
 	uint64_t live_interval;
+	uint64_t live_pages;		/* the latest row written out (live_wss_pages) */
 
 	struct bytebuf threads, lost;
 	uint32_t nthreads, nlost;

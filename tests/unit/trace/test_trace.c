@@ -1,5 +1,9 @@
 /* test_trace.c - column codec, chunk framing, truncation and corruption. */
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace/crc32c.h"
@@ -264,6 +268,88 @@ TEST(corrupt_and_foreign_files_rejected)
 	CHECK(strstr(err, "cannot open") != NULL);
 	unlink(path);
 	unlink(bad);
+}
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int file_is(const char *path, const char *text)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return !strcmp(buf, text);
+}
+
+/* entries of dir other than . and .. */
+static int dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+TEST(writer_new_file_replaces_only_when_published)
+{
+	char dir[] = "/tmp/test_writer_XXXXXX", path[128], old[140], link[128];
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/t.mtrace", dir);
+	snprintf(old, sizeof(old), "%s.old", path);
+	snprintf(link, sizeof(link), "%s/victim", dir);
+	put_file(path, "precious");
+	/* never published: path untouched, the temporary file gone */
+	struct trace_writer *w = trace_writer_open_new(path, 0);
+	CHECK(w != NULL);
+	CHECK_EQ_U64(dir_entries(dir), 2);
+	CHECK_EQ_U64(trace_writer_close(w), 0);
+	CHECK(file_is(path, "precious"));
+	CHECK_EQ_U64(dir_entries(dir), 1);
+	/* published: the old file becomes .old, byte for byte */
+	w = trace_writer_open_new(path, 0);
+	CHECK_EQ_U64(trace_writer_publish(w), 0);
+	CHECK_EQ_U64(trace_writer_close(w), 0);
+	CHECK(file_is(old, "precious"));
+	CHECK_EQ_U64(dir_entries(dir), 2);
+	struct stat st;
+	CHECK(stat(path, &st) == 0 && st.st_size == TRACE_FILE_HDR_SIZE);
+	/* WRITER_FORCE: replaced, .old left alone */
+	w = trace_writer_open_new(path, WRITER_FORCE);
+	CHECK_EQ_U64(trace_writer_publish(w), 0);
+	CHECK_EQ_U64(trace_writer_close(w), 0);
+	CHECK(file_is(old, "precious"));
+	CHECK_EQ_U64(dir_entries(dir), 2);
+	/* a link at path is replaced, never written through */
+	put_file(link, "victim");
+	CHECK(unlink(path) == 0 && symlink(link, path) == 0);
+	w = trace_writer_open_new(path, WRITER_FORCE);
+	CHECK_EQ_U64(trace_writer_publish(w), 0);
+	CHECK_EQ_U64(trace_writer_close(w), 0);
+	CHECK(file_is(link, "victim"));
+	CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+	/* a directory at path: refused at open */
+	CHECK(trace_writer_open_new(dir, 0) == NULL);
+	unlink(path);
+	unlink(old);
+	unlink(link);
+	CHECK(rmdir(dir) == 0);
 }
 
 int main(void)

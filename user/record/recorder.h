@@ -6,7 +6,8 @@
  * writes the trace.  record/loop.c drives a source into it; the jobs are
  * split by file (merge.c, live_wss.c, maps_snapshot.c, status_line.c,
  * host_meta.c, recorder.c).  Nothing written is lost on error: every chunk is
- * complete on disk before the next begins.
+ * complete on disk before the next begins (a cut one is truncated away), and
+ * WINDOWS rows reach the file at least every second.
  */
 #ifndef MEMTRACE_RECORDER_H
 #define MEMTRACE_RECORDER_H

@@ -372,6 +372,32 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 	return rc < 0 ? -1 : 0;
 }
 
+static void fmt_span(uint64_t t, int ns, char *buf, size_t len)
+{
+	if (!ns)
+		snprintf(buf, len, "%llu instructions", (unsigned long long)t);
+	else if (t >= 1000000000ull)
+		snprintf(buf, len, "%.3f s", (double)t / 1e9);
+	else
+		snprintf(buf, len, "%.3f ms", (double)t / 1e6);
+}
+
+/* More than WSS_MAX_ROWS intervals from the start to a sample: refused. */
+static int check_rows(struct rep_ctx *c, char *err, size_t errlen)
+{
+	const struct memtrace_report *r = c->r;
+	uint64_t t = c->data.too_long > c->code.too_long ? c->data.too_long : c->code.too_long;
+	char iv[64];
+
+	if (!t)
+		return 0;
+	fmt_span(r->interval, r->time_is_ns, iv, sizeof(iv));
+	fail(err, errlen, "the samples span %.2g intervals of %s (at most %llu): "
+	     "use a larger --interval", (double)(t - r->start_time) / (double)r->interval, iv,
+	     WSS_MAX_ROWS);
+	return -1;
+}
+
 /* Pass 1 and what follows from it: series, peaks, hot buckets. */
 static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t errlen)
 {
@@ -384,7 +410,8 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 		return -1;
 	/* the target (or --pid) keeps its addresses as keys */
 	c->spaces = resolver_spaces(c->res, c->pid);
-	if (rep_scan(c, path, pass1_samples, pass1_chunk, err, errlen))
+	if (rep_scan(c, path, pass1_samples, pass1_chunk, err, errlen) ||
+	    check_rows(c, err, errlen))
 		return -1;
 	r->info.end_time = r->info.last_time;
 	char buf[32];
@@ -406,15 +433,6 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 	return 0;
 }
 
-static void fmt_span(uint64_t t, int ns, char *buf, size_t len)
-{
-	if (!ns)
-		snprintf(buf, len, "%llu instructions", (unsigned long long)t);
-	else if (t >= 1000000000ull)
-		snprintf(buf, len, "%.3f s", (double)t / 1e9);
-	else
-		snprintf(buf, len, "%.3f ms", (double)t / 1e6);
-}
 
 /*
  * A window asked for that is longer than the recording (start to END) is

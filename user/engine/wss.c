@@ -71,6 +71,10 @@ static void emit_current(struct wss *w)
 
 void wss_emit_until(struct wss *w, uint64_t t)
 {
+	if (t > w->t_k && (t - w->t_k - 1) / w->cfg.interval >= WSS_MAX_ROWS - w->k) {
+		w->too_long = t;	/* t_k + (WSS_MAX_ROWS - k) * interval < t */
+		return;
+	}
 	while (t > w->t_k) {
 		emit_current(w);
 		w->k++;
@@ -80,6 +84,8 @@ void wss_emit_until(struct wss *w, uint64_t t)
 
 void wss_finish(struct wss *w, uint64_t end)
 {
+	if (w->too_long)
+		return;
 	if (end < w->last_time)
 		end = w->last_time;
 	wss_emit_until(w, end);

@@ -17,6 +17,14 @@
 #include "uapi/memtrace.h"
 #include "engine/bucket_map.h"
 
+/*
+ * At most this many reports (intervals) per series: memory is bounded by
+ * what a report prints, never by the timestamps in a file (two samples at 0
+ * and 2^63 ns would otherwise ask for 9.2e10 rows of 100 ms).  A stream
+ * that goes past it stops counting and sets wss.too_long.
+ */
+#define WSS_MAX_ROWS	10000000ull
+
 struct wss_config {
 	uint64_t origin;	/* trace start, in the trace's time unit */
 	uint64_t window;	/* tau > 0 */
@@ -35,6 +43,7 @@ struct wss {
 	int64_t committed;	/* sum of diff[j] for j < k */
 	uint64_t last_time;
 	uint64_t samples, reordered;
+	uint64_t too_long;	/* 0, or the first time past WSS_MAX_ROWS intervals */
 	struct bucket_map map;
 	/* rows: callback, or stored in rows[] when on_row is NULL */
 	wss_row_fn on_row;
@@ -52,13 +61,18 @@ void wss_emit_until(struct wss *w, uint64_t t);
 /* Accounts one access to entry e at time t (the core of wss_add). */
 static inline void wss_account(struct wss *w, uint64_t t, struct bucket_entry *e)
 {
+	if (w->too_long)
+		return;
 	if (t < w->last_time) {
 		t = w->last_time;
 		w->reordered++;
 	}
 	w->last_time = t;
-	if (t > w->t_k)
+	if (t > w->t_k) {
 		wss_emit_until(w, t);
+		if (w->too_long)
+			return;
+	}
 	w->samples++;
 
 	uint64_t T = w->cfg.interval;

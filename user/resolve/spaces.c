@@ -262,7 +262,8 @@ struct mt_spaces *mt_spaces_build(struct resolver *r, uint32_t primary)
 	size_t np = 0, cap = 0;
 	for (size_t k = 0; k < s->n && k < MT_SPACE_MAX; k++)
 		build_space(s, r, k, &pv, &np, &cap);
-	qsort(pv, np, sizeof(*pv), by_start);
+	if (np)	/* qsort(NULL, 0) is undefined */
+		qsort(pv, np, sizeof(*pv), by_start);
 	s->layout = mt_xcalloc(np ? np : 1, sizeof(*s->layout));
 	for (size_t i = 0; i < np; i++) {
 		struct memtrace_range g = pv[i].r;

@@ -343,6 +343,62 @@ TEST(report_window_longer_than_the_recording)
 	memtrace_report_free(r);
 }
 
+/* A trace of two samples, at START + 5 and at `last` (insn). */
+static const char *two_sample_trace(uint64_t last)
+{
+	static const char meta[] = "time_unit=insn\nstart_time=1000\ntarget_pid=7\nsource=test\n";
+	static char path[64];
+	struct memtrace_sample s[2] = {
+		{ .time = START + 5, .addr = HEAP, .pid = 7, .tid = 7 },
+		{ .time = last, .addr = HEAP + 0x1000, .pid = 7, .tid = 7 },
+	};
+
+	snprintf(path, sizeof(path), "/tmp/test_report_rows.%d.mtrace", (int)getpid());
+	struct trace_writer *w = trace_writer_open(path);
+	if (!w)
+		return NULL;
+	int bad = trace_write_chunk(w, CHUNK_HEADER, CODEC_STORED, meta, sizeof(meta) - 1, 0);
+	bad |= trace_write_samples(w, s, 2, COLS_REQUIRED);
+	bad |= trace_writer_close(w);
+	return bad ? NULL : path;
+}
+
+/*
+ * Rows are bounded by WSS_MAX_ROWS, never by the timestamps: a sample at
+ * 2^63 is refused at once (it used to allocate past 4 GB), one at exactly
+ * WSS_MAX_ROWS intervals after the start gives that many rows.
+ */
+TEST(report_rows_bounded_not_by_timestamps)
+{
+	char err[256] = "";
+	struct memtrace_report_config cfg = { .window = 10, .interval = 10, .top = 1 };
+	const char *path = two_sample_trace(START + (1ull << 63));
+
+	CHECK(path != NULL);
+	CHECK(memtrace_report_compute(path, &cfg, err, sizeof(err)) == NULL);
+	CHECK_STR(err, "the samples span 9.2e+17 intervals of 10 instructions (at most 10000000): "
+		  "use a larger --interval");
+	path = two_sample_trace(START + 10 * 10000000ull + 1);
+	CHECK(memtrace_report_compute(path, &cfg, err, sizeof(err)) == NULL);
+	CHECK_STR(err, "the samples span 1e+07 intervals of 10 instructions (at most 10000000): "
+		  "use a larger --interval");
+	path = two_sample_trace(START + 10 * 10000000ull);
+	struct memtrace_report *r = memtrace_report_compute(path, &cfg, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_EQ_U64(r->data.n, 10000000);
+		CHECK_EQ_U64(r->data.wss[0], 1);
+		CHECK_EQ_U64(r->data.wss[1], 0);
+		CHECK_EQ_U64(r->data.wss[9999999], 1);
+	}
+	memtrace_report_free(r);
+	cfg.interval = 1000;	/* the option the message names */
+	r = memtrace_report_compute(two_sample_trace(START + (1ull << 32)), &cfg, err, sizeof(err));
+	CHECK(r != NULL && r->data.n == ((1ull << 32) + 999) / 1000);
+	memtrace_report_free(r);
+	unlink(path);
+}
+
 int main(void)
 {
 	int rc = test_main();

@@ -378,6 +378,8 @@ static void fmt_span(uint64_t t, int ns, char *buf, size_t len)
 		snprintf(buf, len, "%llu instructions", (unsigned long long)t);
 	else if (t >= 1000000000ull)
 		snprintf(buf, len, "%.3f s", (double)t / 1e9);
+	else if (t < 1000000)
+		snprintf(buf, len, "%llu ns", (unsigned long long)t);
 	else
 		snprintf(buf, len, "%.3f ms", (double)t / 1e6);
 }

@@ -7,7 +7,9 @@
 
 #include "util/util.h"
 
-#define MAX_RING (1ull << 26)
+/* ring of window/interval + 2 counters: a window of more than WSS_MAX_ROWS
+ * intervals would count every row anyway */
+#define MAX_RING (1ull << 24)
 
 int wss_init(struct wss *w, const struct wss_config *cfg, char *err, size_t errlen)
 {

@@ -81,6 +81,10 @@ def main(argv=None):
     except MemoryError:
         print("memtrace-analyze: error: out of memory", file=sys.stderr)
         return 2
+    except Exception as e:  # noqa: BLE001 - a damaged trace must not end in a traceback
+        msg = str(e).replace("\n", " ")
+        print("memtrace-analyze: error: %s: %s" % (type(e).__name__, msg), file=sys.stderr)
+        return 2
     for o in outs or []:
         print(o)
     return 0

@@ -268,6 +268,23 @@ def parse_duration(text, time_is_ns):
     return v.value
 
 
+def read_limit():
+    """Bytes Trace.read may allocate: MEMTRACE_ANALYZE_MAX_MEM (a size: 4G,
+    512M), else a quarter of MemAvailable (the verbs hold a few arrays of
+    the samples), else 4 GiB."""
+    v = os.environ.get("MEMTRACE_ANALYZE_MAX_MEM")
+    if v:
+        return parse_size(v)
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024 // 4
+    except (OSError, ValueError, IndexError):
+        pass
+    return 4 << 30
+
+
 def parse_size(text):
     v = C.c_uint64()
     if fn("memtrace_parse_size")(str(text).strip().encode(), C.byref(v)) != 0:
@@ -399,8 +416,17 @@ class Trace(_Handle):
 
     def read(self, columns=("time", "addr"), sel=None):
         """{column: numpy array} of the samples that pass sel; the library
-        decodes straight into the arrays (no copies)."""
+        decodes straight into the arrays (no copies).  The arrays are sized
+        by the sample count the library verified, and refused beyond
+        read_limit() (a few hundred bytes of constant columns can claim
+        millions of samples)."""
         cap = max(int(self.info.samples), 1)
+        need = cap * sum(4 if c in COL_U32 else 8 for c in columns)
+        limit = read_limit()
+        if need > limit:
+            raise MemtraceError("%s: %d samples need %d bytes for %s, more than the limit of %d bytes "
+                                "(MEMTRACE_ANALYZE_MAX_MEM; default a quarter of the available memory)"
+                                % (self.name, cap, need, ",".join(columns), limit))
         arrays = {c: np.empty(cap, dtype=np.uint32 if c in COL_U32 else np.uint64) for c in columns}
         cols = Columns(cap=cap)
         for c, a in arrays.items():

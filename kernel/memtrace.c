@@ -7,6 +7,7 @@
  *   memtrace_session.c  one session per open file: ioctls, mmap, poll
  *   memtrace_events.c   the perf counters of a session, START/STOP
  *   memtrace_task.c     counters of a process target, its exit
+ *   memtrace_fork.c     children forked while START attaches
  *   memtrace_cpus.c     counters of a system-wide session, CPU hotplug
  *   memtrace_ring.c     the per-CPU rings: producer, consume, stats
  *   pebs_hook.c         the PEBS sink of a patched kernel (optional)
@@ -67,6 +68,7 @@ static int __init memtrace_init(void)
 	int ret;
 
 	memtrace_pebs_hook_init();
+	memtrace_fork_init();
 	ret = memtrace_events_init();
 	if (ret)
 		goto out_hook;

@@ -11,6 +11,7 @@
 #ifndef MEMTRACE_INTERNAL_H
 #define MEMTRACE_INTERNAL_H
 
+#include <linux/hashtable.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <asm/local.h>
@@ -29,6 +30,8 @@
 #define MEMTRACE_MAX_TASK_EVENTS	4096
 /* Upper bound of threads one START looks at (attached or inherited). */
 #define MEMTRACE_MAX_TASKS_SEEN		65536
+/* Threads the fork probe can cover (memtrace_fork.c): attached + queued. */
+#define MEMTRACE_MAX_COVER		(2 * MEMTRACE_MAX_TASK_EVENTS)
 /* How often a running process session checks whether its tasks exited. */
 #define MEMTRACE_EXIT_POLL_MS		20
 
@@ -58,6 +61,13 @@ struct memtrace_task_event {
 	pid_t tid;
 };
 
+/* A thread START gave a counter, or a child the fork probe queued. */
+struct memtrace_cover {
+	struct hlist_node hnode;	/* fork_hash, keyed by task pointer */
+	struct list_head node;		/* fork_queue or fork_free */
+	struct task_struct *task;	/* reference held; NULL: free */
+};
+
 struct memtrace_session {
 	struct mutex lock;		/* state, config, events */
 	enum memtrace_state state;
@@ -76,6 +86,18 @@ struct memtrace_session {
 	struct list_head task_events;
 	unsigned int nr_task_events;
 	struct delayed_work exit_work;
+
+	/* forks straddling START (memtrace_fork.c) */
+	raw_spinlock_t fork_lock;	/* the hash, both lists, the flag */
+	DECLARE_HASHTABLE(fork_hash, 9);	/* covered threads */
+	struct memtrace_cover *cover;	/* [MEMTRACE_MAX_COVER] while running */
+	struct list_head fork_queue;	/* children queued, not drained */
+	struct list_head fork_free;	/* unused entries */
+	bool fork_overflow;		/* pool full: a child was not queued */
+	bool fork_probe;		/* probe registered (s->lock) */
+	bool fork_warned;
+	const struct cred *fork_cred;	/* the opener's, at START */
+	struct work_struct fork_work;	/* drains children queued later */
 
 	/* system-wide: one counter per online CPU, kept by cpuhp callbacks */
 	struct perf_event **cpu_events;	/* [nr_cpu_ids] */
@@ -144,5 +166,18 @@ int memtrace_start_task(struct memtrace_session *s);
 void memtrace_stop_task(struct memtrace_session *s);
 void memtrace_free_task(struct memtrace_session *s);
 void memtrace_exit_poll(struct work_struct *work);
+bool memtrace_may_read(struct task_struct *task);
+bool memtrace_task_traced(struct memtrace_session *s, struct task_struct *t);
+int memtrace_task_counter(struct memtrace_session *s, struct task_struct *t);
+
+/* memtrace_fork.c: children forked while START attaches */
+void memtrace_fork_init(void);
+void memtrace_session_init_fork(struct memtrace_session *s);
+int memtrace_fork_start(struct memtrace_session *s);
+int memtrace_fork_cover(struct memtrace_session *s, struct task_struct *t);
+int memtrace_fork_drain(struct memtrace_session *s);
+bool memtrace_fork_pending(struct memtrace_session *s);
+void memtrace_fork_work(struct work_struct *work);
+void memtrace_fork_stop(struct memtrace_session *s);
 
 #endif /* MEMTRACE_INTERNAL_H */

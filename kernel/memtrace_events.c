@@ -96,6 +96,7 @@ void memtrace_session_init_events(struct memtrace_session *s)
 	INIT_LIST_HEAD(&s->task_events);
 	INIT_DELAYED_WORK(&s->exit_work, memtrace_exit_poll);
 	INIT_WORK(&s->cpu_work, memtrace_cpu_work);
+	memtrace_session_init_fork(s);
 }
 
 static int memtrace_events_start_mode(struct memtrace_session *s)

@@ -63,6 +63,7 @@ int memtrace_release(struct inode *inode, struct file *file)
 	mutex_unlock(&s->lock);
 	/* the hotplug instance is gone: nothing queues cpu_work any more */
 	cancel_work_sync(&s->cpu_work);
+	cancel_work_sync(&s->fork_work);	/* finds no probe: does nothing */
 	irq_work_sync(&s->wake_work);
 	memtrace_rings_free(s);
 	memtrace_put_targets(s);

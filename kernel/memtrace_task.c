@@ -19,7 +19,9 @@
  * a task not yet attached does not.  START therefore repeats passes until a
  * pass finds no thread it has not seen, and skips threads that already
  * carry an inherited copy (found on our counters' child lists), so no task
- * is attached twice.  Seen threads are keyed by tid and start time, so a
+ * is attached twice.  A fork that straddles its parent's attach (past
+ * perf_event_init_task(), not yet on the task list) is caught by the fork
+ * probe of memtrace_fork.c.  Seen threads are keyed by tid and start time, so a
  * recycled tid is not mistaken for a seen thread.
  *
  * The session ends when no task carrying one of its counters is alive:
@@ -48,7 +50,7 @@
  * user namespace; and a non-dumpable target needs CAP_SYS_PTRACE in its mm's
  * user namespace.  The LSM ptrace hook cannot be called from a module.
  */
-static bool memtrace_may_read(struct task_struct *task)
+bool memtrace_may_read(struct task_struct *task)
 {
 	const struct cred *cred = current_cred(), *tcred;
 	struct mm_struct *mm;
@@ -158,8 +160,7 @@ int memtrace_check_targets(struct memtrace_session *s, const pid_t *pids,
 }
 
 /* Does t already carry our counter, directly or inherited? */
-static bool memtrace_task_traced(struct memtrace_session *s,
-				 struct task_struct *t)
+bool memtrace_task_traced(struct memtrace_session *s, struct task_struct *t)
 {
 	struct memtrace_task_event *te;
 	struct perf_event *child;
@@ -279,12 +280,36 @@ out:
 	rcu_read_unlock();
 }
 
+/* A counter of our own for thread t; s->lock held. */
+int memtrace_task_counter(struct memtrace_session *s, struct task_struct *t)
+{
+	struct memtrace_task_event *te;
+	struct perf_event *ev;
+
+	if (s->nr_task_events >= MEMTRACE_MAX_TASK_EVENTS)
+		return -ENOSPC;
+	te = kzalloc(sizeof(*te), GFP_KERNEL_ACCOUNT);
+	if (!te)
+		return -ENOMEM;
+	ev = memtrace_counter(s, -1, t, &te->binding);
+	if (IS_ERR(ev)) {
+		kfree(te);
+		/* a thread that is exiting needs no counter */
+		if (PTR_ERR(ev) == -ESRCH && t->flags & PF_EXITING)
+			return 0;
+		return PTR_ERR(ev);
+	}
+	te->event = ev;
+	te->tid = t->pid;
+	list_add_tail(&te->node, &s->task_events);
+	s->nr_task_events++;
+	return 0;
+}
+
 /* Gives t our counter unless it has one; counts what it covered. */
 static int memtrace_attach_one(struct memtrace_walk *w, struct task_struct *t)
 {
 	struct memtrace_session *s = w->s;
-	struct memtrace_task_event *te;
-	struct perf_event *ev;
 	long proc = memtrace_proc_state(w, t);
 	int ret;
 
@@ -305,23 +330,12 @@ static int memtrace_attach_one(struct memtrace_walk *w, struct task_struct *t)
 	if (ret)
 		return ret;
 	if (!memtrace_task_traced(s, t)) {
-		if (s->nr_task_events >= MEMTRACE_MAX_TASK_EVENTS)
-			return -ENOSPC;
-		te = kzalloc(sizeof(*te), GFP_KERNEL_ACCOUNT);
-		if (!te)
-			return -ENOMEM;
-		ev = memtrace_counter(s, -1, t, &te->binding);
-		if (IS_ERR(ev)) {
-			kfree(te);
-			/* a thread that is exiting needs no counter */
-			if (PTR_ERR(ev) == -ESRCH && t->flags & PF_EXITING)
-				return 0;
-			return PTR_ERR(ev);
-		}
-		te->event = ev;
-		te->tid = t->pid;
-		list_add_tail(&te->node, &s->task_events);
-		s->nr_task_events++;
+		/* covered before its counter exists: see memtrace_fork.c */
+		ret = memtrace_fork_cover(s, t);
+		if (!ret)
+			ret = memtrace_task_counter(s, t);
+		if (ret)
+			return ret;
 	}
 	s->attached.threads++;
 	if (!(proc & MT_PROC_COUNTED)) {
@@ -344,6 +358,7 @@ int memtrace_start_task(struct memtrace_session *s)
 	xa_init(&w->tasks);
 	xa_init(&w->procs);
 	s->attached = (struct memtrace_targets){ .size = sizeof(s->attached) };
+	ret = memtrace_fork_start(s);
 	do {
 		memtrace_collect(w);
 		for (i = 0; i < w->n; i++) {
@@ -355,6 +370,9 @@ int memtrace_start_task(struct memtrace_session *s)
 			ret = -EINTR;
 		cond_resched();
 	} while (!ret && w->n);
+	/* children whose fork straddled an attach (not counted, as inherited) */
+	if (!ret)
+		ret = memtrace_fork_drain(s);
 	if (!ret && !s->attached.threads)
 		ret = s->attached.denied ? -EACCES : -ESRCH;
 	xa_destroy(&w->tasks);
@@ -368,6 +386,7 @@ void memtrace_stop_task(struct memtrace_session *s)
 {
 	struct memtrace_task_event *te;
 
+	memtrace_fork_stop(s);
 	list_for_each_entry(te, &s->task_events, node) {
 		if (te->event)
 			perf_event_release_kernel(te->event);
@@ -398,6 +417,8 @@ static bool memtrace_tasks_alive(struct memtrace_session *s)
 	struct memtrace_task_event *te;
 	bool alive;
 
+	if (memtrace_fork_pending(s))
+		return true;	/* a child waits for its counter */
 	list_for_each_entry(te, &s->task_events, node) {
 		if (!te->event)
 			continue;

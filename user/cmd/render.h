@@ -10,9 +10,6 @@
 
 #include "memtrace/report.h"
 
-/* The value of key in a report's meta/end_meta text (into buf), or NULL. */
-const char *render_meta(const char *text, const char *key, char *buf, size_t len);
-
 void render_text(FILE *f, const char *path, const struct memtrace_report *r);
 void render_json(FILE *f, const char *path, const struct memtrace_report *r);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd/render.h"
+#include "util/util.h"
 
 void render_json_str(FILE *f, const char *s)
 {
@@ -69,7 +70,7 @@ static void json_meta(FILE *f, const char *path, const struct memtrace_report *r
 	render_json_str(f, path);
 	for (int i = 0; keys[i]; i++) {
 		fprintf(f, ",\n  \"%s\": ", keys[i]);
-		render_json_str(f, render_meta(r->meta, keys[i], buf, sizeof(buf)));
+		render_json_str(f, mt_kv_str(r->meta, keys[i], buf, sizeof(buf)));
 	}
 	fprintf(f, ",\n  \"target_comm\": ");
 	render_json_str(f, memtrace_target_comm(r->meta, r->end_meta, buf, sizeof(buf)));
@@ -80,8 +81,8 @@ static void json_meta(FILE *f, const char *path, const struct memtrace_report *r
 	render_json_str(f, w->measure);
 	fprintf(f, ",\n  \"complete\": %s", r->info.complete ? "true" : "false");
 	fprintf(f, ",\n  \"end_reason\": ");
-	render_json_str(f, render_meta(r->end_meta, "end_reason", buf, sizeof(buf)));
-	const char *dr = render_meta(r->end_meta, "dropped", dropped, sizeof(dropped));
+	render_json_str(f, mt_kv_str(r->end_meta, "end_reason", buf, sizeof(buf)));
+	const char *dr = mt_kv_str(r->end_meta, "dropped", dropped, sizeof(dropped));
 	fprintf(f, ",\n  \"bucket_size\": %" PRIu64 ",\n  \"window\": %" PRIu64
 		   ",\n  \"interval\": %" PRIu64 ",\n  \"intervals\": %zu",
 		r->bucket, r->window, r->interval, r->data.n);

@@ -8,16 +8,11 @@
 
 #define HOT_FNS_TEXT 2	/* functions shown per hot bucket */
 
-const char *render_meta(const char *text, const char *key, char *buf, size_t len)
-{
-	return mt_kv_value(text, text ? strlen(text) : 0, key, buf, len);
-}
-
 /* A HEADER value, def when absent or empty. */
 static const char *meta_or(const struct memtrace_report *r, const char *key, const char *def,
 			   char *buf, size_t len)
 {
-	const char *v = render_meta(r->meta, key, buf, len);
+	const char *v = mt_kv_str(r->meta, key, buf, len);
 
 	return v && *v ? v : def;
 }
@@ -82,8 +77,8 @@ static void print_header(FILE *f, const char *path, const struct memtrace_report
 			 const struct memtrace_words *w)
 {
 	char m[8][256], end_reason[256], dropped[64], t1[64], t2[64], b1[64];
-	const char *er = render_meta(r->end_meta, "end_reason", end_reason, sizeof(end_reason));
-	const char *dr = render_meta(r->end_meta, "dropped", dropped, sizeof(dropped));
+	const char *er = mt_kv_str(r->end_meta, "end_reason", end_reason, sizeof(end_reason));
+	const char *dr = mt_kv_str(r->end_meta, "dropped", dropped, sizeof(dropped));
 	int ns = r->time_is_ns;
 
 	fprintf(f, "trace:     %s%s\n", path, r->info.complete ? "" : "  (incomplete)");

@@ -114,11 +114,6 @@ static char *kv_text(struct rep_ctx *c, const unsigned char *p, size_t len)
 	return s;
 }
 
-static const char *kv_find(const char *text, const char *key, char *buf, size_t len)
-{
-	return mt_kv_value(text, text ? strlen(text) : 0, key, buf, len);
-}
-
 static void pass1_chunk(struct rep_ctx *c, const struct trace_chunk *ch)
 {
 	struct memtrace_trace_info *in = &c->r->info;
@@ -303,12 +298,11 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 	r->start_time = r->info.start_time = trace_start_time(hdr);
 	r->info.version_major = TRACE_MAJOR;
 	r->info.version_minor = TRACE_MINOR;
-	const char *bd = trace_meta(hdr, "bucket_default"), *tp = trace_meta(hdr, "target_pid");
-	const char *sp = trace_meta(hdr, "sample_period");
-	uint64_t b = bd ? strtoull(bd, NULL, 10) : 4096;
-	r->info.bucket_default = b < 64 || b > (2u << 20) || (b & (b - 1)) ? 4096 : b;
-	r->info.target_pid = tp ? (uint32_t)strtoul(tp, NULL, 10) : 0;
-	r->info.sample_period = sp && strtoull(sp, NULL, 10) ? strtoull(sp, NULL, 10) : 1;
+	struct trace_header_numbers h;
+	trace_header_numbers(hdr, &h);
+	r->info.bucket_default = h.bucket_default;
+	r->info.target_pid = h.target_pid;
+	r->info.sample_period = h.sample_period;
 	trace_close(hdr);
 
 	r->bucket = cfg->bucket ? cfg->bucket : r->info.bucket_default;
@@ -417,9 +411,9 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 		return -1;
 	r->info.end_time = r->info.last_time;
 	char buf[32];
-	if (r->end_meta && kv_find(r->end_meta, "end_time", buf, sizeof(buf)))
+	if (r->end_meta && mt_kv_str(r->end_meta, "end_time", buf, sizeof(buf)))
 		r->info.end_time = strtoull(buf, NULL, 10);
-	if (r->end_meta && kv_find(r->end_meta, "dropped", buf, sizeof(buf)))
+	if (r->end_meta && mt_kv_str(r->end_meta, "dropped", buf, sizeof(buf)))
 		r->info.dropped = strtoull(buf, NULL, 10);
 	if (r->samples) {
 		uint64_t end = c->data.last_time > c->code.last_time ? c->data.last_time

@@ -171,12 +171,14 @@ int maps_flush_dirty(struct recorder *r, uint64_t now)
  */
 void maps_note_samples(struct recorder *r, const struct memtrace_sample *s, size_t n)
 {
+	pid_t prev = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		pid_t pid = (pid_t)s[i].pid;
-		if (pid == r->maps_last || pid <= 0)
+		if (pid == prev || pid <= 0)
 			continue;
-		r->maps_last = pid;
-		maps_index(r, pid);	/* new entries start dirty */
+		prev = pid;
+		maps_index(r, pid);	/* new entries start dirty; maps_hit answers a repeat */
 	}
 }
 

@@ -57,7 +57,6 @@ struct recorder {
 	int *maps_dirty;
 	uint64_t *maps_stack;	/* an address in the stack, or 0 */
 	int nmaps, maps_cap, maps_hit;	/* maps_hit: index of the last maps_index() answer */
-	pid_t maps_last;	/* pid of the last sample checked by maps_note_samples */
 
 	uint64_t samples, last_time;
 	uint64_t status_at, status_samples, status_wall;

@@ -10,17 +10,6 @@
 #include "trace/format.h"
 #include "util/util.h"
 
-static uint64_t meta_u64(struct memtrace_trace *t, const char *key, uint64_t dflt, int end)
-{
-	const char *s = end ? trace_end_meta(t->r, key) : trace_meta(t->r, key);
-	char *e;
-
-	if (!s || !*s)
-		return dflt;
-	unsigned long long v = strtoull(s, &e, 10);
-	return *e || s[0] == '-' ? dflt : (uint64_t)v;
-}
-
 static int bad_records(const struct trace_chunk *c, const char *what, char *err, size_t errlen)
 {
 	snprintf(err, errlen, "corrupt %s chunk at offset %" PRIu64 ": %u records in %zu bytes",
@@ -179,17 +168,13 @@ static void scan_finish(struct memtrace_trace *t)
 	in->truncated_bytes = trace_truncated(t->r);
 	in->start_time = trace_start_time(t->r);
 	uint64_t last = in->samples ? in->last_time : in->start_time;
-	in->end_time = meta_u64(t, "end_time", last, 1);
-	in->dropped = meta_u64(t, "dropped", 0, 1);
-	in->sample_period = meta_u64(t, "sample_period", 1, 0);
-	if (!in->sample_period)
-		in->sample_period = 1;
-	in->bucket_default = meta_u64(t, "bucket_default", 4096, 0);
-	if (in->bucket_default < 64 || in->bucket_default > (2u << 20) ||
-	    (in->bucket_default & (in->bucket_default - 1)))
-		in->bucket_default = 4096;
-	uint64_t pid = meta_u64(t, "target_pid", 0, 0);
-	in->target_pid = pid > UINT32_MAX ? 0 : (uint32_t)pid;
+	in->end_time = trace_meta_u64(t->r, "end_time", last, 1);
+	in->dropped = trace_meta_u64(t->r, "dropped", 0, 1);
+	struct trace_header_numbers h;
+	trace_header_numbers(t->r, &h);
+	in->sample_period = h.sample_period;
+	in->bucket_default = h.bucket_default;
+	in->target_pid = h.target_pid;
 }
 
 void api_side_free(struct memtrace_trace *t)

@@ -30,7 +30,7 @@ static int has_key(const char *meta, const char *key)
 {
 	char buf[2];
 
-	return mt_kv_value(meta, meta ? strlen(meta) : 0, key, buf, sizeof(buf)) != NULL;
+	return mt_kv_str(meta, key, buf, sizeof(buf)) != NULL;
 }
 
 /* "key=value\n" text as a chunk (a missing final newline is added). */

@@ -259,6 +259,29 @@ const char *trace_meta(const struct trace_reader *r, const char *key)
 	return kv_get(&r->meta, key);
 }
 
+uint64_t trace_meta_u64(const struct trace_reader *r, const char *key, uint64_t dflt, int end)
+{
+	const char *s = end ? trace_end_meta(r, key) : trace_meta(r, key);
+	char *e;
+
+	if (!s || !*s)
+		return dflt;
+	unsigned long long v = strtoull(s, &e, 10);
+	return *e || s[0] == '-' ? dflt : (uint64_t)v;
+}
+
+void trace_header_numbers(const struct trace_reader *r, struct trace_header_numbers *out)
+{
+	uint64_t b = trace_meta_u64(r, "bucket_default", 4096, 0);
+	uint64_t pid = trace_meta_u64(r, "target_pid", 0, 0);
+
+	out->sample_period = trace_meta_u64(r, "sample_period", 1, 0);
+	if (!out->sample_period)
+		out->sample_period = 1;
+	out->bucket_default = b < 64 || b > (2u << 20) || (b & (b - 1)) ? 4096 : b;
+	out->target_pid = pid > UINT32_MAX ? 0 : (uint32_t)pid;
+}
+
 const char *trace_end_meta(const struct trace_reader *r, const char *key)
 {
 	return kv_get(&r->end, key);

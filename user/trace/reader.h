@@ -48,6 +48,20 @@ const char *trace_meta(const struct trace_reader *r, const char *key);
 /* END value of key (after the END chunk was read), or NULL. */
 const char *trace_end_meta(const struct trace_reader *r, const char *key);
 
+/*
+ * A number of the HEADER (end = 0) or END (end = 1): dflt when absent, empty,
+ * negative or not a plain decimal.
+ */
+uint64_t trace_meta_u64(const struct trace_reader *r, const char *key, uint64_t dflt, int end);
+
+/* The HEADER numbers every reader of a trace takes the same way. */
+struct trace_header_numbers {
+	uint64_t sample_period;		/* >= 1 */
+	uint64_t bucket_default;	/* a power of two from 64 to 2M, else 4096 */
+	uint32_t target_pid;		/* 0 when absent or not a pid */
+};
+void trace_header_numbers(const struct trace_reader *r, struct trace_header_numbers *out);
+
 /* Bytes of an incomplete chunk at the end of the file (0 if none). */
 uint64_t trace_truncated(const struct trace_reader *r);
 bool trace_has_end(const struct trace_reader *r);

@@ -92,11 +92,10 @@ const struct memtrace_words *memtrace_trace_words(const struct memtrace_trace *t
 
 const char *memtrace_target_comm(const char *meta, const char *end_meta, char *buf, size_t len)
 {
-	const char *v = mt_kv_value(end_meta, end_meta ? strlen(end_meta) : 0, "target_comm", buf,
-				    len);
+	const char *v = mt_kv_str(end_meta, "target_comm", buf, len);
 
 	if (!v || !*v)
-		v = mt_kv_value(meta, meta ? strlen(meta) : 0, "target_comm", buf, len);
+		v = mt_kv_str(meta, "target_comm", buf, len);
 	if (!v && len)
 		buf[0] = 0;
 	return len ? buf : "";

@@ -246,3 +246,8 @@ const char *mt_kv_value(const char *text, size_t textlen, const char *key, char 
 	buf[n] = 0;
 	return buf;
 }
+
+const char *mt_kv_str(const char *text, const char *key, char *buf, size_t len)
+{
+	return mt_kv_value(text, text ? strlen(text) : 0, key, buf, len);
+}

@@ -40,6 +40,8 @@ uint64_t mt_now_ns(void);
  */
 const char *mt_kv_value(const char *text, size_t textlen, const char *key, char *buf,
 			size_t len);
+/* The same over NUL-terminated text (NULL: absent). */
+const char *mt_kv_str(const char *text, const char *key, char *buf, size_t len);
 
 /* Human size: "4.0 KiB", "1.5 MiB" into buf. */
 const char *mt_fmt_bytes(uint64_t bytes, char *buf, size_t len);

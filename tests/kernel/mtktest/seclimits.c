@@ -2,7 +2,9 @@
  *   sessions  max_sessions_per_user = 3: a uid-1000 CAP_PERFMON user opens
  *             3, the 4th is EMFILE while root still opens; a close frees one
  *   ring      max_ring_mb = 1: rings over 1 MiB (all CPUs) EFBIG, a small
- *             one works and maps
+ *             one works and maps; memtracectl names the parameter for
+ *             --ring 32768 and fits its default ring under it
+ *   cli       max_sessions_per_user = 0: memtracectl names the parameter
  *   memcg     in a cgroup with memory.max 32M: a 2^20-record ring ENOMEM
  *             (no OOM kill), a 2^17 one works and memory.current grows by
  *             its size, and shrinks by it at close
@@ -15,6 +17,34 @@
 #define PARAMS "/sys/module/memtrace/parameters/"
 #define CG "/sys/fs/cgroup"
 #define CG_MT CG "/mtsec"
+
+/*
+ * memtracectl record --backend module -a --duration 1 ARGS: 0 if its exit
+ * status is zero exactly when ok, and its output contains want.
+ */
+static int cli(const char *args, int ok, const char *want)
+{
+	char cmd[256], out[1024] = "";
+	size_t n;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "/bin/memtracectl record --backend module -a --duration 1 "
+		 "-o /tmp/sec.mtrace --force %s 2>&1", args);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	st = pclose(p);
+	unlink("/tmp/sec.mtrace");
+	if ((st == 0) != ok || !strstr(out, want)) {
+		printf("    memtracectl %s: status %d, wanted %s and \"%s\":\n%s", args, st,
+		       ok ? "0" : "non-zero", want, out);
+		return -1;
+	}
+	return 0;
+}
 
 static void test_sessions(void)
 {
@@ -67,6 +97,9 @@ static void test_sessions(void)
 	close(up[0]);
 	close(down[0]);
 	close(down[1]);
+	if (sec_write(PARAMS "max_sessions_per_user", "0") ||
+	    cli("", 0, "max_sessions_per_user)"))
+		bad++;
 	{
 		char v[16];
 
@@ -76,7 +109,7 @@ static void test_sessions(void)
 	if (rc || bad)
 		FAIL("security", "sessions: step %d", rc);
 	else
-		OK("security", " sessions: max_sessions_per_user 3: uid 1000's 4th open EMFILE, root's open works meanwhile, a close frees one, refused opens leave no count");
+		OK("security", " sessions: max_sessions_per_user 3: uid 1000's 4th open EMFILE, root's open works meanwhile, a close frees one, refused opens leave no count; at 0 memtracectl names the parameter");
 }
 
 static size_t ring_area(int ncpus, uint32_t records)
@@ -117,6 +150,8 @@ static void test_ring_cap(void)
 			bad++;
 		mt_close(&s);
 	}
+	if (cli("--ring 32768", 0, "max_ring_mb (1 MiB") || cli("", 1, ""))
+		bad++;
 	{
 		char v[16];
 
@@ -126,7 +161,7 @@ static void test_ring_cap(void)
 	if (bad)
 		FAIL("security", "ring: max_ring_mb not enforced");
 	else
-		OK("security", " ring: max_ring_mb 1: 2^15 records per CPU EFBIG, 2^10 works and maps");
+		OK("security", " ring: max_ring_mb 1: 2^15 records per CPU EFBIG, 2^10 works and maps; memtracectl --ring 32768 names max_ring_mb, its default ring fits");
 }
 
 static long cg_long(const char *path, const char *key)

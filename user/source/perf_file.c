@@ -1,0 +1,597 @@
+/* perf_file.c - perf.data files and pipe-mode streams, read sequentially
+ * (perf_file.h; tools/perf/Documentation/perf.data-file-format.txt). */
+#include "source/perf_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+#define PERF_MAGIC	0x32454c4946524550ull	/* "PERFILE2" little-endian */
+#define PERF_MAGIC_BE	0x50455246494c4532ull
+#define FILE_HDR_SIZE	104
+#define FEAT_OFFSET	72			/* adds_features bitmap in the file header */
+#define BUF_CAP		(2u << 20)
+#define FEAT_HOSTNAME	3
+#define FEAT_OSRELEASE	4
+#define FEAT_ARCH	6
+#define FEAT_CPUDESC	8
+#define FEAT_EVENT_DESC	12
+
+static uint64_t le64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t le32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct perf_id_map *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static void default_name(struct perf_file_attr *a)
+{
+	const struct perf_event_attr *e = &a->attr;
+
+	if (e->type == PERF_TYPE_SOFTWARE && e->config == PERF_COUNT_SW_PAGE_FAULTS)
+		snprintf(a->name, sizeof(a->name), "page-faults");
+	else if (e->type == PERF_TYPE_SOFTWARE && e->config == PERF_COUNT_SW_PAGE_FAULTS_MIN)
+		snprintf(a->name, sizeof(a->name), "minor-faults");
+	else if (e->type == PERF_TYPE_SOFTWARE && e->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ)
+		snprintf(a->name, sizeof(a->name), "major-faults");
+	else
+		snprintf(a->name, sizeof(a->name), "type=%u,config=0x%llx", e->type,
+			 (unsigned long long)e->config);
+}
+
+/* An attr as the file holds it (attr.size bytes, at most len), and its ids. */
+static int add_attr(struct perf_file *f, const unsigned char *p, size_t len,
+		    const unsigned char *ids, size_t nids)
+{
+	uint32_t size = len >= 8 ? le32(p + 4) : 0;
+
+	if (size < PERF_ATTR_SIZE_VER0 || size > len) {
+		mt_err("%s: bad event attribute (size %u)", f->name, size);
+		return -1;
+	}
+	f->attrs = mt_xrealloc(f->attrs, (f->nattrs + 1) * sizeof(*f->attrs));
+	struct perf_file_attr *a = &f->attrs[f->nattrs];
+
+	memset(a, 0, sizeof(*a));
+	memcpy(&a->attr, p, size < sizeof(a->attr) ? size : sizeof(a->attr));
+	default_name(a);
+	if (f->nids + nids > f->ids_cap) {
+		f->ids_cap = (f->nids + nids) * 2;
+		f->ids = mt_xrealloc(f->ids, f->ids_cap * sizeof(*f->ids));
+	}
+	for (size_t i = 0; i < nids; i++)
+		f->ids[f->nids++] = (struct perf_id_map){ le64(ids + 8 * i), (uint32_t)f->nattrs };
+	f->ids_sorted = false;
+	f->nattrs++;
+	return 0;
+}
+
+static const struct perf_file_attr *attr_of_id(struct perf_file *f, uint64_t id)
+{
+	if (f->nattrs == 1)
+		return &f->attrs[0];
+	if (!f->ids_sorted) {
+		qsort(f->ids, f->nids, sizeof(*f->ids), id_cmp);
+		f->ids_sorted = true;
+	}
+	struct perf_id_map key = { id, 0 };
+	const struct perf_id_map *m = bsearch(&key, f->ids, f->nids, sizeof(*f->ids), id_cmp);
+
+	return m ? &f->attrs[m->attr] : NULL;
+}
+
+/* A perf_header_string: u32 len, then len bytes (NUL-padded). */
+static size_t header_string(const unsigned char *p, size_t len, char *out, size_t outlen)
+{
+	if (len < 4 || le32(p) > len - 4)
+		return 0;
+	uint32_t n = le32(p);
+
+	snprintf(out, outlen, "%.*s", (int)strnlen((const char *)p + 4, n), (const char *)p + 4);
+	return 4 + (size_t)n;
+}
+
+static void event_desc(struct perf_file *f, const unsigned char *p, size_t len)
+{
+	if (len < 8)
+		return;
+	uint32_t nr = le32(p), asz = le32(p + 4);
+	size_t at = 8;
+
+	for (uint32_t i = 0; i < nr && at + asz + 4 <= len; i++) {
+		uint32_t nids = le32(p + at + asz);
+		char name[64];
+		size_t sl = header_string(p + at + asz + 4, len - at - asz - 4, name, sizeof(name));
+
+		if (!sl)
+			return;
+		at += asz + 4 + sl;
+		if (at + 8ull * nids > len)
+			return;
+		if (nids && f->nattrs) {
+			const struct perf_file_attr *a = attr_of_id(f, le64(p + at));
+			if (a)
+				snprintf(((struct perf_file_attr *)a)->name, sizeof(a->name), "%s", name);
+		} else if (nr == f->nattrs) {
+			snprintf(f->attrs[i].name, sizeof(f->attrs[i].name), "%s", name);
+		}
+		at += 8ull * nids;
+	}
+}
+
+static void feature(struct perf_file *f, uint64_t feat, const unsigned char *p, size_t len)
+{
+	switch (feat) {
+	case FEAT_HOSTNAME:
+		header_string(p, len, f->hostname, sizeof(f->hostname));
+		break;
+	case FEAT_OSRELEASE:
+		header_string(p, len, f->osrelease, sizeof(f->osrelease));
+		break;
+	case FEAT_ARCH:
+		header_string(p, len, f->arch, sizeof(f->arch));
+		break;
+	case FEAT_CPUDESC:
+		header_string(p, len, f->cpudesc, sizeof(f->cpudesc));
+		break;
+	case FEAT_EVENT_DESC:
+		event_desc(f, p, len);
+		break;
+	}
+}
+
+static int pread_all(struct perf_file *f, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n = pread(f->fd, buf, len, (off_t)off);
+
+	if (n == (ssize_t)len)
+		return 0;
+	mt_err("%s: %s at offset %" PRIu64, f->name, n < 0 ? strerror(errno) : "file is cut",
+	       off);
+	return -1;
+}
+
+/* File mode: attrs with their ids, features (best effort), data bounds. */
+static int open_file_mode(struct perf_file *f, const unsigned char *h)
+{
+	uint64_t attr_size = le64(h + 16), attrs_off = le64(h + 24), attrs_len = le64(h + 32);
+	uint64_t data_off = le64(h + 40), data_len = le64(h + 48);
+	struct stat st;
+
+	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode)) {
+		mt_err("%s: a perf.data file must be a regular file to read (`perf record -o -` "
+		       "writes the pipe format, which streams)", f->name);
+		return -1;
+	}
+	if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096 ||
+	    attrs_len / attr_size > 4096 || data_off + data_len < data_off ||
+	    data_off + data_len > (uint64_t)st.st_size) {
+		mt_err("%s: corrupt perf.data header", f->name);
+		return -1;
+	}
+	unsigned char *a = mt_xmalloc(attr_size);
+
+	for (uint64_t i = 0; i < attrs_len / attr_size; i++) {
+		if (pread_all(f, a, attr_size, attrs_off + i * attr_size)) {
+			free(a);
+			return -1;
+		}
+		uint64_t ids_off = le64(a + attr_size - 16), ids_len = le64(a + attr_size - 8);
+		if (ids_len > (uint64_t)st.st_size || ids_len % 8) {
+			mt_err("%s: corrupt event id list", f->name);
+			free(a);
+			return -1;
+		}
+		unsigned char *ids = mt_xmalloc(ids_len + 1);
+		int rc = pread_all(f, ids, ids_len, ids_off);
+
+		if (!rc)
+			rc = add_attr(f, a, attr_size - 16, ids, ids_len / 8);
+		free(ids);
+		if (rc) {
+			free(a);
+			return -1;
+		}
+	}
+	free(a);
+	/* features: one section per bit set in adds_features, after the data */
+	uint64_t sec = data_off + data_len;
+
+	for (unsigned bit = 1; bit < 256; bit++) {
+		if (!(le64(h + FEAT_OFFSET + 8 * (bit / 64)) >> (bit % 64) & 1))
+			continue;
+		unsigned char s[16];
+		if (pread(f->fd, s, 16, (off_t)sec) != 16)
+			break;
+		sec += 16;
+		uint64_t off = le64(s), len = le64(s + 8);
+		if (len > (1u << 24) || off + len > (uint64_t)st.st_size)
+			continue;
+		unsigned char *p = mt_xmalloc(len + 1);
+		if (pread(f->fd, p, len, (off_t)off) == (ssize_t)len)
+			feature(f, bit, p, len);
+		free(p);
+	}
+	if (lseek(f->fd, (off_t)data_off, SEEK_SET) < 0) {
+		mt_err("%s: %s", f->name, strerror(errno));
+		return -1;
+	}
+	f->pos = data_off;
+	f->data_end = data_off + data_len;
+	return 0;
+}
+
+int perf_file_open(struct perf_file *f, const char *name)
+{
+	unsigned char h[FILE_HDR_SIZE];
+	size_t got = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->name = strcmp(name, "-") ? name : "stdin";
+	f->fd = strcmp(name, "-") ? open(name, O_RDONLY | O_CLOEXEC) : 0;
+	if (f->fd < 0) {
+		mt_err("%s: %s", name, strerror(errno));
+		return -1;
+	}
+	f->buf = mt_xmalloc(BUF_CAP);
+	while (got < 16) {
+		ssize_t n = read(f->fd, h + got, 16 - got);
+		if (n <= 0) {
+			mt_err("%s: %s", f->name, n < 0 ? strerror(errno) : "not a perf.data file (too short)");
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	if (le64(h) == PERF_MAGIC_BE) {
+		mt_err("%s: a big-endian perf.data file (not supported)", f->name);
+		return -1;
+	}
+	if (le64(h) != PERF_MAGIC) {
+		mt_err("%s: not a perf.data file (no PERFILE2 magic)", f->name);
+		return -1;
+	}
+	if (le64(h + 8) == 16) {	/* pipe mode: attrs and features come as records */
+		f->pipe = true;
+		f->pos = 16;
+		f->data_end = UINT64_MAX;
+		return 0;
+	}
+	if (le64(h + 8) < FILE_HDR_SIZE || pread_all(f, h, FILE_HDR_SIZE, 0))
+		return -1;
+	return open_file_mode(f, h);
+}
+
+/* Makes buf[at..at+n) readable: 0, 1 at a clean end (nothing left), -1 cut. */
+static int ensure(struct perf_file *f, size_t n)
+{
+	if (f->len - f->at >= n)
+		return 0;
+	memmove(f->buf, f->buf + f->at, f->len - f->at);
+	f->len -= f->at;
+	f->at = 0;
+	while (f->len < n && !f->eof) {
+		uint64_t left = f->data_end - (f->pos + f->len);
+		size_t want = BUF_CAP - f->len;
+
+		if (!f->pipe && left < want)
+			want = (size_t)left;
+		if (!want)
+			break;
+		ssize_t k = read(f->fd, f->buf + f->len, want);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			mt_err("%s: %s", f->name, strerror(errno));
+			return -1;
+		}
+		if (!k)
+			f->eof = true;
+		f->len += (size_t)k;
+	}
+	if (f->len >= n)
+		return 0;
+	if (!f->len)
+		return 1;
+	mt_err("%s: cut in the middle of a record (%zu bytes at offset %" PRIu64 " ignored)",
+	       f->name, f->len, f->pos);
+	return -1;
+}
+
+static void consume(struct perf_file *f, size_t n)
+{
+	f->at += n;
+	f->pos += n;
+}
+
+/* Bytes that follow some records outside their header.size. */
+static int skip(struct perf_file *f, uint64_t n)
+{
+	while (n) {
+		size_t k = n < BUF_CAP ? (size_t)n : BUF_CAP;
+		if (ensure(f, k))
+			return -1;
+		consume(f, k);
+		f->skipped_bytes += k;
+		n -= k;
+	}
+	return 0;
+}
+
+int perf_file_next(struct perf_file *f, const struct perf_event_header **rec)
+{
+	for (;;) {
+		int rc = ensure(f, sizeof(struct perf_event_header));
+		if (rc)
+			return rc > 0 ? 0 : -1;
+		const struct perf_event_header *h = (const void *)(f->buf + f->at);
+		size_t size = h->size;
+		if (size < sizeof(*h)) {
+			mt_err("%s: bad record size %zu at offset %" PRIu64, f->name, size, f->pos);
+			return -1;
+		}
+		if (ensure(f, size))
+			return -1;
+		h = (const void *)(f->buf + f->at);
+		const unsigned char *p = (const unsigned char *)h;
+		uint64_t extra = 0;
+
+		f->records++;
+		switch (h->type) {
+		case PERF_FILE_HEADER_ATTR: {
+			uint32_t asz = size >= 16 ? le32(p + 12) : 0;
+			if (asz > size - 8) {
+				mt_err("%s: bad attribute record", f->name);
+				return -1;
+			}
+			if (add_attr(f, p + 8, size - 8, p + 8 + asz, (size - 8 - asz) / 8))
+				return -1;
+			break;
+		}
+		case PERF_FILE_HEADER_FEATURE:
+			if (size >= 16)
+				feature(f, le64(p + 8), p + 16, size - 16);
+			break;
+		case PERF_FILE_HEADER_TRACING_DATA:
+			extra = size >= 12 ? (le32(p + 8) + 7ull) & ~7ull : 0;
+			break;
+		case PERF_FILE_AUXTRACE:
+			extra = size >= 16 ? le64(p + 8) : 0;
+			break;
+		case PERF_FILE_COMPRESSED:
+			mt_err("%s: compressed records (perf record -z) are not supported; "
+			       "record without -z", f->name);
+			return -1;
+		default:
+			*rec = h;
+			consume(f, size);
+			return 1;
+		}
+		consume(f, size);
+		if (extra && skip(f, extra))
+			return -1;
+	}
+}
+
+struct cursor {
+	const unsigned char *p, *end;
+	bool cut;
+};
+
+static uint64_t take(struct cursor *c)
+{
+	if (c->end - c->p < 8) {
+		c->cut = true;
+		c->p = c->end;
+		return 0;
+	}
+	uint64_t v = le64(c->p);
+
+	c->p += 8;
+	return v;
+}
+
+static void take_n(struct cursor *c, uint64_t n)
+{
+	if (n > (uint64_t)(c->end - c->p) / 8) {
+		c->cut = true;
+		c->p = c->end;
+		return;
+	}
+	c->p += 8 * n;
+}
+
+/* Skips a read_format value of PERF_SAMPLE_READ. */
+static void skip_read(struct cursor *c, uint64_t fmt)
+{
+	uint64_t per = 1 + !!(fmt & PERF_FORMAT_ID) + !!(fmt & PERF_FORMAT_LOST);
+	uint64_t times = !!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+			 !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING);
+
+	if (fmt & PERF_FORMAT_GROUP) {
+		uint64_t nr = take(c);
+		take_n(c, times);
+		if (nr > (1u << 16))
+			c->cut = true;
+		else
+			take_n(c, nr * per);
+	} else {
+		take_n(c, per + times);
+	}
+}
+
+/* The sample's attr, from its id (the first attr's layout says where). */
+static const struct perf_file_attr *sample_attr(struct perf_file *f, const unsigned char *p,
+						 size_t len)
+{
+	if (!f->nattrs)
+		return NULL;
+	if (f->nattrs == 1)
+		return &f->attrs[0];
+	uint64_t t = f->attrs[0].attr.sample_type;
+	size_t pos = 0;
+
+	if (!(t & PERF_SAMPLE_IDENTIFIER)) {
+		if (!(t & PERF_SAMPLE_ID))
+			return &f->attrs[0];
+		pos = !!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID) + !!(t & PERF_SAMPLE_TIME) +
+		      !!(t & PERF_SAMPLE_ADDR);
+	}
+	if (8 * (pos + 1) > len)
+		return NULL;
+	return attr_of_id(f, le64(p + 8 * pos));
+}
+
+int perf_file_sample(struct perf_file *f, const struct perf_event_header *rec,
+		     struct perf_file_sample *s)
+{
+	const unsigned char *body = (const unsigned char *)(rec + 1);
+	struct cursor c = { body, (const unsigned char *)rec + rec->size, false };
+
+	memset(s, 0, sizeof(*s));
+	s->attr = sample_attr(f, body, rec->size - sizeof(*rec));
+	if (!s->attr)
+		return -1;
+	const struct perf_event_attr *a = &s->attr->attr;
+	uint64_t t = a->sample_type;
+
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		s->id = take(&c);
+	if (t & PERF_SAMPLE_IP)
+		s->ip = take(&c);
+	if (t & PERF_SAMPLE_TID) {
+		uint64_t v = take(&c);
+		s->pid = (uint32_t)v;
+		s->tid = (uint32_t)(v >> 32);
+		s->has_tid = true;
+	}
+	if (t & PERF_SAMPLE_TIME) {
+		s->time = take(&c);
+		s->has_time = true;
+	}
+	if (t & PERF_SAMPLE_ADDR)
+		s->addr = take(&c);
+	if (t & PERF_SAMPLE_ID)
+		s->id = take(&c);
+	if (t & PERF_SAMPLE_STREAM_ID)
+		take(&c);
+	if (t & PERF_SAMPLE_CPU) {
+		s->cpu = (uint32_t)take(&c);
+		s->has_cpu = true;
+	}
+	if (t & PERF_SAMPLE_PERIOD)
+		s->period = take(&c);
+	if (t & PERF_SAMPLE_READ)
+		skip_read(&c, a->read_format);
+	if (t & PERF_SAMPLE_CALLCHAIN)
+		take_n(&c, take(&c));
+	if (t & PERF_SAMPLE_RAW) {	/* u32 size, data: together a multiple of 8 */
+		if (c.end - c.p < 4)
+			c.cut = true;
+		else if ((uint64_t)le32(c.p) + 4 > (uint64_t)(c.end - c.p))
+			c.cut = true;
+		else
+			c.p += (le32(c.p) + 4 + 7) & ~7u;
+	}
+	if (t & PERF_SAMPLE_BRANCH_STACK) {
+		uint64_t nr = take(&c);
+		if (a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+			take(&c);
+		take_n(&c, nr > (1u << 20) ? UINT64_MAX / 2 : 3 * nr);
+	}
+	if (t & PERF_SAMPLE_REGS_USER && take(&c))
+		take_n(&c, (uint64_t)__builtin_popcountll(a->sample_regs_user));
+	if (t & PERF_SAMPLE_STACK_USER) {
+		uint64_t size = take(&c);
+		if (size) {
+			take_n(&c, (size + 7) / 8);
+			take(&c);
+		}
+	}
+	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+		uint64_t w = take(&c);
+		/* WEIGHT_STRUCT: var1_dw (the latency) in the low 32 bits */
+		s->weight = t & PERF_SAMPLE_WEIGHT_STRUCT ? (uint32_t)w : w;
+	}
+	if (t & PERF_SAMPLE_DATA_SRC)
+		s->data_src = take(&c);
+	return c.cut ? -1 : 0;
+}
+
+void perf_file_sample_id(struct perf_file *f, const struct perf_event_header *rec,
+			 struct perf_file_sample *s)
+{
+	const unsigned char *end = (const unsigned char *)rec + rec->size;
+	const unsigned char *start = (const unsigned char *)(rec + 1);
+
+	memset(s, 0, sizeof(*s));
+	if (!f->nattrs || !f->attrs[0].attr.sample_id_all)
+		return;
+	const struct perf_file_attr *a = &f->attrs[0];
+	uint64_t t = a->attr.sample_type;
+
+	/* with several attrs, IDENTIFIER (the last word) says whose layout it is */
+	if (f->nattrs > 1 && (t & PERF_SAMPLE_IDENTIFIER) && end - start >= 8) {
+		const struct perf_file_attr *b = attr_of_id(f, le64(end - 8));
+		if (b)
+			a = b;
+		t = a->attr.sample_type;
+	}
+	size_t n = !!(t & PERF_SAMPLE_TID) + !!(t & PERF_SAMPLE_TIME) + !!(t & PERF_SAMPLE_ID) +
+		   !!(t & PERF_SAMPLE_STREAM_ID) + !!(t & PERF_SAMPLE_CPU) +
+		   !!(t & PERF_SAMPLE_IDENTIFIER);
+
+	if ((size_t)(end - start) < 8 * n)
+		return;
+	const unsigned char *p = end - 8 * n;
+
+	s->attr = a;
+	if (t & PERF_SAMPLE_TID) {
+		s->pid = le32(p);
+		s->tid = le32(p + 4);
+		s->has_tid = true;
+		p += 8;
+	}
+	if (t & PERF_SAMPLE_TIME) {
+		s->time = le64(p);
+		s->has_time = true;
+		p += 8;
+	}
+	p += 8 * (!!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID));
+	if (t & PERF_SAMPLE_CPU) {
+		s->cpu = le32(p);
+		s->has_cpu = true;
+	}
+}
+
+void perf_file_close(struct perf_file *f)
+{
+	if (f->fd > 0)
+		close(f->fd);
+	free(f->buf);
+	free(f->attrs);
+	free(f->ids);
+	memset(f, 0, sizeof(*f));
+}

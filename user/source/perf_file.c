@@ -257,6 +257,7 @@ int perf_file_open(struct perf_file *f, const char *name)
 		return -1;
 	}
 	f->buf = mt_xmalloc(BUF_CAP);
+	f->bounce = mt_xmalloc(65536);
 	while (got < 16) {
 		ssize_t n = read(f->fd, h + got, 16 - got);
 		if (n <= 0) {
@@ -346,20 +347,22 @@ int perf_file_next(struct perf_file *f, const struct perf_event_header **rec)
 		int rc = ensure(f, sizeof(struct perf_event_header));
 		if (rc)
 			return rc > 0 ? 0 : -1;
-		const struct perf_event_header *h = (const void *)(f->buf + f->at);
-		size_t size = h->size;
-		if (size < sizeof(*h)) {
+		struct perf_event_header hdr;
+
+		memcpy(&hdr, f->buf + f->at, sizeof(hdr));
+		size_t size = hdr.size;
+		if (size < sizeof(hdr)) {
 			mt_err("%s: bad record size %zu at offset %" PRIu64, f->name, size, f->pos);
 			return -1;
 		}
 		if (ensure(f, size))
 			return -1;
-		h = (const void *)(f->buf + f->at);
+		const struct perf_event_header *h = (const void *)(f->buf + f->at);
 		const unsigned char *p = (const unsigned char *)h;
 		uint64_t extra = 0;
 
 		f->records++;
-		switch (h->type) {
+		switch (hdr.type) {
 		case PERF_FILE_HEADER_ATTR: {
 			uint32_t asz = size >= 16 ? le32(p + 12) : 0;
 			if (asz > size - 8) {
@@ -385,6 +388,10 @@ int perf_file_next(struct perf_file *f, const struct perf_event_header **rec)
 			       "record without -z", f->name);
 			return -1;
 		default:
+			if ((uintptr_t)h % 8) {	/* sizes are multiples of 8 but for damage */
+				memcpy(f->bounce, h, size);
+				h = (const void *)f->bounce;
+			}
 			*rec = h;
 			consume(f, size);
 			return 1;
@@ -591,6 +598,7 @@ void perf_file_close(struct perf_file *f)
 	if (f->fd > 0)
 		close(f->fd);
 	free(f->buf);
+	free(f->bounce);
 	free(f->attrs);
 	free(f->ids);
 	memset(f, 0, sizeof(*f));

@@ -50,6 +50,7 @@ struct perf_file {
 	uint64_t data_end;		/* file mode: end of the data section */
 	unsigned char *buf;
 	size_t len, at;			/* buf[at..len) unread */
+	uint64_t *bounce;		/* a record at an odd offset, copied aligned */
 	bool eof;
 	struct perf_file_attr *attrs;
 	size_t nattrs;

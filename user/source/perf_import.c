@@ -143,6 +143,8 @@ static int flush(struct perf_import *pi, uint64_t limit)
 {
 	size_t n = 0;
 
+	if (!pi->npend)
+		return 0;
 	qsort(pi->pend, pi->npend, sizeof(*pi->pend), by_time);
 	while (n < pi->npend && pi->pend[n].time <= limit)
 		n++;

@@ -2,7 +2,7 @@
 # perf_import.sh - `memtracectl import --format perf`, sample by sample
 # against `perf script` on perf.data recorded here (page faults with -d:
 # two events in one file, pipe mode straight into import, a forking
-# workload), and on hand-built files (perfdata_gen.py: weight, weight_struct,
+# workload, zstd-compressed with -z), and on hand-built files (perfdata_gen.py: weight, weight_struct,
 # data_src, samples out of order across CPUs, file and pipe mode) whose
 # samples are known exactly.  Also: names resolve through the MMAP2 maps,
 # bad input is one line and a non-zero exit.
@@ -42,6 +42,15 @@ grep -q 'pageramp+0x' report && grep -q 'touch_pages' report ||
 perf record -q -d -c 1 --sample-cpu -e page-faults -o - -- ./pageramp -n 64 -c 2 2>/dev/null |
 	tee pipe.data | "$M" import --format perf -o pipe.mtrace - 2>err || die "import -: $(cat err)"
 echo "pipe mode: $(cmp_script pipe.data pipe.mtrace)"
+
+# 2b. perf record -z: zstd-compressed records, file and pipe mode
+perf record -q -z -d -c 1 --sample-cpu -e page-faults -e minor-faults -o z.data -- \
+	./pageramp -n 128 -c 3 >/dev/null 2>&1 || die "perf record -z"
+"$M" import --format perf -o z.mtrace z.data 2>err || die "import z.data: $(cat err)"
+echo "perf record -z: $(cmp_script z.data z.mtrace)"
+perf record -q -z -d -c 1 --sample-cpu -e page-faults -o - -- ./pageramp -n 64 -c 2 2>/dev/null |
+	tee zpipe.data | "$M" import --format perf -o zpipe.mtrace - 2>err || die "import -z -: $(cat err)"
+echo "perf record -z, pipe mode: $(cmp_script zpipe.data zpipe.mtrace)"
 
 # 3. a forking workload with threads: the child's maps start as its parent's
 perf record -q -d -c 1 --sample-cpu -e page-faults -o fork.data -- ./mtfork -b 2 -k 16 -f \

@@ -344,7 +344,15 @@ static int skip(struct perf_file *f, uint64_t n)
 int perf_file_next(struct perf_file *f, const struct perf_event_header **rec)
 {
 	for (;;) {
-		int rc = ensure(f, sizeof(struct perf_event_header));
+		int rc = perf_unzip_next(&f->unzip, f->name, f->bounce, rec);
+		if (rc)
+			return rc;
+		rc = ensure(f, sizeof(struct perf_event_header));
+		if (rc > 0 && perf_unzip_pending(&f->unzip)) {
+			mt_err("%s: cut in the middle of a compressed record (%zu bytes ignored)",
+			       f->name, perf_unzip_pending(&f->unzip));
+			return -1;
+		}
 		if (rc)
 			return rc > 0 ? 0 : -1;
 		struct perf_event_header hdr;
@@ -384,9 +392,19 @@ int perf_file_next(struct perf_file *f, const struct perf_event_header **rec)
 			extra = size >= 16 ? le64(p + 8) : 0;
 			break;
 		case PERF_FILE_COMPRESSED:
-			mt_err("%s: compressed records (perf record -z) are not supported; "
-			       "record without -z", f->name);
-			return -1;
+		case PERF_FILE_COMPRESSED2: {
+			size_t at = hdr.type == PERF_FILE_COMPRESSED ? 8 : 16;
+			size_t n = size - (size < at ? size : at);
+			if (hdr.type == PERF_FILE_COMPRESSED2 && size >= 16 && le64(p + 8) < n)
+				n = (size_t)le64(p + 8);
+			if (size < at || perf_unzip_feed(&f->unzip, f->name, p + at, n))
+				return -1;
+			consume(f, size);
+			rc = perf_unzip_next(&f->unzip, f->name, f->bounce, rec);
+			if (rc)
+				return rc;
+			continue;
+		}
 		default:
 			if ((uintptr_t)h % 8) {	/* sizes are multiples of 8 but for damage */
 				memcpy(f->bounce, h, size);
@@ -599,6 +617,7 @@ void perf_file_close(struct perf_file *f)
 		close(f->fd);
 	free(f->buf);
 	free(f->bounce);
+	perf_unzip_free(&f->unzip);
 	free(f->attrs);
 	free(f->ids);
 	memset(f, 0, sizeof(*f));

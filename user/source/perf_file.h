@@ -5,7 +5,8 @@
  * or a pipe-mode stream (16-byte header, attrs and features as records)
  * is read sequentially; perf_file_next() hands out the records of the data
  * section one at a time and keeps the attrs and the features it needs
- * (hostname, os release, arch, cpu, event names).  Little-endian files only.
+ * (hostname, os release, arch, cpu, event names); the records of `perf record
+ * -z` are decompressed (perf_unzip.c).  Little-endian files only.
  * Used by `memtracectl import --format perf` (source/perf_import.c).
  */
 #ifndef MEMTRACE_PERF_FILE_H
@@ -16,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "source/perf_unzip.h"
+
 /* user-space record types (tools/perf/util/event.h) */
 #define PERF_FILE_HEADER_ATTR		64
 #define PERF_FILE_HEADER_TRACING_DATA	66
@@ -23,6 +26,7 @@
 #define PERF_FILE_AUXTRACE		71
 #define PERF_FILE_HEADER_FEATURE	80
 #define PERF_FILE_COMPRESSED		81
+#define PERF_FILE_COMPRESSED2		83	/* u64 data_size, then the data */
 
 struct perf_file_attr {
 	struct perf_event_attr attr;	/* zero beyond what the file holds */
@@ -51,6 +55,7 @@ struct perf_file {
 	unsigned char *buf;
 	size_t len, at;			/* buf[at..len) unread */
 	uint64_t *bounce;		/* a record at an odd offset, copied aligned */
+	struct perf_unzip unzip;	/* records of perf record -z */
 	bool eof;
 	struct perf_file_attr *attrs;
 	size_t nattrs;

@@ -81,7 +81,10 @@ int perf_file_open(struct perf_file *f, const char *name);
  */
 int perf_file_next(struct perf_file *f, const struct perf_event_header **rec);
 
-/* Decodes a PERF_RECORD_SAMPLE.  0, or -1 if it is cut or its id unknown. */
+/* The attr of a sample id (NULL: unknown); the only attr if there is one. */
+const struct perf_file_attr *perf_file_attr_of_id(struct perf_file *f, uint64_t id);
+
+/* perf_sample.c: decodes a PERF_RECORD_SAMPLE.  0, or -1 if it is cut or its id unknown. */
 int perf_file_sample(struct perf_file *f, const struct perf_event_header *rec,
 		     struct perf_file_sample *s);
 

@@ -34,8 +34,16 @@ pc=$(PKG_CONFIG_PATH=$root$prefix/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root pkg
 printf '#include <memtrace/memtrace.h>\nint main(void) { return memtrace_trace_open == 0; }\n' >"$tmp/t.c"
 cc -o "$tmp/t" "$tmp/t.c" $pc -Wl,-rpath,"$root$prefix/lib" || die "cc with pkg-config ($pc)"
 "$tmp/t" || die "program linked through pkg-config"
-bash -c ". $root$prefix/share/bash-completion/completions/memtracectl; complete -p memtracectl" \
-	>/dev/null || die "bash completion"
+# bash completion: verbs, and a verb's options read from the installed `VERB --help`
+comp() {	# WORDS... -> the completions of the last word
+	PATH="$root$prefix/bin:$PATH" bash -c '. "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1));
+		_memtrace; echo "${COMPREPLY[*]}"' \
+		"$root$prefix/share/bash-completion/completions/memtracectl" "$@"
+}
+[ "$(comp memtracectl re)" = "record report" ] || die "completion of 're': '$(comp memtracectl re)'"
+comp memtracectl import --fo | grep -qx -- '--force --format' || die "completion of 'import --fo': '$(comp memtracectl import --fo)'"
+[ "$(comp memtracectl import --format p)" = perf ] || die "completion of '--format p'"
+[ "$(comp memtrace-analyze he)" = heatmap ] || die "completion of 'memtrace-analyze he'"
 
 # The README's commands, from another directory, with the installed programs
 work=$tmp/work && mkdir -p "$work" && cd "$work"

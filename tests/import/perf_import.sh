@@ -75,6 +75,11 @@ python3 "$here/perfdata_gen.py" genp.data --pipe >/dev/null
 "$M" import --format perf -o genp.mtrace - <genp.data 2>err || die "import pipe gen: $(cat err)"
 "$M" dump genp.mtrace | tail -n +2 | diff -u gen.expect - >&2 || die "genp.data: samples differ"
 echo "hand-built pipe mode: exact"
+python3 "$here/perfdata_gen.py" genu.data --unknown-id >/dev/null
+"$M" import --format perf -o genu.mtrace genu.data 2>err || die "import genu.data: $(cat err)"
+"$M" dump genu.mtrace | tail -n +2 | diff -u gen.expect - >&2 || die "genu.data: samples differ"
+grep -q '1 samples of an event id the file does not list left out' err || die "unknown id: $(cat err)"
+echo "unknown event id: left out, said"
 
 # 5. bad input: one line, exit 1
 printf 'hello' >bad.data

@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""perfdata_gen.py OUT [--pipe] - writes a small perf.data file by hand
+"""perfdata_gen.py OUT [--pipe] [--unknown-id] - writes a small perf.data file by hand
 (tools/perf/Documentation/perf.data-file-format.txt) with the PEBS-style
 fields perf mem record gives: two events, one with PERF_SAMPLE_WEIGHT and
 one with PERF_SAMPLE_WEIGHT_STRUCT, both with DATA_SRC, IDENTIFIER, CPU and
 sample_id_all; a COMM exec, MMAP2 records (a file and anonymous memory), a
 LOST record, and samples out of time order across CPUs within a round.
+--unknown-id adds a sample of an event id no attr lists.
 Prints the samples memtracectl dump must show, in time order, as CSV
 (time,pid,tid,cpu,addr,ip,weight,data_src)."""
 import struct
@@ -43,14 +44,12 @@ def cstr(s):
 
 
 def sample(ident, ip, tid, time, addr, cpu, weight, dsrc):
-    stype = dict((i, t) for i, t, _, _ in ATTRS)[ident]
     body = struct.pack("<QQIIQQIIQ", ident, ip, PID, tid, time, addr, cpu, 0, 1000)
     body += struct.pack("<QQ", weight, dsrc)
-    del stype
     return rec(9, body)
 
 
-def records():
+def records(unknown_id=False):
     out = []
     t0 = 5_000_000_000
     out.append(rec(3, struct.pack("<II", PID, PID) + cstr("fakedb") + trailer(PID, t0, 0, 101), misc=1 << 13))
@@ -73,6 +72,8 @@ def records():
         (202, 0x401060, PID + 1, t0 + 4000, 0x7f0000004140, 1, (1 << 48) | 300, 0x44100142),
     ]
     out += [sample(*s) for s in late]
+    if unknown_id:   # an event the attrs do not list: left out, with a warning
+        out.append(sample(999, 0x401070, PID, t0 + 4500, 0x7f0000005000, 0, 1, 0x1))
     out.append(rec(68, b""))
     all_s = smp + late
     expect = []
@@ -84,7 +85,7 @@ def records():
 
 def main():
     path, pipe = sys.argv[1], "--pipe" in sys.argv[2:]
-    data, expect = records()
+    data, expect = records("--unknown-id" in sys.argv[2:])
     with open(path, "wb") as f:
         if pipe:
             f.write(b"PERFILE2" + struct.pack("<Q", 16))

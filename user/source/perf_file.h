@@ -64,6 +64,7 @@ struct perf_file {
 	bool ids_sorted;
 	char hostname[128], osrelease[128], arch[32], cpudesc[256];
 	uint64_t records, skipped_bytes;
+	uint64_t unknown_ids;		/* samples of ids no attr lists (left out) */
 };
 
 /*

@@ -341,9 +341,12 @@ static int pi_finish(void *state, struct recorder *r, int failed, const char **r
 	if (pi->no_addr)
 		mt_warn("%s: %" PRIu64 " samples without a data address (events recorded without "
 			"-d / PERF_SAMPLE_ADDR) left out", pi->f.name, pi->no_addr);
-	if (pi->bad_samples)
-		mt_warn("%s: %" PRIu64 " samples cut short or of an unknown event left out",
-			pi->f.name, pi->bad_samples);
+	if (pi->f.unknown_ids)
+		mt_warn("%s: %" PRIu64 " samples of an event id the file does not list left out "
+			"(perf script stops at the first)", pi->f.name, pi->f.unknown_ids);
+	if (pi->bad_samples > pi->f.unknown_ids)
+		mt_warn("%s: %" PRIu64 " samples cut short left out", pi->f.name,
+			pi->bad_samples - pi->f.unknown_ids);
 	return pi->failed || !pi->begun ? -1 : 0;
 }
 

@@ -86,7 +86,11 @@ static const struct perf_file_attr *sample_attr(struct perf_file *f, const unsig
 	}
 	if (8 * (pos + 1) > len)
 		return NULL;
-	return perf_file_attr_of_id(f, le64(p + 8 * pos));
+	const struct perf_file_attr *a = perf_file_attr_of_id(f, le64(p + 8 * pos));
+
+	if (!a)		/* an event the file does not describe: perf script stops here */
+		f->unknown_ids++;
+	return a;
 }
 
 int perf_file_sample(struct perf_file *f, const struct perf_event_header *rec,

@@ -13,7 +13,7 @@ tmp=$(mktemp -d /tmp/memtrace-deb.XXXXXX)
 installed=0
 die() { echo "FAIL: $*" >&2; exit 1; }
 purge() {
-	DEBIAN_FRONTEND=noninteractive apt-get purge -y -q memtrace memtrace-dkms >"$tmp/purge.log" 2>&1
+	DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=300 memtrace memtrace-dkms >"$tmp/purge.log" 2>&1
 }
 cleanup() { [ $installed = 1 ] && purge; rm -rf "$tmp"; }
 trap cleanup EXIT
@@ -28,7 +28,7 @@ make -s -C "$top" deb >"$tmp/deb.log" 2>&1 || die "make deb: $(tail -4 "$tmp/deb
 echo "make deb: $(( $(date +%s) - start )) s, lintian tags as expected"
 debs=$(ls "$top"/build/deb/memtrace_*.deb "$top"/build/deb/memtrace-dkms_*_all.deb)
 installed=1
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $debs \
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=300 --no-install-recommends $debs \
 	>"$tmp/apt.log" 2>&1 || die "apt-get install: $(tail -3 "$tmp/apt.log" | tr '\n' ' ')"
 
 cd "$tmp"

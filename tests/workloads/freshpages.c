@@ -7,10 +7,13 @@
  * pages it gives the pages behind back (MADV_DONTNEED), so its own memory
  * stays small while every page fault is on a new address.  Wraps around
  * at the end of the reservation (64 GiB = 16 M pages: ~40 s at 400 k
- * faults/s before the first repeat).
+ * faults/s before the first repeat; a small -r makes every fault after the
+ * first pass one on a page seen before, at the same rate).
  *
- *   freshpages [-s SECONDS] [-r GIB]
+ *   freshpages [-s SECONDS | -n PAGES] [-r MIB]
  *
+ * Runs SECONDS (default 10) or until PAGES pages (a multiple of 1024) are
+ * touched.
  * Prints "pages=N" (pages touched) at the end.
  */
 #include <stdio.h>
@@ -23,19 +26,24 @@
 int main(int argc, char **argv)
 {
 	double seconds = 10;
-	long gib = 64;
+	long mib = 64 << 10, limit = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:r:")) != -1) {
 		switch (opt) {
 		case 's': seconds = atof(optarg); break;
-		case 'r': gib = atol(optarg); break;
+		case 'n': limit = atol(optarg); break;
+		case 'r': mib = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: freshpages [-s SECONDS] [-r GIB]\n");
+			fprintf(stderr, "usage: freshpages [-s SECONDS | -n PAGES] [-r MIB]\n");
 			return 2;
 		}
 	}
-	const size_t page = 4096, len = (size_t)gib << 30, npages = len / page;
+	if (mib < 4) {
+		fprintf(stderr, "freshpages: -r is at least 4 (MiB)\n");
+		return 2;
+	}
+	const size_t page = 4096, len = (size_t)mib << 20, npages = len / page;
 	char *base = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (base == MAP_FAILED) {
@@ -46,7 +54,7 @@ int main(int argc, char **argv)
 	uint64_t end = wl_now_ns() + (uint64_t)(seconds * 1e9);
 	size_t p = 0, touched = 0;
 
-	while (wl_now_ns() < end) {
+	while (limit ? touched < (size_t)limit : wl_now_ns() < end) {
 		for (int i = 0; i < 1024; i++)
 			((volatile char *)base)[(p + (size_t)i) * page] = 1;
 		madvise(base + p * page, 1024 * page, MADV_DONTNEED);

@@ -14,7 +14,7 @@
  * processes whose stream lies in a shared mapping each maps elsewhere
  * (every sample of the second one translated).
  * Sweeps: the batch path with wss_expire() after every interval, as the
- * recorder's live WSS does (every 10 intervals of 100 ms there): the cost of
+ * recorder's live WSS does (every interval there too): the cost of
  * scanning the leaves for expired ones (all live in these streams).
  * Encoding: bytes per sample on disk (column transform + zstd) for streams
  * shaped like sampled loads of a database scan, a hash probe and a mix.

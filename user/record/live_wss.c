@@ -52,7 +52,8 @@ int live_wss_init(struct recorder *r)
 /*
  * Every LIVE_EXPIRE_EVERY intervals the buckets whose window has closed
  * leave the live state (wss_expire): memory follows the pages of the last
- * second or so, not every page the recording ever saw (docs/design.md).
+ * 200 ms or so, not every page the recording ever saw (docs/design.md).
+ * A sweep reads each live leaf up to its first live entry: cheap.
  */
 void live_wss_add(struct recorder *r, const struct memtrace_sample *s, size_t n)
 {

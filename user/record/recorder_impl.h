@@ -17,7 +17,7 @@
 #define LIVE_INTERVAL_INSN	1000000ull	/* 1 M instructions */
 #define MERGE_HORIZON_NS	50000000ull	/* samples may arrive 50 ms late */
 #define WINDOW_ROWS_PER_CHUNK	600
-#define LIVE_EXPIRE_EVERY	10	/* intervals between sweeps of expired live buckets */
+#define LIVE_EXPIRE_EVERY	1	/* intervals between sweeps of expired live buckets */
 #define FLUSH_EVERY_NS		1000000000ull	/* WINDOWS rows reach the file within 1 s */
 #define STATUS_EVERY_NS		500000000ull
 #define MAX_MAPS_PIDS		65536	/* live processes whose maps are snapshotted */

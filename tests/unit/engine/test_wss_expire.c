@@ -60,13 +60,13 @@ TEST(bucket_map_expire_releases_only_fully_expired_leaves)
  * An hour of the issue's fresh-page recording, scaled: 36 000 intervals
  * (an hour of the recorder's 100 ms), each with 256 samples on pages never
  * seen before, 64 on pages of the last 1024 fresh ones and 64 on a hot set
- * of 64 pages; window 1.5 intervals.  Swept every 10 intervals as the
- * recorder does.  Without the sweeps the map would hold 9.2 M pages in
- * 18 000 leaves (147 MB); with them at most 16 leaves are live
- * (12 intervals of fresh pages and the 1024 re-touched ones: 8 leaves,
- * + 5 fresh between sweeps, + the hot leaf, + 2 partly used), in at most
- * 256 KiB of arenas and slots, and every row equals a brute-force recount
- * of the distinct pages in its window.
+ * of 64 pages; window 1.5 intervals.  Swept every SWEEP intervals (the
+ * recorder: every interval).  Without the sweeps the map would hold 9.2 M
+ * pages in 18 000 leaves (147 MB); with them at most 16 leaves are live
+ * (SWEEP + 2 intervals of fresh pages and the 1024 re-touched ones: at most
+ * 8 leaves for SWEEP = 10, + 5 fresh between sweeps, + the hot leaf, + 2
+ * partly used), in at most 256 KiB of arenas and slots, and every row
+ * equals a brute-force recount of the distinct pages in its window.
  */
 #define T	1000ull
 #define TAU	1500ull
@@ -127,7 +127,7 @@ static uint64_t recount(uint64_t k, struct memtrace_sample *s, uint64_t *pages)
 	return d;
 }
 
-TEST(live_wss_memory_flat_over_an_hour_of_fresh_pages)
+static void hour_of_fresh_pages(uint64_t sweep)
 {
 	struct wss w;
 	struct wss_config cfg = { 0, TAU, T, 12 };
@@ -143,7 +143,7 @@ TEST(live_wss_memory_flat_over_an_hour_of_fresh_pages)
 		wss_add_samples(&w, s, S, 0);
 		if (w.map.nleaves > max_leaves)
 			max_leaves = w.map.nleaves;
-		if (w.k - swept >= 10) {
+		if (w.k - swept >= sweep) {
 			released += wss_expire(&w);
 			swept = w.k;
 		}
@@ -157,7 +157,8 @@ TEST(live_wss_memory_flat_over_an_hour_of_fresh_pages)
 	CHECK(max_bytes <= 256 * 1024);
 	CHECK(released >= (uint64_t)K * FRESH / BUCKET_LEAF_SIZE - 16);
 	if (getenv("VERBOSE") || max_leaves > 16 || max_bytes > 256 * 1024)
-		printf("  peak %zu leaves, %zu bytes\n", max_leaves, max_bytes);
+		printf("  sweeps every %llu: peak %zu leaves, %zu bytes\n",
+		       (unsigned long long)sweep, max_leaves, max_bytes);
 	unsigned bad = 0;
 	for (uint64_t k = 1; k <= K && w.nrows == K; k++) {
 		uint64_t want = recount(k, s, pages);
@@ -169,6 +170,12 @@ TEST(live_wss_memory_flat_over_an_hour_of_fresh_pages)
 	wss_free(&w);
 	free(s);
 	free(pages);
+}
+
+TEST(live_wss_memory_flat_over_an_hour_of_fresh_pages)
+{
+	hour_of_fresh_pages(1);		/* as the recorder does */
+	hour_of_fresh_pages(10);
 }
 
 int main(void)

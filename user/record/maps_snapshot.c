@@ -3,7 +3,9 @@
  * changed, with valgrind's guest stack named [stack]. */
 #include "record/recorder_impl.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,9 +166,43 @@ void recorder_maps_changed(struct recorder *r, pid_t pid)
 		r->maps_dirty[i] = 1;
 }
 
+/*
+ * Processes that are gone leave the table with their last maps text, so
+ * that it holds the processes alive now (and the target), not every process
+ * a long recording ever saw: a busy fork loop would otherwise fill
+ * MAX_MAPS_PIDS entries of ~10-100 KB each, and later processes would get
+ * no snapshot.  A late sample of a gone pid adds it again, without text
+ * (its maps can no longer be read), until the next sweep.
+ */
+static void maps_forget_gone(struct recorder *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->nmaps; i++) {
+		if (r->maps_pid[i] != r->target && kill(r->maps_pid[i], 0) && errno == ESRCH) {
+			free(r->maps_text[i]);
+			continue;
+		}
+		r->maps_pid[n] = r->maps_pid[i];
+		r->maps_text[n] = r->maps_text[i];
+		r->maps_dirty[n] = r->maps_dirty[i];
+		r->maps_stack[n] = r->maps_stack[i];
+		n++;
+	}
+	r->nmaps = n;
+	r->maps_hit = 0;
+}
+
 int maps_flush_dirty(struct recorder *r, uint64_t now)
 {
 	int rc = 0;
+	uint64_t wall = mt_now_ns();
+
+	/* live recordings: the pids are this machine's processes */
+	if (r->horizon && wall - r->maps_swept_at >= MAPS_SWEEP_EVERY_NS) {
+		maps_forget_gone(r);
+		r->maps_swept_at = wall;
+	}
 
 	for (int i = 0; i < r->nmaps; i++) {
 		if (r->maps_dirty[i]) {

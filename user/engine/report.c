@@ -349,18 +349,36 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 {
 	struct trace_reader *tr = trace_open(path, err, errlen);
 	struct trace_chunk ch;
+	uint64_t lines = 0, threads = 0;	/* kept: bounded (trace/reader.h) */
 	int rc;
 
 	if (!tr)
 		return -1;
 	trace_skip(tr, (1u << CHUNK_SAMPLES) | (1u << CHUNK_WINDOWS) | (1u << CHUNK_LOST));
 	while ((rc = trace_next(tr, &ch, err, errlen)) > 0) {
-		if (ch.type == CHUNK_MAPS && ch.len >= MAPS_HDR_SIZE)
+		if (ch.type == CHUNK_MAPS && ch.len >= MAPS_HDR_SIZE) {
+			lines += trace_text_lines(ch.data + MAPS_HDR_SIZE, ch.len - MAPS_HDR_SIZE);
+			if (lines > TRACE_MAX_MAPS_LINES) {
+				snprintf(err, errlen, "%s: MAPS chunk at offset %llu: more than %u "
+					 "lines of maps text in the trace", path,
+					 (unsigned long long)ch.offset, TRACE_MAX_MAPS_LINES);
+				rc = -1;
+				break;
+			}
 			resolver_add_maps(c->res, get_le64(ch.data), get_le32(ch.data + 8),
 					  (const char *)ch.data + MAPS_HDR_SIZE,
 					  ch.len - MAPS_HDR_SIZE);
-		else if (ch.type == CHUNK_THREADS && (c->flags & MEMTRACE_REPORT_PER_PROCESS))
+		} else if (ch.type == CHUNK_THREADS && (c->flags & MEMTRACE_REPORT_PER_PROCESS)) {
+			threads += ch.len / THREAD_REC_SIZE;
+			if (threads > TRACE_MAX_SIDE_RECORDS) {
+				snprintf(err, errlen, "%s: THREADS chunk at offset %llu: more than %u "
+					 "THREADS records in the trace", path,
+					 (unsigned long long)ch.offset, TRACE_MAX_SIDE_RECORDS);
+				rc = -1;
+				break;
+			}
 			rep_procs_threads(c, ch.data, ch.len);
+		}
 	}
 	trace_close(tr);
 	return rc < 0 ? -1 : 0;

@@ -311,6 +311,18 @@ uint64_t trace_start_time(const struct trace_reader *r)
 	return s ? strtoull(s, NULL, 10) : 0;
 }
 
+size_t trace_text_lines(const unsigned char *p, size_t len)
+{
+	size_t n = 0;
+	const unsigned char *end = p + len, *nl;
+
+	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+		n++;
+		p = nl + 1;
+	}
+	return n + (p < end);
+}
+
 int trace_chunk_samples(const struct trace_chunk *c, struct memtrace_sample **s,
 			size_t *n, uint32_t *columns, char *err, size_t errlen)
 {

@@ -1,14 +1,15 @@
 #!/bin/bash
 # make-seeds.sh MKSEEDS OUTDIR - the seed corpora of the harnesses:
-# OUTDIR/NAME/ for NAME in trace, report, lackey, import, maps, parse.
+# OUTDIR/NAME/ for NAME in trace, report, lackey, import, maps, parse, elf.
 # Traces come from mkseeds (the library's writer), lackey logs from
 # tests/fuzz/seeds/lackey (plus xz and zstd copies for import), maps from
-# tests/fuzz/seeds/maps and this machine's /proc/self/maps.
+# tests/fuzz/seeds/maps and this machine's /proc/self/maps, ELF files from
+# tests/fuzz/seeds/elf/tiny.c (with DWARF, and stripped).
 set -eu
 mk=$1 out=$2
 src=$(cd "$(dirname "$0")" && pwd)/seeds
 rm -rf "$out"
-mkdir -p "$out"/{trace,report,lackey,import,maps,parse}
+mkdir -p "$out"/{trace,report,lackey,import,maps,parse,elf}
 "$mk" "$out/trace"
 cp "$out"/trace/* "$out/report/"
 for f in "$src"/lackey/*; do
@@ -22,3 +23,5 @@ done
 cp "$src"/maps/* "$out/maps/"
 cat /proc/self/maps >"$out/maps/self.maps"
 cp "$src"/parse/* "$out/parse/"
+${CC:-cc} -g -O1 -o "$out/elf/tiny" "$src/elf/tiny.c"
+strip -o "$out/elf/tiny-stripped" "$out/elf/tiny"

@@ -403,6 +403,12 @@ static int check_rows(struct rep_ctx *c, char *err, size_t errlen)
 	uint64_t t = c->data.too_long > c->code.too_long ? c->data.too_long : c->code.too_long;
 	char iv[64];
 
+	if (!t && c->procs_too_long) {
+		fmt_span(r->interval, r->time_is_ns, iv, sizeof(iv));
+		fail(err, errlen, "per process: the processes' series would hold more than %llu rows "
+		     "of %s in all: use a larger --interval, or --pid", WSS_MAX_ROWS, iv);
+		return -1;
+	}
 	if (!t)
 		return 0;
 	fmt_span(r->interval, r->time_is_ns, iv, sizeof(iv));
@@ -438,8 +444,8 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 								     : c->code.last_time;
 		wss_finish(&c->data, end);
 		wss_finish(&c->code, end);
-		if (c->flags & MEMTRACE_REPORT_PER_PROCESS)
-			rep_procs_finish(c, end);
+		if ((c->flags & MEMTRACE_REPORT_PER_PROCESS) && rep_procs_finish(c, end))
+			return check_rows(c, err, errlen);
 	}
 	r->reordered = c->data.reordered;
 	rep_fill_series(c, &r->data, &c->data);

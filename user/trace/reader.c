@@ -120,6 +120,12 @@ again:
 		r->truncated = r->size - r->pos;
 		return 0;
 	}
+	if ((type == CHUNK_HEADER || type == CHUNK_END) && rawlen > TRACE_MAX_META_LEN) {
+		snprintf(err, errlen, "%s: %s chunk at offset %llu holds %u bytes of text (at most %u)",
+			 r->path, type == CHUNK_HEADER ? "HEADER" : "END", (unsigned long long)at,
+			 rawlen, TRACE_MAX_META_LEN);
+		return -1;
+	}
 	if (type < 32 && (r->skip & (1u << type))) {
 		r->pos += CHUNK_HDR_SIZE + stored;
 		goto again;

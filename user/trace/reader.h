@@ -75,6 +75,7 @@ uint64_t trace_start_time(const struct trace_reader *r);
  */
 #define TRACE_MAX_SIDE_RECORDS	(1u << 23)	/* THREADS + LOST + WINDOWS records */
 #define TRACE_MAX_MAPS_LINES	(1u << 22)	/* lines of all MAPS texts */
+#define TRACE_MAX_META_LEN	(1u << 20)	/* bytes of a HEADER or END chunk */
 /* Newline-ended lines in p (a last line without one counts too). */
 size_t trace_text_lines(const unsigned char *p, size_t len);
 

@@ -89,6 +89,41 @@ TEST(side_bounds_maps_lines_refused)
 	unlink(path);
 }
 
+/* HEADER and END texts: at most 1 MiB each (a 6 KB file of 60 MiB of "=\n"
+ * in its END chunk took 2.6 GB and 89 s). */
+TEST(side_bounds_meta_text)
+{
+	static char path[256];
+	size_t len = 2u << 20;
+	char *p = malloc(len);
+	struct memtrace_trace_info in;
+
+	for (size_t i = 0; i < len; i += 2)
+		memcpy(p + i, "=\n", 2);
+	snprintf(path, sizeof(path), "/tmp/memtrace-test-%d-meta.mtrace", (int)getpid());
+	for (unsigned type = CHUNK_HEADER; type <= CHUNK_END; type += CHUNK_END - CHUNK_HEADER) {
+		struct trace_writer *w = trace_writer_open(path);
+		static const char meta[] = "time_unit=ns\nstart_time=0\n";
+		CHECK(w != NULL);
+		if (type == CHUNK_END)
+			CHECK(!trace_write_chunk(w, CHUNK_HEADER, CODEC_STORED, meta, sizeof(meta) - 1, 2));
+		CHECK(!trace_write_chunk(w, type, CODEC_ZSTD, p, len, 1));
+		CHECK(!trace_writer_close(w));
+		struct memtrace_trace *t = memtrace_trace_open(path, err, sizeof(err));
+		if (type == CHUNK_HEADER) {
+			CHECK(t == NULL);
+			CHECK(strstr(err, ": HEADER chunk at offset 16 holds 2097152 bytes of text (at most 1048576)"));
+		} else {
+			CHECK(t != NULL);
+			CHECK(memtrace_trace_info(t, &in, err, sizeof(err)) == -1);
+			CHECK(strstr(err, ": END chunk at offset 74 holds 2097152 bytes of text (at most 1048576)"));
+		}
+		memtrace_trace_close(t);
+	}
+	free(p);
+	unlink(path);
+}
+
 TEST(side_bounds_text_lines)
 {
 	CHECK_EQ_U64(trace_text_lines((const unsigned char *)"", 0), 0);

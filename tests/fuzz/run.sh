@@ -2,7 +2,8 @@
 # run.sh NAME SECONDS - runs the harness build/fuzz/fuzz_NAME: first once over
 # every committed regression input (tests/fuzz/regress/NAME/), then fuzzing
 # for SECONDS from its seed corpus (build/fuzz/corpus/NAME), the regression
-# inputs and what earlier runs found (build/fuzz/work/NAME, kept).
+# inputs and what earlier runs found (build/fuzz/work/NAME, kept; not with
+# FUZZ_FRESH=1).
 # Fails on any crash, leak, UBSan report, timeout (10 s per input) or
 # allocation beyond the limits (one malloc > 2 GiB, RSS > 2 GiB); the
 # input is kept as build/fuzz/crashes/NAME-<kind>-<sha1>.  Prints
@@ -12,6 +13,12 @@ cd "$(dirname "$0")/../.." || exit 1
 name=$1 secs=$2
 bin=build/fuzz/fuzz_$name
 work=build/fuzz/work/$name
+# FUZZ_FRESH=1 (make check): new inputs go to a fresh directory, so the run
+# replays only the seeds and regressions, whatever `make fuzz` accumulated
+if [ "${FUZZ_FRESH:-0}" = 1 ]; then
+	work=$(mktemp -d /tmp/memtrace-fuzz-$name.XXXXXX)
+	trap 'rm -rf "$work"' EXIT
+fi
 crashes=build/fuzz/crashes
 regress=tests/fuzz/regress/$name
 log=build/fuzz/logs/$name.log

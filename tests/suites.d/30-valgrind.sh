@@ -8,4 +8,5 @@ cd "$(dirname "$0")/../.."
 . tests/integration/valgrind_common.sh
 . tests/integration/valgrind_import.sh
 . tests/integration/valgrind_record.sh
+. tests/integration/valgrind_files.sh
 vg_summary

@@ -183,12 +183,15 @@ int cmd_import(int argc, char **argv)
 	int close_rc = recorder_close(r);
 	int rc = 1;
 
-	if (loop_rc || close_rc) {
+	if (!f->published && !f->failed) {	/* output left as it was */
+		if (!f->read_failed && !f->p.insns && !f->p.accesses)
+			mt_err("%s: no trace lines (was valgrind run with --trace-mem=yes?)",
+			       f->in.name);
+		/* else: the read error is said */
+	} else if (loop_rc || close_rc) {
 		mt_err("%s: writing the trace failed", output);
 	} else if (f->read_failed) {
 		/* error already printed; the trace holds everything before it */
-	} else if (!f->p.insns && !f->p.accesses) {
-		mt_err("%s: no trace lines (was valgrind run with --trace-mem=yes?)", f->in.name);
 	} else {
 		rc = 0;
 	}

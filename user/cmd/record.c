@@ -90,6 +90,26 @@ static int pick_backend(const struct record_opts *o, const struct source_ops **o
 	return 1;
 }
 
+/* A "#!" script whose interpreter cannot be executed: the shell's exit
+ * status after a one-line error (valgrind would only say so in its own
+ * words), else 0. */
+static int interpreter_missing(const char *cmd, const char *path)
+{
+	char line[256];
+	FILE *f = fopen(path, "re");
+	int ok = f && fgets(line, sizeof(line), f) && line[0] == '#' && line[1] == '!';
+
+	if (f)
+		fclose(f);
+	if (!ok)
+		return 0;
+	char *interp = line + 2 + strspn(line + 2, " \t");
+	interp[strcspn(interp, " \t\r\n")] = 0;
+	if (!*interp || access(interp, X_OK) == 0)
+		return 0;
+	return target_exec_error(cmd, errno);
+}
+
 /* The command must be found as execvp() would, before anything starts:
  * 0, or the shell's exit status after a one-line error. */
 static int command_missing(const char *cmd)
@@ -98,7 +118,7 @@ static int command_missing(const char *cmd)
 
 	if (strchr(cmd, '/')) {
 		if (access(cmd, X_OK) == 0)
-			return 0;
+			return interpreter_missing(cmd, cmd);
 		return target_exec_error(cmd, errno);
 	}
 	const char *p = getenv("PATH");
@@ -108,7 +128,7 @@ static int command_missing(const char *cmd)
 		size_t n = strcspn(p, ":");
 		snprintf(path, sizeof(path), "%.*s/%s", (int)n, n ? p : ".", cmd);
 		if (access(path, X_OK) == 0)
-			return 0;
+			return interpreter_missing(cmd, path);
 		p += n + (p[n] == ':');
 	}
 	return target_exec_error(cmd, ENOENT);

@@ -355,18 +355,36 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 {
 	struct trace_reader *tr = trace_open(path, err, errlen);
 	struct trace_chunk ch;
+	uint64_t lines = 0, threads = 0;	/* kept: bounded (trace/reader.h) */
 	int rc;
 
 	if (!tr)
 		return -1;
 	trace_skip(tr, (1u << CHUNK_SAMPLES) | (1u << CHUNK_WINDOWS) | (1u << CHUNK_LOST));
 	while ((rc = trace_next(tr, &ch, err, errlen)) > 0) {
-		if (ch.type == CHUNK_MAPS && ch.len >= MAPS_HDR_SIZE)
+		if (ch.type == CHUNK_MAPS && ch.len >= MAPS_HDR_SIZE) {
+			lines += trace_text_lines(ch.data + MAPS_HDR_SIZE, ch.len - MAPS_HDR_SIZE);
+			if (lines > TRACE_MAX_MAPS_LINES) {
+				snprintf(err, errlen, "%s: MAPS chunk at offset %llu: more than %u "
+					 "lines of maps text in the trace", path,
+					 (unsigned long long)ch.offset, TRACE_MAX_MAPS_LINES);
+				rc = -1;
+				break;
+			}
 			resolver_add_maps(c->res, get_le64(ch.data), get_le32(ch.data + 8),
 					  (const char *)ch.data + MAPS_HDR_SIZE,
 					  ch.len - MAPS_HDR_SIZE);
-		else if (ch.type == CHUNK_THREADS && (c->flags & MEMTRACE_REPORT_PER_PROCESS))
+		} else if (ch.type == CHUNK_THREADS && (c->flags & MEMTRACE_REPORT_PER_PROCESS)) {
+			threads += ch.len / THREAD_REC_SIZE;
+			if (threads > TRACE_MAX_SIDE_RECORDS) {
+				snprintf(err, errlen, "%s: THREADS chunk at offset %llu: more than %u "
+					 "THREADS records in the trace", path,
+					 (unsigned long long)ch.offset, TRACE_MAX_SIDE_RECORDS);
+				rc = -1;
+				break;
+			}
 			rep_procs_threads(c, ch.data, ch.len);
+		}
 	}
 	trace_close(tr);
 	return rc < 0 ? -1 : 0;
@@ -391,6 +409,12 @@ static int check_rows(struct rep_ctx *c, char *err, size_t errlen)
 	uint64_t t = c->data.too_long > c->code.too_long ? c->data.too_long : c->code.too_long;
 	char iv[64];
 
+	if (!t && c->procs_too_long) {
+		fmt_span(r->interval, r->time_is_ns, iv, sizeof(iv));
+		fail(err, errlen, "per process: the processes' series would hold more than %llu rows "
+		     "of %s in all: use a larger --interval, or --pid", WSS_MAX_ROWS, iv);
+		return -1;
+	}
 	if (!t)
 		return 0;
 	fmt_span(r->interval, r->time_is_ns, iv, sizeof(iv));
@@ -426,8 +450,8 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 								     : c->code.last_time;
 		wss_finish(&c->data, end);
 		wss_finish(&c->code, end);
-		if (c->flags & MEMTRACE_REPORT_PER_PROCESS)
-			rep_procs_finish(c, end);
+		if ((c->flags & MEMTRACE_REPORT_PER_PROCESS) && rep_procs_finish(c, end))
+			return check_rows(c, err, errlen);
 	}
 	r->reordered = c->data.reordered;
 	rep_fill_series(c, &r->data, &c->data);

@@ -73,6 +73,8 @@ struct rep_ctx {
 	/* per process (MEMTRACE_REPORT_PER_PROCESS): indexed like spaces->v */
 	struct rep_proc *procs;
 	size_t nprocs;
+	uint64_t proc_rows;		/* rows of all per-process series, <= WSS_MAX_ROWS */
+	uint64_t procs_too_long;	/* 0, or the sample time that would pass it */
 	unsigned char *threads;		/* THREADS records (comm of each pid) */
 	size_t nthreads;
 };
@@ -88,7 +90,8 @@ void rep_fill_series(struct rep_ctx *c, struct memtrace_series *out, const struc
 /* report_procs.c: the per-process summaries */
 void rep_procs_threads(struct rep_ctx *c, const unsigned char *p, size_t len);
 void rep_procs_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n);
-void rep_procs_finish(struct rep_ctx *c, uint64_t end);
+/* 0, or -1 when the series would pass WSS_MAX_ROWS rows in all (procs_too_long). */
+int rep_procs_finish(struct rep_ctx *c, uint64_t end);
 void rep_fill_procs(struct rep_ctx *c);
 void rep_procs_free(struct rep_ctx *c);
 

@@ -41,22 +41,52 @@ static struct rep_proc *proc_of(struct rep_ctx *c, uint32_t pid)
 	return p;
 }
 
+/* Rows a series at t_k adds to reach t (wss_emit_until). */
+static uint64_t rows_to(const struct wss *w, uint64_t t)
+{
+	return t > w->t_k ? (t - w->t_k - 1) / w->cfg.interval + 1 : 0;
+}
+
+/*
+ * The per-process series together hold at most WSS_MAX_ROWS rows, like the
+ * whole trace's: memory bounded by what the report holds, not by the number
+ * of processes times the span.
+ */
+static int rows_fit(struct rep_ctx *c, uint64_t add, uint64_t t)
+{
+	if (add > WSS_MAX_ROWS - c->proc_rows) {
+		c->procs_too_long = t;
+		return 0;
+	}
+	c->proc_rows += add;
+	return 1;
+}
+
 void rep_procs_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n)
 {
 	unsigned shift = c->data.cfg.bucket_shift;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !c->procs_too_long; i++) {
 		struct rep_proc *p = proc_of(c, s[i].pid);
+		if (s[i].time > p->w.t_k && !rows_fit(c, rows_to(&p->w, s[i].time), s[i].time))
+			break;
 		wss_account(&p->w, s[i].time, bucket_map_get(&p->w.map, s[i].addr >> shift));
 		p->samples++;
 	}
 }
 
-void rep_procs_finish(struct rep_ctx *c, uint64_t end)
+int rep_procs_finish(struct rep_ctx *c, uint64_t end)
 {
-	for (size_t k = 0; k < c->nprocs; k++)
-		if (c->procs[k].used)
-			wss_finish(&c->procs[k].w, end);
+	for (size_t k = 0; k < c->nprocs; k++) {
+		struct wss *w = &c->procs[k].w;
+		if (!c->procs[k].used)
+			continue;
+		/* wss_finish emits up to max(end, last sample) and one more row */
+		if (!rows_fit(c, rows_to(w, end > w->last_time ? end : w->last_time) + 1, end))
+			return -1;
+		wss_finish(w, end);
+	}
+	return 0;
 }
 
 void rep_procs_free(struct rep_ctx *c)

@@ -49,7 +49,8 @@ static void full_curve(struct rep_ctx *c)
 	struct bucket_list l = { 0 };
 
 	bucket_map_foreach(&c->data.map, collect, &l);
-	qsort(l.v, l.n, sizeof(*l.v), by_count_desc);
+	if (l.n)	/* qsort(NULL, 0) is undefined */
+		qsort(l.v, l.n, sizeof(*l.v), by_count_desc);
 	size_t distinct = 0;
 	for (size_t i = 0; i < l.n; i++)
 		distinct += !i || l.v[i].count != l.v[i - 1].count;
@@ -88,7 +89,8 @@ void rep_fill_buckets(struct rep_ctx *c)
 	struct bucket_list l = { 0 };
 
 	bucket_map_foreach(&c->data.map, collect, &l);
-	qsort(l.v, l.n, sizeof(*l.v), by_bucket);
+	if (l.n)	/* qsort(NULL, 0) is undefined */
+		qsort(l.v, l.n, sizeof(*l.v), by_bucket);
 	uint64_t *addr = rep_alloc(c, (l.n ? l.n : 1) * sizeof(uint64_t));
 	uint64_t *count = rep_alloc(c, (l.n ? l.n : 1) * sizeof(uint64_t));
 	for (size_t i = 0; i < l.n; i++) {

@@ -41,7 +41,8 @@ int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
 	uint64_t deadline = duration > 0 ? mt_now_ns() + (uint64_t)(duration * 1e9) : 0;
 	const char *reason = NULL;	/* set by the stop check */
 	struct pollfd *p = NULL;
-	int cap = 0, failed = recorder_publish(r) != 0;	/* under way: the file takes its place */
+	/* under way: the file takes its place (publish_late: the source does it) */
+	int cap = 0, failed = !ops->publish_late && recorder_publish(r) != 0;
 
 	while (!failed) {
 		struct source_step step = { 0 };

@@ -94,8 +94,9 @@ void mt_spaces_key_samples(struct mt_spaces *s, struct memtrace_sample *smp, siz
 {
 	for (size_t i = 0, j; i < n; i = j) {
 		uint32_t pid = smp[i].pid;
-		struct mt_space *sp = &s->v[pid == s->last_pid && s->n ? s->last
-								 : mt_spaces_index(s, pid)];
+		/* the index first: mt_spaces_index() may move s->v */
+		size_t k = pid == s->last_pid && s->n ? s->last : mt_spaces_index(s, pid);
+		struct mt_space *sp = &s->v[k];
 		uint64_t tag = sp->tag;
 
 		j = i;

@@ -259,11 +259,24 @@ static int begin(struct lackey_file *f)
 	return 0;
 }
 
+/* Trace lines were read: the trace takes the output's place (once). */
+static int publish(struct lackey_file *f)
+{
+	if (f->published || (!f->p.insns && !f->p.accesses))
+		return 0;
+	if (recorder_publish(f->r) < 0) {
+		f->failed = 1;
+		return -1;
+	}
+	f->published = true;
+	return 0;
+}
+
 static int emit(void *ctx, const struct memtrace_sample *s, size_t n)
 {
 	struct lackey_file *f = ctx;
 
-	if (begin(f) < 0)
+	if (begin(f) < 0 || publish(f) < 0)
 		return -1;
 	if (recorder_add_samples(f->r, s, n) < 0) {
 		f->failed = 1;
@@ -329,6 +342,8 @@ static int lf_finish(void *state, struct recorder *r, int failed, const char **r
 	f->failed |= failed;
 	if (!f->failed && begin(f) < 0)
 		mt_err("%s: cannot write the trace header", f->output);
+	else if (!f->failed)
+		publish(f);	/* trace lines but no sample kept (a long period) */
 	f->read_failed |= f->in.failed;
 	if (cut && !strcmp(*reason, "input-ended") && !f->read_failed)
 		mt_warn("%s: input ends in the middle of a line (%llu bytes ignored)",
@@ -343,7 +358,7 @@ static int lf_finish(void *state, struct recorder *r, int failed, const char **r
 		mt_warn("%s: %llu malformed lines ignored (first at line %llu: \"%s\")", f->in.name,
 			(unsigned long long)p->bad_lines, (unsigned long long)p->first_bad_line,
 			p->first_bad);
-	return f->failed || !f->begun ? -1 : 0;
+	return f->failed || !f->begun || !f->published ? -1 : 0;
 }
 
 static int lf_close(void *state, int rc)
@@ -355,6 +370,7 @@ static int lf_close(void *state, int rc)
 const struct source_ops source_lackey_file = {
 	.name = "lackey-import",
 	.end_reason = "input-ended",
+	.publish_late = true,
 	.drain = lf_drain,
 	.finish = lf_finish,
 	.close = lf_close,

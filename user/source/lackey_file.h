@@ -44,6 +44,7 @@ struct lackey_file {
 	char *buf;
 	size_t have;			/* bytes in buf not fed yet (the first look) */
 	bool begun;
+	bool published;			/* trace lines read: the output is the new trace */
 	bool read_failed;
 	int failed;
 };

@@ -66,6 +66,12 @@ struct source_ops {
 	/* END chunk's end_reason when the source ends by itself */
 	const char *end_reason;
 	/*
+	 * true: the output takes its place (recorder_publish) only when the
+	 * source says something was recorded, not when the loop starts; a
+	 * source that ends before leaves an existing FILE as it was.
+	 */
+	bool publish_late;
+	/*
 	 * Can this source serve the request on this machine?  0 if so; else
 	 * -1 with a one-line reason (no trailing newline) in why.
 	 */

@@ -162,6 +162,7 @@ struct vg_state {
 	pid_t pid;
 	int pr;			/* the last poll()'s result */
 	int status, reaped, killed, failed;
+	int published;		/* the guest ran: FILE is the new trace */
 	uint64_t last_tick, tick_samples;
 };
 
@@ -272,6 +273,14 @@ static int vg_read(struct vg_state *v)
 	}
 	if (lackey_feed(v->p, v->buf, (size_t)n) < 0)
 		return 1;
+	/* the command runs (its first instruction): the trace takes FILE's place */
+	if (!v->published && v->p->insns) {
+		if (recorder_publish(v->r)) {
+			v->failed = 1;
+			return 1;
+		}
+		v->published = 1;
+	}
 	/*
 	 * lackey writes one line per write(): let the pipe fill a while
 	 * rather than wake up for every line.
@@ -393,7 +402,10 @@ static int vg_close(void *state, int end_rc)
 
 	if (v->failed || end_rc) {
 		mt_err("writing the trace failed");
-	} else if (!v->p->insns && !v->killed) {
+	} else if (!v->published && v->killed) {
+		mt_err("stopped before valgrind ran %s: nothing recorded, %s left as it was",
+		       v->o->argv[0], v->o->output);
+	} else if (!v->published) {
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 			mt_err("valgrind could not run %s", v->o->argv[0]);
 		else
@@ -413,6 +425,7 @@ static int vg_close(void *state, int end_rc)
 const struct source_ops source_valgrind = {
 	.name = "valgrind",
 	.end_reason = "target-exited",
+	.publish_late = true,
 	.probe = vg_probe,
 	.status = vg_status,
 	.open = vg_open,

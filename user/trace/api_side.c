@@ -28,13 +28,26 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 	return mt_xrealloc(p, n * size);
 }
 
-struct caps { size_t threads, lost, windows, maps; };
+struct caps { size_t threads, lost, windows, maps; uint64_t maps_lines; };
+
+/* More side records than a reader keeps (reader.h): refused before allocating. */
+static int too_many(const struct memtrace_trace *t, const struct trace_chunk *c, char *err,
+		    size_t errlen)
+{
+	if ((uint64_t)t->nthreads + t->nlost + t->nwindows + c->count <= TRACE_MAX_SIDE_RECORDS)
+		return 0;
+	snprintf(err, errlen, "chunk at offset %" PRIu64 ": more than %u THREADS, LOST and "
+		 "WINDOWS records in the trace", c->offset, TRACE_MAX_SIDE_RECORDS);
+	return -1;
+}
 
 static int side_threads(struct memtrace_trace *t, struct caps *cap, const struct trace_chunk *c,
 			char *err, size_t errlen)
 {
 	if (c->len != (size_t)c->count * THREAD_REC_SIZE)
 		return bad_records(c, "THREADS", err, errlen);
+	if (too_many(t, c, err, errlen))
+		return -1;
 	size_t cc = cap->threads;
 	t->threads = grow(t->threads, &cap->threads, t->nthreads + c->count, sizeof(*t->threads));
 	t->comms = grow(t->comms, &cc, t->nthreads + c->count, sizeof(*t->comms));
@@ -57,6 +70,8 @@ static int side_lost(struct memtrace_trace *t, struct caps *cap, const struct tr
 {
 	if (c->len != (size_t)c->count * LOST_REC_SIZE)
 		return bad_records(c, "LOST", err, errlen);
+	if (too_many(t, c, err, errlen))
+		return -1;
 	t->lost = grow(t->lost, &cap->lost, t->nlost + c->count, sizeof(*t->lost));
 	for (uint32_t i = 0; i < c->count; i++) {
 		const unsigned char *p = c->data + (size_t)i * LOST_REC_SIZE;
@@ -77,6 +92,8 @@ static int side_windows(struct memtrace_trace *t, struct caps *cap, const struct
 	if (c->len < WINDOW_HDR_SIZE ||
 	    c->len - WINDOW_HDR_SIZE != (size_t)c->count * WINDOW_REC_SIZE)
 		return bad_records(c, "WINDOWS", err, errlen);
+	if (too_many(t, c, err, errlen))
+		return -1;
 	uint64_t window = get_le64(c->data), interval = get_le64(c->data + 8);
 	uint32_t shift = get_le32(c->data + 16);
 	t->windows = grow(t->windows, &cap->windows, t->nwindows + c->count, sizeof(*t->windows));
@@ -105,6 +122,12 @@ static int side_maps(struct memtrace_trace *t, struct caps *cap, const struct tr
 	if (t->maps_bytes + len > API_MAX_MAPS_TEXT) {
 		snprintf(err, errlen, "MAPS chunk at offset %" PRIu64 ": more than %llu MiB of maps text",
 			 c->offset, API_MAX_MAPS_TEXT >> 20);
+		return -1;
+	}
+	cap->maps_lines += trace_text_lines(c->data + MAPS_HDR_SIZE, len);
+	if (cap->maps_lines > TRACE_MAX_MAPS_LINES) {
+		snprintf(err, errlen, "MAPS chunk at offset %" PRIu64 ": more than %u lines of maps "
+			 "text in the trace", c->offset, TRACE_MAX_MAPS_LINES);
 		return -1;
 	}
 	t->maps_bytes += len;

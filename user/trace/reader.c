@@ -120,6 +120,12 @@ again:
 		r->truncated = r->size - r->pos;
 		return 0;
 	}
+	if ((type == CHUNK_HEADER || type == CHUNK_END) && rawlen > TRACE_MAX_META_LEN) {
+		snprintf(err, errlen, "%s: %s chunk at offset %llu holds %u bytes of text (at most %u)",
+			 r->path, type == CHUNK_HEADER ? "HEADER" : "END", (unsigned long long)at,
+			 rawlen, TRACE_MAX_META_LEN);
+		return -1;
+	}
 	if (type < 32 && (r->skip & (1u << type))) {
 		r->pos += CHUNK_HDR_SIZE + stored;
 		goto again;
@@ -309,6 +315,18 @@ uint64_t trace_start_time(const struct trace_reader *r)
 	const char *s = trace_meta(r, "start_time");
 
 	return s ? strtoull(s, NULL, 10) : 0;
+}
+
+size_t trace_text_lines(const unsigned char *p, size_t len)
+{
+	size_t n = 0;
+	const unsigned char *end = p + len, *nl;
+
+	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+		n++;
+		p = nl + 1;
+	}
+	return n + (p < end);
 }
 
 int trace_chunk_samples(const struct trace_chunk *c, struct memtrace_sample **s,

@@ -68,6 +68,17 @@ bool trace_has_end(const struct trace_reader *r);
 bool trace_time_is_ns(const struct trace_reader *r);
 uint64_t trace_start_time(const struct trace_reader *r);
 
+/*
+ * What a reader keeps of a whole trace's side chunks is bounded
+ * (docs/trace-format.md, "Limits"): a zstd chunk of a few hundred bytes can
+ * claim 64 MiB, so a small hostile file could otherwise claim gigabytes.
+ */
+#define TRACE_MAX_SIDE_RECORDS	(1u << 23)	/* THREADS + LOST + WINDOWS records */
+#define TRACE_MAX_MAPS_LINES	(1u << 22)	/* lines of all MAPS texts */
+#define TRACE_MAX_META_LEN	(1u << 20)	/* bytes of a HEADER or END chunk */
+/* Newline-ended lines in p (a last line without one counts too). */
+size_t trace_text_lines(const unsigned char *p, size_t len);
+
 /* Decodes a SAMPLES chunk; *s is malloc'd. 0 or -1 with err. */
 int trace_chunk_samples(const struct trace_chunk *c, struct memtrace_sample **s,
 			size_t *n, uint32_t *columns, char *err, size_t errlen);

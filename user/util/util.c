@@ -117,7 +117,8 @@ int mt_parse_u64(const char *s, uint64_t *out)
 
 	if (parse_number(s, &v, &e))
 		return -1;
-	if (!*e && v == (double)(uint64_t)v) {
+	/* (uint64_t)v is undefined from 2^64 up: such numbers fail below */
+	if (!*e && v < 18446744073709551616.0 && v == (double)(uint64_t)v) {
 		/* exact path for plain integers */
 		char *ie;
 		errno = 0;

@@ -420,6 +420,62 @@ TEST(report_asked_sizes_bounded)
 	unlink(path);
 }
 
+/* Two processes, each with samples at START + 5 and at last. */
+static const char *two_process_trace(uint64_t last)
+{
+	static const char meta[] = "time_unit=insn\nstart_time=1000\ntarget_pid=7\nsource=test\n";
+	static char path[64];
+	struct memtrace_sample s[4] = {
+		{ .time = START + 5, .addr = HEAP, .pid = 7, .tid = 7 },
+		{ .time = START + 5, .addr = HEAP, .pid = 8, .tid = 8 },
+		{ .time = last, .addr = HEAP + 0x1000, .pid = 7, .tid = 7 },
+		{ .time = last, .addr = HEAP + 0x1000, .pid = 8, .tid = 8 },
+	};
+
+	snprintf(path, sizeof(path), "/tmp/test_report_procs.%d.mtrace", (int)getpid());
+	struct trace_writer *w = trace_writer_open(path);
+	if (!w)
+		return NULL;
+	int bad = trace_write_chunk(w, CHUNK_HEADER, CODEC_STORED, meta, sizeof(meta) - 1, 0);
+	bad |= trace_write_samples(w, s, 4, COLS_REQUIRED);
+	bad |= trace_writer_close(w);
+	return bad ? NULL : path;
+}
+
+/*
+ * The per-process series hold WSS_MAX_ROWS rows in all, not per process:
+ * 2 processes over 6e6 intervals are refused (a 228-byte trace of 8
+ * processes used to take 2.3 GB), over 4e6 they are computed.
+ */
+TEST(report_process_rows_bounded_in_all)
+{
+	char err[256] = "";
+	struct memtrace_report_config cfg = { .window = 10, .interval = 10, .top = 1,
+					      .flags = MEMTRACE_REPORT_PER_PROCESS };
+	const char *path = two_process_trace(START + 10 * 6000000ull);
+
+	CHECK(path != NULL);
+	CHECK(memtrace_report_compute(path, &cfg, err, sizeof(err)) == NULL);
+	CHECK_STR(err, "per process: the processes' series would hold more than 10000000 rows "
+		  "of 10 instructions in all: use a larger --interval, or --pid");
+	path = two_process_trace(START + 10 * 4000000ull);
+	struct memtrace_report *r = memtrace_report_compute(path, &cfg, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_EQ_U64(r->nprocesses, 2);
+		CHECK_EQ_U64(r->data.n, 4000000);
+		CHECK_EQ_U64(r->processes[0].data.n, 4000000);
+		CHECK_EQ_U64(r->processes[1].data.n, 4000000);
+		CHECK_EQ_U64(r->processes[1].data.wss[3999999], 1);
+	}
+	memtrace_report_free(r);
+	cfg.flags = 0;	/* without per-process series: no such bound */
+	r = memtrace_report_compute(two_process_trace(START + 10 * 6000000ull), &cfg, err, sizeof(err));
+	CHECK(r != NULL && r->data.n == 6000000);
+	memtrace_report_free(r);
+	unlink(path);
+}
+
 int main(void)
 {
 	int rc = test_main();

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sample.bpf.c - memtrace's BPF programs (libbpf-tools style: one file per
+ * program set, skeleton by bpftool, loaded by user/source/bpf.c).
+ *
+ * on_sample runs on every overflow of the perf events the collector opens
+ * (one per CPU): it keeps the samples of the target (a tgid set kept up to
+ * date at fork and exec, or everything), drops kernel addresses unless
+ * asked, and writes a struct mt_bpf_rec into one shared ring buffer.  A
+ * full ring counts the sample in drops[cpu].  Returning 0 keeps the kernel
+ * from also writing the sample into the perf event's own ring.
+ */
+#include "memtrace_vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "sample.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 filter_mode = MT_BPF_FILTER_ALL;
+const volatile bool keep_kernel = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);	/* set by the collector before load */
+} samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_BPF_MAX_TGIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} tgids SEC(".maps");
+
+/* [0]: samples dropped (ring full), [1]: samples written, per CPU */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counts, &which);
+
+	if (c)
+		(*c)++;
+}
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	__u64 addr = ctx->addr;
+	struct mt_bpf_rec *r;
+
+	if (filter_mode == MT_BPF_FILTER_TGIDS) {
+		__u8 *on = bpf_map_lookup_elem(&tgids, &tgid);
+
+		if (!on || *on != MT_BPF_TGID_ON)
+			return 0;
+	}
+	if (!keep_kernel && (__s64)addr < 0)
+		return 0;
+	r = bpf_ringbuf_reserve(&samples, sizeof(*r), 0);
+	if (!r) {
+		count(0);
+		return 0;
+	}
+	r->time = bpf_ktime_get_ns();
+	r->addr = addr;
+	r->ip = ctx->regs.ip;
+	r->pid = tgid;
+	r->tid = (__u32)id;
+	r->cpu = bpf_get_smp_processor_id();
+	r->pad = 0;
+	bpf_ringbuf_submit(r, 0);
+	count(1);
+	return 0;
+}
+
+/* A new process of a recorded one is recorded from its first instruction. */
+SEC("tp_btf/sched_process_fork")
+int on_fork(__u64 *ctx)
+{
+	struct task_struct *parent = (struct task_struct *)ctx[0];
+	struct task_struct *child = (struct task_struct *)ctx[1];
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 on = MT_BPF_TGID_ON, *p;
+
+	if (filter_mode != MT_BPF_FILTER_TGIDS || ptgid == ctgid)
+		return 0;
+	p = bpf_map_lookup_elem(&tgids, &ptgid);
+	if (p && *p == MT_BPF_TGID_ON)
+		bpf_map_update_elem(&tgids, &ctgid, &on, BPF_ANY);
+	return 0;
+}
+
+/* -- CMD: recorded from its exec on (perf's enable_on_exec). */
+SEC("tp_btf/sched_process_exec")
+int on_exec(__u64 *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u8 on = MT_BPF_TGID_ON, *p = bpf_map_lookup_elem(&tgids, &tgid);
+
+	if (p && *p == MT_BPF_TGID_AT_EXEC)
+		bpf_map_update_elem(&tgids, &tgid, &on, BPF_EXIST);
+	return 0;
+}

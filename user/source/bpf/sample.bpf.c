@@ -6,7 +6,7 @@
  * (one per CPU): it keeps the samples of the target (a tgid set kept up to
  * date at fork and exec, or everything), drops kernel addresses unless
  * asked, and writes a struct mt_bpf_rec into one shared ring buffer.  A
- * full ring counts the sample in drops[cpu].  Returning 0 keeps the kernel
+ * full ring counts the sample in counts[0] of its CPU.  Returning 0 keeps the kernel
  * from also writing the sample into the perf event's own ring.
  */
 #include "memtrace_vmlinux.h"
@@ -31,7 +31,8 @@ struct {
 	__type(value, __u8);
 } tgids SEC(".maps");
 
-/* [0]: samples dropped (ring full), [1]: samples written, per CPU */
+/* [0]: samples dropped (ring full), [1]: samples produced (kept by the
+ * filter: written + dropped), per CPU */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 2);
@@ -63,6 +64,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	}
 	if (!keep_kernel && (__s64)addr < 0)
 		return 0;
+	count(1);
 	r = bpf_ringbuf_reserve(&samples, sizeof(*r), 0);
 	if (!r) {
 		count(0);
@@ -76,7 +78,6 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	r->cpu = bpf_get_smp_processor_id();
 	r->pad = 0;
 	bpf_ringbuf_submit(r, 0);
-	count(1);
 	return 0;
 }
 

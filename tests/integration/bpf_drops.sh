@@ -4,7 +4,7 @@
 # dropped, and the trace's samples + lost = produced), and every page of the
 # storm's region is among them.
 . "$(dirname "$0")/lib.sh"
-PAGES=65536 CYCLES=2	# pageramp touches every other page: 65536 region faults
+PAGES=16384 CYCLES=4	# pageramp touches every other page: 32768 region faults
 for try in 1 2 3; do
 	MEMTRACE_BPF_COUNTS=1 "$MT" record --backend bpf --ring 16 -c 1 -o "$TMP/d.mtrace" --force \
 		-- "$WL/pageramp" -n $PAGES -c $CYCLES >/dev/null 2>"$TMP/rec.err" ||

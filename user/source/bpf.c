@@ -231,6 +231,7 @@ static int load_programs(struct bpf_session *s, const struct record_opts *o)
 	s->skel->rodata->keep_kernel = o->kernel_addrs;
 	s->ring_bytes = ring_bytes(o, s->ncpus);
 	bpf_map__set_max_entries(s->skel->maps.samples, s->ring_bytes);
+	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
 	if ((rc = mt_sample_bpf__load(s->skel))) {
 		mt_err("loading the BPF programs failed: %s: %s", strerror(-rc), bpf_last_error());
 		return -1;

@@ -29,6 +29,8 @@ enum bpf_map_type {
 };
 
 enum { BPF_ANY = 0, BPF_NOEXIST = 1, BPF_EXIST = 2 };
+enum { BPF_RB_NO_WAKEUP = 1, BPF_RB_FORCE_WAKEUP = 2 };
+enum { BPF_RB_AVAIL_DATA = 0 };
 
 /*
  * The program context of a perf_event program: the uapi layout (the

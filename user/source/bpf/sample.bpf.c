@@ -18,6 +18,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 filter_mode = MT_BPF_FILTER_ALL;
 const volatile bool keep_kernel = false;
+/* wake the collector once this much is waiting (else it polls every 100 ms):
+ * a wakeup per record would cost the collector a poll round per sample */
+const volatile __u64 wakeup_bytes = 1 << 16;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -77,7 +80,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	r->tid = (__u32)id;
 	r->cpu = bpf_get_smp_processor_id();
 	r->pad = 0;
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	return 0;
 }
 

@@ -62,7 +62,9 @@ struct bpf_session {
 	int release_fd, cgroup_fd, nwatch;
 	int *watch;
 	int nprocs, failed;
-	uint32_t ring_bytes;
+	uint32_t ring_bytes;		/* the shared ring, or each CPU's */
+	bool per_cpu_rings;		/* MEMTRACE_BPF_RING=percpu */
+	int *ring_fds;			/* per CPU rings, ncpus */
 	char cgroup_dir[4096];
 };
 
@@ -188,6 +190,10 @@ static void bpf_free(struct bpf_session *s)
 		free(c->batch);
 	}
 	ring_buffer__free(s->rb);
+	for (int i = 0; s->ring_fds && i < s->ncpus; i++)
+		if (s->ring_fds[i] >= 0)
+			close(s->ring_fds[i]);
+	free(s->ring_fds);
 	bpf_link__destroy(s->fork_link);
 	bpf_link__destroy(s->exec_link);
 	mt_sample_bpf__destroy(s->skel);
@@ -205,10 +211,11 @@ static void bpf_free(struct bpf_session *s)
 	free(s);
 }
 
+/* The ring holding o->ring_records records for each of ncpus CPUs. */
 static uint32_t ring_bytes(const struct record_opts *o, int ncpus)
 {
 	uint64_t want = o->ring_records ? (uint64_t)o->ring_records * BPF_REC_BYTES * (uint64_t)ncpus
-					: BPF_RING_DEFAULT;
+					: BPF_RING_DEFAULT / (ncpus == 1 ? 4 : 1);
 	uint32_t bytes = (uint32_t)sysconf(_SC_PAGESIZE);
 
 	while (bytes < want && bytes < (1u << 30))
@@ -216,9 +223,35 @@ static uint32_t ring_bytes(const struct record_opts *o, int ncpus)
 	return bytes;
 }
 
+/* MEMTRACE_BPF_RING=percpu: a ring per CPU, in the cpu_rings map, all polled. */
+static int make_cpu_rings(struct bpf_session *s)
+{
+	int outer = bpf_map__fd(s->skel->maps.cpu_rings);
+
+	s->ring_fds = mt_xcalloc((size_t)s->ncpus, sizeof(*s->ring_fds));
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mt_cpu_ring", 0, 0, s->ring_bytes, NULL);
+		uint32_t key = (uint32_t)cpu;
+
+		s->ring_fds[cpu] = fd;
+		if (fd < 0 || bpf_map_update_elem(outer, &key, &fd, BPF_ANY)) {
+			mt_err("a per-CPU BPF ring: %s", strerror(errno));
+			return -1;
+		}
+		if (cpu == 0)
+			s->rb = ring_buffer__new(fd, on_rec, s, NULL);
+		else if (s->rb && ring_buffer__add(s->rb, fd, on_rec, s))
+			break;
+		if (!s->rb)
+			break;
+	}
+	return 0;
+}
+
 static int load_programs(struct bpf_session *s, const struct record_opts *o)
 {
 	bool tgids = !o->system_wide && !o->cgroup;
+	const char *ring = getenv("MEMTRACE_BPF_RING");
 	int rc;
 
 	bpf_quiet_libbpf();
@@ -227,11 +260,15 @@ static int load_programs(struct bpf_session *s, const struct record_opts *o)
 		mt_err("opening the BPF programs failed: %s", strerror(errno));
 		return -1;
 	}
+	s->per_cpu_rings = ring && !strcmp(ring, "percpu");
 	s->skel->rodata->filter_mode = tgids ? MT_BPF_FILTER_TGIDS : MT_BPF_FILTER_ALL;
 	s->skel->rodata->keep_kernel = o->kernel_addrs;
-	s->ring_bytes = ring_bytes(o, s->ncpus);
-	bpf_map__set_max_entries(s->skel->maps.samples, s->ring_bytes);
+	s->skel->rodata->per_cpu_rings = s->per_cpu_rings;
+	s->ring_bytes = ring_bytes(o, s->per_cpu_rings ? 1 : s->ncpus);
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
+	bpf_map__set_max_entries(s->skel->maps.samples,
+				 s->per_cpu_rings ? (uint32_t)sysconf(_SC_PAGESIZE) : s->ring_bytes);
+	bpf_map__set_max_entries(s->skel->maps.cpu_rings, (uint32_t)s->ncpus);
 	if ((rc = mt_sample_bpf__load(s->skel))) {
 		mt_err("loading the BPF programs failed: %s: %s", strerror(-rc), bpf_last_error());
 		return -1;
@@ -244,7 +281,11 @@ static int load_programs(struct bpf_session *s, const struct record_opts *o)
 			return -1;
 		}
 	}
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), on_rec, s, NULL);
+	if (s->per_cpu_rings) {
+		if (make_cpu_rings(s))
+			return -1;
+	} else
+		s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), on_rec, s, NULL);
 	if (!s->rb) {
 		mt_err("the BPF ring buffer: %s", strerror(errno));
 		return -1;
@@ -473,7 +514,7 @@ static void *bpf_open(const struct record_opts *o, struct recorder *r)
 		goto fail_child;
 
 	event_meta(r, "bpf", o, &s->ev, period, s->target);
-	recorder_meta(r, "bpf_ring_bytes", "%u", s->ring_bytes);
+	recorder_meta(r, "bpf_ring", "%s %u", s->per_cpu_rings ? "percpu" : "shared", s->ring_bytes);
 	if (event_begin(r, o, s->target, &start))
 		goto fail_child;
 	if (!o->system_wide)
@@ -504,6 +545,7 @@ static int bpf_fds(void *state, struct pollfd *p, int max)
 {
 	struct bpf_session *s = state;
 
+	/* one epoll fd for every ring */
 	if (max >= 1)
 		p[0] = (struct pollfd){ .fd = ring_buffer__epoll_fd(s->rb), .events = POLLIN };
 	return 1;

@@ -27,6 +27,22 @@ struct {
 	__uint(max_entries, 4 << 20);	/* set by the collector before load */
 } samples SEC(".maps");
 
+/* per_cpu_rings: one ring per CPU instead (MEMTRACE_BPF_RING=percpu), made
+ * and put here by the collector */
+const volatile bool per_cpu_rings = false;
+
+struct cpu_ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);	/* set to the possible CPUs */
+	__type(key, __u32);
+	__array(values, struct cpu_ring);
+} cpu_rings SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MT_BPF_MAX_TGIDS);
@@ -58,6 +74,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	__u32 tgid = id >> 32;
 	__u64 addr = ctx->addr;
 	struct mt_bpf_rec *r;
+	void *ring = &samples;
 
 	if (filter_mode == MT_BPF_FILTER_TGIDS) {
 		__u8 *on = bpf_map_lookup_elem(&tgids, &tgid);
@@ -68,7 +85,16 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if (!keep_kernel && (__s64)addr < 0)
 		return 0;
 	count(1);
-	r = bpf_ringbuf_reserve(&samples, sizeof(*r), 0);
+	if (per_cpu_rings) {
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		ring = bpf_map_lookup_elem(&cpu_rings, &cpu);
+		if (!ring) {
+			count(0);
+			return 0;
+		}
+	}
+	r = bpf_ringbuf_reserve(ring, sizeof(*r), 0);
 	if (!r) {
 		count(0);
 		return 0;
@@ -80,7 +106,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	r->tid = (__u32)id;
 	r->cpu = bpf_get_smp_processor_id();
 	r->pad = 0;
-	bpf_ringbuf_submit(r, bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+	bpf_ringbuf_submit(r, bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
 			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	return 0;
 }

@@ -33,7 +33,7 @@
 
 #define BPF_BATCH		1024	/* samples per CPU handed over at once */
 #define BPF_RING_DEFAULT	(4u << 20)
-#define BPF_REC_BYTES		48	/* struct mt_bpf_rec + ring header */
+#define BPF_REC_BYTES		56	/* struct mt_bpf_rec + ring header */
 #define SIDEBAND_PAGES		16
 #define MAX_TREE_PASSES		100
 
@@ -88,6 +88,7 @@ static int on_rec(void *ctx, void *data, size_t len)
 	c->batch[c->nbatch++] = (struct memtrace_sample){
 		.time = b->time, .addr = b->addr, .ip = b->ip,
 		.pid = b->pid, .tid = b->tid, .cpu = b->cpu,
+		.weight = b->weight, .data_src = b->data_src,
 	};
 	/* a process we have no maps of yet (forked, joined the cgroup) */
 	if (!s->o->system_wide && pid_set_add(&s->maps_seen, (pid_t)b->pid))
@@ -264,6 +265,7 @@ static int load_programs(struct bpf_session *s, const struct record_opts *o)
 	s->skel->rodata->filter_mode = tgids ? MT_BPF_FILTER_TGIDS : MT_BPF_FILTER_ALL;
 	s->skel->rodata->keep_kernel = o->kernel_addrs;
 	s->skel->rodata->per_cpu_rings = s->per_cpu_rings;
+	s->skel->rodata->want_weight = !!(s->ev.fields & (MEMTRACE_FIELD_WEIGHT | MEMTRACE_FIELD_DATA_SRC));
 	s->ring_bytes = ring_bytes(o, s->per_cpu_rings ? 1 : s->ncpus);
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
 	bpf_map__set_max_entries(s->skel->maps.samples,
@@ -370,6 +372,11 @@ static int open_cpu(struct bpf_session *s, int cpu, uint64_t period, char *why, 
 	a.sample_period = period;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
 			PERF_SAMPLE_CPU;
+	/* PEBS/IBS fill these in the sample data the program reads */
+	if (s->ev.fields & MEMTRACE_FIELD_WEIGHT)
+		a.sample_type |= PERF_SAMPLE_WEIGHT;
+	if (s->ev.fields & MEMTRACE_FIELD_DATA_SRC)
+		a.sample_type |= PERF_SAMPLE_DATA_SRC;
 	a.disabled = 1;
 	a.exclude_kernel = !o->kernel_addrs;
 	a.exclude_hv = 1;

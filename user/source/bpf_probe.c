@@ -3,6 +3,7 @@
  * programs (the verifier), the event and the fields asked for. */
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -136,9 +137,10 @@ int bpf_check(const struct record_opts *o, struct mem_event *ev, bool load, char
 	}
 	if (mem_event_resolve(o && o->event ? o->event : "page-faults", ev, NULL, why, whylen))
 		return -1;
-	if (ev->fields & (MEMTRACE_FIELD_WEIGHT | MEMTRACE_FIELD_DATA_SRC)) {
-		snprintf(why, whylen, "event %s has weight/data_src fields, which the bpf backend "
-			 "does not record yet (use --backend perf)", ev->alias ? ev->alias : ev->name);
+	/* hardware events: only when asked for (never tried on a PMU) */
+	if (ev->attr.type != PERF_TYPE_SOFTWARE && (!o || !o->backend || !strcmp(o->backend, "auto"))) {
+		snprintf(why, whylen, "hardware event %s: the bpf backend takes it only with "
+			 "--backend bpf (untested on a PMU)", ev->alias ? ev->alias : ev->name);
 		return -1;
 	}
 	if (check_btf(why, whylen) || check_privileges(why, whylen) ||

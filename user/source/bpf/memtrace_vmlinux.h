@@ -55,4 +55,19 @@ struct task_struct {
 	pid_t tgid;
 } __attribute__((preserve_access_index));
 
+/* 5.12+: weight is union perf_sample_weight (8 bytes); only the field's
+ * offset and size are used */
+union perf_sample_weight {
+	__u64 full;
+} __attribute__((preserve_access_index));
+
+union perf_mem_data_src {
+	__u64 val;
+} __attribute__((preserve_access_index));
+
+struct perf_sample_data {
+	union perf_mem_data_src data_src;
+	union perf_sample_weight weight;
+} __attribute__((preserve_access_index));
+
 #endif

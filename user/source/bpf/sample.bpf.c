@@ -11,6 +11,7 @@
  */
 #include "memtrace_vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 
 #include "sample.h"
 
@@ -18,6 +19,8 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 filter_mode = MT_BPF_FILTER_ALL;
 const volatile bool keep_kernel = false;
+/* PEBS/IBS: also the sample's weight and data source (perf_sample_data) */
+const volatile bool want_weight = false;
 /* wake the collector once this much is waiting (else it polls every 100 ms):
  * a wakeup per record would cost the collector a poll round per sample */
 const volatile __u64 wakeup_bytes = 1 << 16;
@@ -67,6 +70,27 @@ static __always_inline void count(__u32 which)
 		(*c)++;
 }
 
+/*
+ * The program's context is really the kernel's struct
+ * bpf_perf_event_data_kern { regs, data, event } (bpf_overflow_handler);
+ * the uapi view has no weight or data source, so they are read from
+ * ctx->data (a struct perf_sample_data, CO-RE) with probe reads.  The
+ * kernel fills them before the overflow handler when sample_type asks.
+ */
+static __always_inline void read_weight(struct bpf_perf_event_data *ctx, struct mt_bpf_rec *r)
+{
+	struct perf_sample_data *data = 0;
+	__u64 w = 0;
+
+	if (bpf_probe_read_kernel(&data, sizeof(data), (void *)ctx + sizeof(void *)) || !data)
+		return;
+	/* u64 before 5.12, then union perf_sample_weight: 8 bytes either way */
+	bpf_probe_read_kernel(&w, sizeof(w), (void *)data + bpf_core_field_offset(data->weight));
+	r->weight = w > 0xffffffffULL ? 0xffffffffU : (__u32)w;
+	bpf_probe_read_kernel(&r->data_src, sizeof(r->data_src), (void *)data +
+			      bpf_core_field_offset(data->data_src));
+}
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -105,7 +129,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	r->pid = tgid;
 	r->tid = (__u32)id;
 	r->cpu = bpf_get_smp_processor_id();
-	r->pad = 0;
+	r->weight = 0;
+	r->data_src = 0;
+	if (want_weight)
+		read_weight(ctx, r);
 	bpf_ringbuf_submit(r, bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
 			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	return 0;

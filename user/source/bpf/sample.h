@@ -3,7 +3,7 @@
 #ifndef MEMTRACE_BPF_SAMPLE_H
 #define MEMTRACE_BPF_SAMPLE_H
 
-/* One sample in the BPF ring buffer: 40 bytes (+ 8 of ring header). */
+/* One sample in the BPF ring buffer: 48 bytes (+ 8 of ring header). */
 struct mt_bpf_rec {
 	__u64 time;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u64 addr;
@@ -11,7 +11,8 @@ struct mt_bpf_rec {
 	__u32 pid;
 	__u32 tid;
 	__u32 cpu;
-	__u32 pad;
+	__u32 weight;		/* PEBS/IBS when asked, else 0 */
+	__u64 data_src;
 };
 
 /* filter_mode: which tasks' samples are kept */

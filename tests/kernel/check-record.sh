@@ -47,11 +47,11 @@ r = json.load(open(sys.argv[1]))
 assert r["samples"] == 5120, r["samples"]
 assert r["wss_data"]["total"] == 512, r["wss_data"]
 assert r["complete"] and r["end_reason"] == "target-exited", r["end_reason"]
-assert r["source"] == "page-faults" and r["backend"] == "module", (r["source"], r["backend"])
+assert r["source"] == "page-faults" and r["backend"] == sys.argv[2], (r["source"], r["backend"])
 assert [h["count"] for h in r["hot_data"]] == [10] * 10
 PY
 	); then
-		ok "record-report: backend=module, 5120 samples, WSS 512 pages, hot pages x10, end target-exited"
+		ok "record-report: backend=$backend, 5120 samples, WSS 512 pages, hot pages x10, end target-exited"
 	else
 		bad "record-report: $err"
 	fi

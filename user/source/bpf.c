@@ -51,7 +51,7 @@ struct bpf_session {
 	struct mem_event ev;
 	struct mt_sample_bpf *skel;
 	struct ring_buffer *rb;
-	struct bpf_link *fork_link, *exec_link;
+	struct bpf_link *fork_link, *exec_link, *exit_link;
 	struct bpf_cpu *cpus;
 	int ncpus;
 	uint64_t *vals;		/* a per-CPU map value, ncpus entries */
@@ -197,6 +197,7 @@ static void bpf_free(struct bpf_session *s)
 	free(s->ring_fds);
 	bpf_link__destroy(s->fork_link);
 	bpf_link__destroy(s->exec_link);
+	bpf_link__destroy(s->exit_link);
 	mt_sample_bpf__destroy(s->skel);
 	if (s->release_fd >= 0)
 		close(s->release_fd);
@@ -278,8 +279,9 @@ static int load_programs(struct bpf_session *s, const struct record_opts *o)
 	if (tgids) {
 		s->fork_link = bpf_program__attach(s->skel->progs.on_fork);
 		s->exec_link = bpf_program__attach(s->skel->progs.on_exec);
-		if (!s->fork_link || !s->exec_link) {
-			mt_err("attaching the fork/exec tracepoints failed: %s", strerror(errno));
+		s->exit_link = bpf_program__attach(s->skel->progs.on_exit);
+		if (!s->fork_link || !s->exec_link || !s->exit_link) {
+			mt_err("attaching the fork/exec/exit tracepoints failed: %s", strerror(errno));
 			return -1;
 		}
 	}
@@ -572,10 +574,15 @@ static int bpf_drain(void *state, struct recorder *r, const struct pollfd *p, in
 	return rc;
 }
 
-/* -p: every listed process exited; a command: it exited; -a, --cgroup: never. */
+/*
+ * -p: every recorded process exited (the listed ones, their descendants and
+ * all they forked: the tgid set is empty, as the module's session ends); a
+ * command: it exited; -a, --cgroup: never.
+ */
 static int bpf_target_gone(void *state, uint64_t wall)
 {
 	struct bpf_session *s = state;
+	uint32_t key;
 
 	(void)wall;
 	if (s->o->system_wide || s->o->cgroup)
@@ -585,7 +592,7 @@ static int bpf_target_gone(void *state, uint64_t wall)
 	for (int i = 0; i < s->nwatch; i++)
 		if (!target_exited(s->o->pids[i], s->watch[i], false))
 			return 0;
-	return 1;
+	return bpf_map__get_next_key(s->skel->maps.tgids, NULL, &key, sizeof(key)) != 0;
 }
 
 static int bpf_finish(void *state, struct recorder *r, int failed, const char **reason)

@@ -50,9 +50,18 @@ struct bpf_perf_event_data {
 };
 
 /* CO-RE: only the fields read; offsets come from the kernel's BTF. */
+typedef struct {
+	int counter;
+} atomic_t;
+
+struct signal_struct {
+	atomic_t live;		/* threads not yet past do_exit()'s group_dead test */
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	pid_t pid;
 	pid_t tgid;
+	struct signal_struct *signal;
 } __attribute__((preserve_access_index));
 
 /* 5.12+: weight is union perf_sample_weight (8 bytes); only the field's

@@ -155,6 +155,20 @@ int on_fork(__u64 *ctx)
 	return 0;
 }
 
+/* The last thread of a recorded process exits: it leaves the set (-p ends
+ * once the set is empty, as the module's session does; a reused pid is not
+ * recorded). */
+SEC("tp_btf/sched_process_exit")
+int on_exit(__u64 *ctx)
+{
+	struct task_struct *p = (struct task_struct *)ctx[0];
+	__u32 tgid = p->tgid;
+
+	if (filter_mode == MT_BPF_FILTER_TGIDS && !p->signal->live.counter)
+		bpf_map_delete_elem(&tgids, &tgid);
+	return 0;
+}
+
 /* -- CMD: recorded from its exec on (perf's enable_on_exec). */
 SEC("tp_btf/sched_process_exec")
 int on_exec(__u64 *ctx)

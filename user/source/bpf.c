@@ -105,6 +105,9 @@ static bool tracked(struct bpf_session *s, uint32_t pid)
 
 	if (s->o->system_wide || s->o->cgroup)
 		return true;
+	/* a process seen in a sample may have exited (and left the set) since */
+	if (pid_set_has(&s->maps_seen, (pid_t)pid))
+		return true;
 	/* a command before its exec too: its exec's mmaps are read after it */
 	return !bpf_map__lookup_elem(s->skel->maps.tgids, &pid, sizeof(pid), &v, sizeof(v), 0);
 }

@@ -44,6 +44,16 @@ bool pid_set_add(struct pid_set *set, pid_t pid)
 	return true;
 }
 
+bool pid_set_has(const struct pid_set *set, pid_t pid)
+{
+	if (pid <= 0 || !set->cap)
+		return false;
+	size_t mask = set->cap - 1, i = ((size_t)pid * 0x9e3779b97f4a7c15ull >> 20) & mask;
+	while (set->v[i] && set->v[i] != pid)
+		i = (i + 1) & mask;
+	return set->v[i] == pid;
+}
+
 void pid_set_free(struct pid_set *set)
 {
 	free(set->v);

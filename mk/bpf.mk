@@ -5,7 +5,8 @@
 # user/source/bpf*.c include.  libbpf relocates and loads them at run time.
 
 BPF_CLANG  ?= clang
-BPFTOOL    ?= bpftool
+# Debian installs it in /usr/sbin, which a user's PATH may lack
+BPFTOOL    ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 BPF_CFLAGS  = -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -Iuser/source/bpf
 BPF_SKELS   = $(BUILD)/bpf/sample.skel.h
 

@@ -8,6 +8,10 @@
 MT=/bin/memtracectl
 B=${1:-module}
 P=; [ "$B" = module ] || P=$B-
+# a second run (module, then bpf) must not find the first one's files
+rm -f /tmp/wl.out /tmp/wl3.out /tmp/mtfork.out /tmp/tree.out /tmp/ramp.mtrace /tmp/fork.mtrace \
+	/tmp/tree.mtrace /tmp/all.mtrace /tmp/all.csv /tmp/rec.err /tmp/rec2.err /tmp/rec3.err \
+	/tmp/rec4.err /tmp/status.out
 if [ ! -x $MT ]; then
 	echo "FAIL record: no static memtracectl in the initramfs (make static)"
 	exit 1

@@ -62,6 +62,7 @@ struct bpf_session {
 	int release_fd, cgroup_fd, nwatch;
 	int *watch;
 	int nprocs, failed;
+	uint64_t next_prune;	/* wall time of the next dead-entry sweep */
 	uint32_t ring_bytes;		/* the shared ring, or each CPU's */
 	bool per_cpu_rings;		/* MEMTRACE_BPF_RING=percpu */
 	int *ring_fds;			/* per CPU rings, ncpus */
@@ -577,17 +578,39 @@ static int bpf_drain(void *state, struct recorder *r, const struct pollfd *p, in
 	return rc;
 }
 
+/* Has process pid a live thread?  (A zombie leader with live threads: yes.) */
+static bool process_alive(pid_t pid)
+{
+	char path[64], line[512];
+	FILE *f;
+	int threads = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	bool zombie = false;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "State:", 6))
+			zombie = strchr(line, 'Z') || strchr(line, 'X');
+		sscanf(line, "Threads: %d", &threads);
+	}
+	fclose(f);
+	return !zombie || threads > 1;
+}
+
 /*
  * -p: every recorded process exited (the listed ones, their descendants and
  * all they forked: the tgid set is empty, as the module's session ends); a
- * command: it exited; -a, --cgroup: never.
+ * command: it exited; -a, --cgroup: never.  A process listed from /proc
+ * that exited before it was put in the set never left it: such entries are
+ * dropped here (at most once a second).
  */
 static int bpf_target_gone(void *state, uint64_t wall)
 {
 	struct bpf_session *s = state;
-	uint32_t key;
+	uint32_t key, next;
+	int err;
 
-	(void)wall;
 	if (s->o->system_wide || s->o->cgroup)
 		return 0;
 	if (s->child > 0)
@@ -595,6 +618,15 @@ static int bpf_target_gone(void *state, uint64_t wall)
 	for (int i = 0; i < s->nwatch; i++)
 		if (!target_exited(s->o->pids[i], s->watch[i], false))
 			return 0;
+	if (wall < s->next_prune)
+		return 0;
+	s->next_prune = wall + 1000000000ull;
+	for (err = bpf_map__get_next_key(s->skel->maps.tgids, NULL, &key, sizeof(key)); !err;
+	     key = next) {
+		err = bpf_map__get_next_key(s->skel->maps.tgids, &key, &next, sizeof(next));
+		if (!process_alive((pid_t)key))
+			bpf_map__delete_elem(s->skel->maps.tgids, &key, sizeof(key), 0);
+	}
 	return bpf_map__get_next_key(s->skel->maps.tgids, NULL, &key, sizeof(key)) != 0;
 }
 

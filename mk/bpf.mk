@@ -23,6 +23,6 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	@[ -n "$(Q)" ] && echo '  SKEL   $@' || true
 	$(Q)$(BPFTOOL) gen skeleton $< name mt_$*_bpf >$@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/source/bpf.o $(BUILD)/obj/source/bpf_probe.o \
-$(BUILD)/asan/obj/source/bpf.o $(BUILD)/asan/obj/source/bpf_probe.o \
+$(BUILD)/obj/source/bpf.o $(BUILD)/obj/source/bpf_probe.o $(BUILD)/obj/source/bpf_target.o \
+$(BUILD)/asan/obj/source/bpf.o $(BUILD)/asan/obj/source/bpf_probe.o $(BUILD)/asan/obj/source/bpf_target.o \
 $(BUILD)/static/memtracectl: $(BPF_SKELS)

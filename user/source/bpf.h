@@ -1,7 +1,8 @@
 /* bpf.h - the bpf backend: BPF programs (bpf/sample.bpf.c, skeleton built
  * by bpftool) on one perf event per CPU, samples through a BPF ring buffer.
- * bpf.c: targets, the drain and the source operations; bpf_probe.c: can
- * BPF run here, and why not (status, probe). */
+ * bpf.c: programs, events, the drain and the source operations;
+ * bpf_target.c: the tgid set (bpf_session.h); bpf_probe.c: can BPF run
+ * here, and why not (status, probe). */
 #ifndef MEMTRACE_SOURCE_BPF_H
 #define MEMTRACE_SOURCE_BPF_H
 

@@ -1,9 +1,11 @@
 #!/bin/bash
-# check-record.sh CONSOLE.txt DIR TAG - extracts the traces guest-record.sh
-# shipped on the console and checks them on the host with the same exact
+# check-record.sh CONSOLE.txt DIR TAG [BACKEND] - extracts the traces
+# guest-record.sh (BACKEND, default module) shipped on the console and
+# checks them on the host with the same exact
 # checks as the perf backend's traces (tests/integration/record_*.sh).
 set -u
-log=$1 dir=$2 tag=$3
+log=$1 dir=$2 tag=$3 backend=${4:-module}
+P=; [ "$backend" = module ] || P=$backend-
 top=$(cd "$(dirname "$0")/../.." && pwd)
 MT=${MT:-$top/build/memtracectl}
 PY=${PYTHON:-/usr/bin/python3}
@@ -15,14 +17,14 @@ rc=0 err=
 ok() { echo "ok   $tag $*"; }
 bad() { echo "FAIL $tag $*"; rc=1; }
 
-if [ ! -s "$dir/ramp.mtrace" ]; then
+if [ ! -s "$dir/${P}ramp.mtrace" ]; then
 	bad "record-pageramp: no trace came back from the guest"
 elif [ ! -x "$MT" ]; then
 	bad "record-pageramp: no host memtracectl ($MT)"
 else
-	t=$dir/ramp.mtrace
-	if "$MT" dump "$t" >"$dir/ramp.csv" 2>"$dir/err" &&
-	   err=$($PY "$top/tests/integration/check_pageramp.py" "$dir/ramp.csv" "$dir/ramp.out" 1024 10 2>&1); then
+	t=$dir/${P}ramp.mtrace
+	if "$MT" dump "$t" >"$dir/${P}ramp.csv" 2>"$dir/err" &&
+	   err=$($PY "$top/tests/integration/check_pageramp.py" "$dir/${P}ramp.csv" "$dir/${P}ramp.out" 1024 10 2>&1); then
 		ok "record-pageramp: 5120 faults of pageramp: exact pages, order, addresses, tid"
 	else
 		bad "record-pageramp: $err $(head -2 "$dir/err")"
@@ -33,31 +35,31 @@ else
 		    "20ms 20ms 8K 20000000 20000000 512"; do
 		set -- $spec
 		if ! "$MT" report "$t" --window $1 --interval $2 --bucket $3 --series "$dir/s.csv" >/dev/null 2>&1 ||
-		   ! err=$($PY "$top/tests/integration/check_series.py" "$dir/s.csv" "$dir/ramp.csv" "$start" $4 $5 $6 10 2>&1); then
+		   ! err=$($PY "$top/tests/integration/check_series.py" "$dir/s.csv" "$dir/${P}ramp.csv" "$start" $4 $5 $6 10 2>&1); then
 			bad "record-wss: series window $1 interval $2 bucket $3: $err"
 			series_ok=0
 		fi
 	done
 	[ $series_ok = 1 ] && ok "record-wss: WSS series (tau=T, tau=2T, 8K buckets) equal the known pageramp pattern"
-	if "$MT" report "$t" --json >"$dir/r.json" 2>/dev/null && err=$($PY - "$dir/r.json" <<'PY' 2>&1
+	if "$MT" report "$t" --json >"$dir/r.json" 2>/dev/null && err=$($PY - "$dir/r.json" "$backend" <<'PY' 2>&1
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["samples"] == 5120, r["samples"]
 assert r["wss_data"]["total"] == 512, r["wss_data"]
 assert r["complete"] and r["end_reason"] == "target-exited", r["end_reason"]
-assert r["source"] == "page-faults" and r["backend"] == "module", (r["source"], r["backend"])
+assert r["source"] == "page-faults" and r["backend"] == sys.argv[2], (r["source"], r["backend"])
 assert [h["count"] for h in r["hot_data"]] == [10] * 10
 PY
 	); then
-		ok "record-report: backend=module, 5120 samples, WSS 512 pages, hot pages x10, end target-exited"
+		ok "record-report: backend=$backend, 5120 samples, WSS 512 pages, hot pages x10, end target-exited"
 	else
 		bad "record-report: $err"
 	fi
 fi
 
-if [ ! -s "$dir/fork.mtrace" ]; then
+if [ ! -s "$dir/${P}fork.mtrace" ]; then
 	bad "record-mtfork: no trace came back from the guest"
-elif "$MT" dump "$dir/fork.mtrace" >"$dir/fork.csv" 2>/dev/null && err=$($PY - "$dir/fork.csv" "$dir/fork.out" <<'PY' 2>&1
+elif "$MT" dump "$dir/${P}fork.mtrace" >"$dir/${P}fork.csv" 2>/dev/null && err=$($PY - "$dir/${P}fork.csv" "$dir/${P}fork.out" <<'PY' 2>&1
 import csv, re, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 workers = [dict(re.findall(r"(\w+)=(\S+)", l)) for l in open(sys.argv[2]) if l.startswith("worker=")]
@@ -81,11 +83,11 @@ PY
 else
 	bad "record-mtfork: $err"
 fi
-if [ ! -s "$dir/tree.mtrace" ]; then
+if [ ! -s "$dir/${P}tree.mtrace" ]; then
 	bad "record-tree: no trace came back from the guest"
-elif "$MT" dump "$dir/tree.mtrace" >"$dir/tree.csv" 2>/dev/null &&
-     reason=$("$MT" dump --meta "$dir/tree.mtrace" | sed -n 's/^end_reason=//p') &&
-     err=$($PY - "$dir/tree.csv" "$dir/tree.out" "$reason" <<'PY' 2>&1
+elif "$MT" dump "$dir/${P}tree.mtrace" >"$dir/${P}tree.csv" 2>/dev/null &&
+     reason=$("$MT" dump --meta "$dir/${P}tree.mtrace" | sed -n 's/^end_reason=//p') &&
+     err=$($PY - "$dir/${P}tree.csv" "$dir/${P}tree.out" "$reason" <<'PY' 2>&1
 import csv, re, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 workers = [dict(re.findall(r"(\w+)=(\S+)", l)) for l in open(sys.argv[2]) if l.startswith("worker=")]

@@ -1,10 +1,17 @@
 #!/bin/sh
-# guest-record.sh - memtracectl with the module backend inside the guest.
+# guest-record.sh [BACKEND] - memtracectl with the module backend (or BACKEND:
+# bpf, whose traces are shipped as bpf-NAME) inside the guest.
 # Records pageramp (page-fault source, period 1), mtfork and mtktree through
 # /dev/memtrace, prints ok/FAIL lines and ships the traces to the host as
 # base64 between "BEGIN-FILE NAME" and "END-FILE" lines; the host checks
 # them exactly like the perf backend's traces (tests/suites.d/50-kernel.sh).
 MT=/bin/memtracectl
+B=${1:-module}
+P=; [ "$B" = module ] || P=$B-
+# a second run (module, then bpf) must not find the first one's files
+rm -f /tmp/wl.out /tmp/wl3.out /tmp/mtfork.out /tmp/tree.out /tmp/ramp.mtrace /tmp/fork.mtrace \
+	/tmp/tree.mtrace /tmp/all.mtrace /tmp/all.csv /tmp/rec.err /tmp/rec2.err /tmp/rec3.err \
+	/tmp/rec4.err /tmp/status.out
 if [ ! -x $MT ]; then
 	echo "FAIL record: no static memtracectl in the initramfs (make static)"
 	exit 1
@@ -20,8 +27,14 @@ wait_file() {	# wait_file FILE TENTHS
 	[ -s "$1" ]
 }
 
-# status sees the module
-if $MT status >/tmp/status.out 2>&1 && grep -q 'module: loaded, mode perf-overflow' /tmp/status.out &&
+# status sees the module (bpf: can load its programs)
+if [ "$B" = bpf ]; then
+	if $MT status 2>&1 | grep -q 'bpf: page-faults: available'; then
+		echo "ok   status: $($MT status 2>&1 | grep 'bpf: page-faults' | sed 's/^ *//')"
+	else
+		echo "FAIL status: $($MT status 2>&1 | grep 'bpf:' | tr '\n' ' ')"
+	fi
+elif $MT status >/tmp/status.out 2>&1 && grep -q 'module: loaded, mode perf-overflow' /tmp/status.out &&
    grep -q 'module: available' /tmp/status.out; then
 	echo "ok   status: $(grep 'module: loaded' /tmp/status.out | sed 's/^ *//')"
 else
@@ -32,25 +45,25 @@ fi
 /bin/pageramp -n 1024 -c 10 -g 100 -w >/tmp/wl.out &
 wl=$!
 wait_file /tmp/wl.out 100 || echo "FAIL record: pageramp did not start"
-$MT record --backend module -p $wl -e page-faults -c 1 -o /tmp/ramp.mtrace 2>/tmp/rec.err &
+$MT record --backend $B -p $wl -e page-faults -c 1 -o /tmp/ramp.mtrace 2>/tmp/rec.err &
 rec=$!
 wait_file /tmp/ramp.mtrace 200 || echo "FAIL record: record did not start: $(cat /tmp/rec.err)"
 sleep 0.2
 kill -USR1 $wl
 if wait $rec; then
-	echo "ok   record: --backend module -p pageramp ($(wc -c </tmp/ramp.mtrace) bytes)"
-	ship ramp.mtrace /tmp/ramp.mtrace
-	ship ramp.out /tmp/wl.out
+	echo "ok   record: --backend $B -p pageramp ($(wc -c </tmp/ramp.mtrace) bytes)"
+	ship ${P}ramp.mtrace /tmp/ramp.mtrace
+	ship ${P}ramp.out /tmp/wl.out
 else
-	echo "FAIL record: memtracectl record --backend module failed: $(cat /tmp/rec.err)"
+	echo "FAIL record: memtracectl record --backend $B failed: $(cat /tmp/rec.err)"
 fi
 
 # threads created before and after, and a forked child, through -- CMD
-if $MT record --backend module -c 1 -o /tmp/fork.mtrace -- /bin/mtfork -b 3 -a 3 -k 40 -f \
+if $MT record --backend $B -c 1 -o /tmp/fork.mtrace -- /bin/mtfork -b 3 -a 3 -k 40 -f \
 	>/tmp/mtfork.out 2>/tmp/rec2.err; then
-	echo "ok   record: --backend module -- mtfork ($(wc -c </tmp/fork.mtrace) bytes)"
-	ship fork.mtrace /tmp/fork.mtrace
-	ship fork.out /tmp/mtfork.out
+	echo "ok   record: --backend $B -- mtfork ($(wc -c </tmp/fork.mtrace) bytes)"
+	ship ${P}fork.mtrace /tmp/fork.mtrace
+	ship ${P}fork.out /tmp/mtfork.out
 else
 	echo "FAIL record: -- mtfork failed: $(cat /tmp/rec2.err)"
 fi
@@ -61,27 +74,29 @@ fi
 /bin/mtktree -k 64 >/tmp/tree.out &
 wl=$!
 wait_file /tmp/tree.out 100 || echo "FAIL record: mtktree did not start"
-$MT record --backend module -p $wl -e page-faults -c 1 -o /tmp/tree.mtrace 2>/tmp/rec4.err &
+$MT record --backend $B -p $wl -e page-faults -c 1 -o /tmp/tree.mtrace 2>/tmp/rec4.err &
 rec=$!
 wait_file /tmp/tree.mtrace 200 || echo "FAIL record: record -p mtktree did not start: $(cat /tmp/rec4.err)"
 sleep 0.2
 kill -USR1 $wl
 if wait $rec; then
 	line=$(grep 'attached to' /tmp/rec4.err)
-	if [ "$line" = "memtracectl: attached to 3 processes, 4 threads" ]; then
-		echo "ok   record: --backend module -p mtktree: '$line'"
+	# (bpf adds ": mtktree PID and 2 descendants", as perf does)
+	want="memtracectl: attached to 3 processes, 4 threads"
+	if [ "$line" = "$want" ] || [ "${line%%: mtktree *}" = "$want" ]; then
+		echo "ok   record: --backend $B -p mtktree: '$line'"
 	else
 		echo "FAIL record: -p mtktree said '$line', want 'memtracectl: attached to 3 processes, 4 threads'"
 	fi
-	ship tree.mtrace /tmp/tree.mtrace
-	ship tree.out /tmp/tree.out
+	ship ${P}tree.mtrace /tmp/tree.mtrace
+	ship ${P}tree.out /tmp/tree.out
 else
 	echo "FAIL record: -p mtktree failed: $(cat /tmp/rec4.err)"
 fi
 wait $wl
 
 # system-wide: every CPU, for a fixed duration, while pageramp runs
-$MT record --backend module -a --duration 3 -o /tmp/all.mtrace 2>/tmp/rec3.err &
+$MT record --backend $B -a --duration 3 -o /tmp/all.mtrace 2>/tmp/rec3.err &
 rec=$!
 wait_file /tmp/all.mtrace 200
 sleep 0.5
@@ -91,7 +106,7 @@ if wait $rec && $MT dump /tmp/all.mtrace >/tmp/all.csv 2>/dev/null; then
 	n=$(awk -F, -v t="$tid" '$2 == t' /tmp/all.csv | wc -l)
 	reason=$($MT dump --meta /tmp/all.mtrace | sed -n 's/^end_reason=//p')
 	if [ "$n" -ge 1024 ] && [ "$reason" = duration ]; then
-		echo "ok   record: --backend module -a --duration 3: $n faults of pageramp (>= 1024), end_reason=duration"
+		echo "ok   record: --backend $B -a --duration 3: $n faults of pageramp (>= 1024), end_reason=duration"
 	else
 		echo "FAIL record: -a: $n faults of pageramp tid $tid (want >= 1024), end_reason=$reason"
 	fi

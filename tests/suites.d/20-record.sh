@@ -2,6 +2,8 @@
 # Integration tests of memtracectl record/report/dump with the perf backend
 # (page-fault source) on real workloads.
 cd "$(dirname "$0")/../.." || exit 1
+# auto would pick bpf where it runs: this suite is the perf backend's
+export MEMTRACE_BACKEND=perf
 pass=0 fail=0
 for t in record_pageramp record_threads record_tree record_cgroup record_postgres record_command record_stop record_files record_shmpair record_words record_memory bad_input; do
 	start=$(date +%s.%N)

@@ -37,7 +37,8 @@ static void usage(FILE *out)
 		"  -e, --event EVENT      auto (default), page-faults, loads, stores, llc-miss-loads,\n"
 		"                         load-latency, ibs-op, or a libpfm4 event name\n"
 		"  -c, --period N         sample every N-th event (default: per event; 1 for page faults)\n"
-		"  -b, --backend NAME     auto (default), module, perf, valgrind\n"
+		"  -b, --backend NAME     auto (default; $MEMTRACE_BACKEND when set), module, bpf,\n"
+		"                         perf, valgrind\n"
 		"  -o, --output FILE      trace file (default memtrace.mtrace; - for stdout); an\n"
 		"                         existing FILE is renamed to FILE.old once the recording\n"
 		"                         is under way, never overwritten or followed if a link\n"
@@ -46,7 +47,8 @@ static void usage(FILE *out)
 		"      --random-period    valgrind: periods drawn uniformly in [N/2, 3N/2]\n"
 		"      --seed N           seed of --random-period (default 1)\n"
 		"      --kernel           with -a: also sample kernel-mode accesses\n"
-		"      --ring N           module backend: records per CPU ring (power of two, <= 1M)\n"
+		"      --ring N           module backend: records per CPU ring (power of two, <= 1M);\n"
+		"                         bpf backend: the shared ring holds N records per CPU\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Ctrl-C or SIGTERM ends the recording and leaves a complete file; so does a write\n"
@@ -64,7 +66,7 @@ static int pick_backend(const struct record_opts *o, const struct source_ops **o
 	if (strcmp(o->backend, "auto")) {
 		const struct source_ops *b = source_by_name(o->backend);
 		if (!b) {
-			mt_err("unknown backend '%s' (auto, module, perf, valgrind)", o->backend);
+			mt_err("unknown backend '%s' (auto, module, bpf, perf, valgrind)", o->backend);
 			return 2;
 		}
 		if (b->probe(o, why, sizeof(why))) {
@@ -318,8 +320,9 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 
 int cmd_record(int argc, char **argv)
 {
+	const char *env_backend = getenv("MEMTRACE_BACKEND");
 	struct record_opts o = {
-		.event = "auto", .backend = "auto", .output = "memtrace.mtrace", .seed = 1,
+		.event = "auto", .backend = env_backend && *env_backend ? env_backend : "auto", .output = "memtrace.mtrace", .seed = 1,
 	};
 	int rc = parse_args(argc, argv, &o);
 

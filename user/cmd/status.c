@@ -40,7 +40,7 @@ int cmd_status(int argc, char **argv)
 	bool v1;
 	printf("targets:\n  -p PID[,PID...]: the processes, their descendants and all their threads (from /proc)\n");
 	if (target_cgroup2_mount(mnt, sizeof(mnt), &v1) == 0)
-		printf("  --cgroup: available (perf backend) - cgroup v2 mounted at %s\n", mnt);
+		printf("  --cgroup: available (perf and bpf backends) - cgroup v2 mounted at %s\n", mnt);
 	else
 		printf("  --cgroup: unavailable - %s\n", v1 ? "cgroup v1 only; --cgroup needs cgroup v2"
 							: "no cgroup2 file system mounted");

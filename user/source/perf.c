@@ -71,6 +71,16 @@ void pid_set_del(struct pid_set *set, pid_t pid)
 	set->n--;
 }
 
+bool pid_set_has(const struct pid_set *set, pid_t pid)
+{
+	if (pid <= 0 || !set->cap)
+		return false;
+	size_t mask = set->cap - 1, i = pid_hash(pid, mask);
+	while (set->v[i] && set->v[i] != pid)
+		i = (i + 1) & mask;
+	return set->v[i] == pid;
+}
+
 void pid_set_free(struct pid_set *set)
 {
 	free(set->v);

@@ -84,6 +84,7 @@ void perf_close_redundant(struct perf_session *s);
 /* pid sets (perf.c) */
 bool pid_set_add(struct pid_set *set, pid_t pid);	/* true if it was new */
 void pid_set_del(struct pid_set *set, pid_t pid);
+bool pid_set_has(const struct pid_set *set, pid_t pid);
 void pid_set_free(struct pid_set *set);
 
 #endif

@@ -5,6 +5,7 @@
 
 const struct source_ops *const sources[] = {
 	&source_module,
+	&source_bpf,
 	&source_perf,
 	&source_valgrind,
 	NULL,

@@ -3,7 +3,7 @@
  * A source turns a record request into memtrace_sample records handed to
  * the recorder, driven by the one record loop (record/loop.h).  sources[]
  * in source.c lists the record backends in "auto" preference order:
- * module, perf, valgrind.
+ * module, bpf, perf, valgrind.
  */
 #ifndef MEMTRACE_SOURCE_H
 #define MEMTRACE_SOURCE_H
@@ -36,7 +36,7 @@ struct record_opts {
 	bool force;		/* --force: overwrite FILE (else it becomes FILE.old) */
 	const char *backend;	/* --backend NAME, "auto" by default */
 	bool kernel_addrs;	/* --kernel: also sample kernel mode (-a only) */
-	uint32_t ring_records;	/* --ring RECORDS per CPU, module backend */
+	uint32_t ring_records;	/* --ring RECORDS per CPU, module and bpf backends */
 };
 
 /*
@@ -119,6 +119,7 @@ struct source_ops {
 };
 
 extern const struct source_ops source_module;
+extern const struct source_ops source_bpf;
 extern const struct source_ops source_perf;
 extern const struct source_ops source_valgrind;
 /* `memtracectl import`: a saved lackey log (source/lackey_file.h) */

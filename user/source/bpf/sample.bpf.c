@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sample.bpf.c - memtrace's BPF programs (libbpf-tools style: one file per
+ * program set, skeleton by bpftool, loaded by user/source/bpf.c).
+ *
+ * on_sample runs on every overflow of the perf events the collector opens
+ * (one per CPU): it keeps the samples of the target (a tgid set kept up to
+ * date at fork and exec, or everything), drops kernel addresses unless
+ * asked, and writes a struct mt_bpf_rec into one shared ring buffer.  A
+ * full ring counts the sample in counts[0] of its CPU.  Returning 0 keeps the kernel
+ * from also writing the sample into the perf event's own ring.
+ */
+#include "memtrace_vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+#include "sample.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 filter_mode = MT_BPF_FILTER_ALL;
+const volatile bool keep_kernel = false;
+/* PEBS/IBS: also the sample's weight and data source (perf_sample_data) */
+const volatile bool want_weight = false;
+/* wake the collector once this much is waiting (else it polls every 100 ms):
+ * a wakeup per record would cost the collector a poll round per sample */
+const volatile __u64 wakeup_bytes = 1 << 16;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);	/* set by the collector before load */
+} samples SEC(".maps");
+
+/* per_cpu_rings: one ring per CPU instead (MEMTRACE_BPF_RING=percpu), made
+ * and put here by the collector */
+const volatile bool per_cpu_rings = false;
+
+struct cpu_ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);	/* set to the possible CPUs */
+	__type(key, __u32);
+	__array(values, struct cpu_ring);
+} cpu_rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MT_BPF_MAX_TGIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} tgids SEC(".maps");
+
+/* [0]: samples dropped (ring full), [1]: samples produced (kept by the
+ * filter: written + dropped), per CPU */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counts, &which);
+
+	if (c)
+		(*c)++;
+}
+
+/*
+ * The program's context is really the kernel's struct
+ * bpf_perf_event_data_kern { regs, data, event } (bpf_overflow_handler);
+ * the uapi view has no weight or data source, so they are read from
+ * ctx->data (a struct perf_sample_data, CO-RE) with probe reads.  The
+ * kernel fills them before the overflow handler when sample_type asks.
+ */
+static __always_inline void read_weight(struct bpf_perf_event_data *ctx, struct mt_bpf_rec *r)
+{
+	struct perf_sample_data *data = 0;
+	__u64 w = 0;
+
+	if (bpf_probe_read_kernel(&data, sizeof(data), (void *)ctx + sizeof(void *)) || !data)
+		return;
+	/* u64 before 5.12, then union perf_sample_weight: 8 bytes either way */
+	bpf_probe_read_kernel(&w, sizeof(w), (void *)data + bpf_core_field_offset(data->weight));
+	r->weight = w > 0xffffffffULL ? 0xffffffffU : (__u32)w;
+	bpf_probe_read_kernel(&r->data_src, sizeof(r->data_src), (void *)data +
+			      bpf_core_field_offset(data->data_src));
+}
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	__u64 addr = ctx->addr;
+	struct mt_bpf_rec *r;
+	void *ring = &samples;
+
+	if (filter_mode == MT_BPF_FILTER_TGIDS) {
+		__u8 *on = bpf_map_lookup_elem(&tgids, &tgid);
+
+		if (!on || *on != MT_BPF_TGID_ON)
+			return 0;
+	}
+	if (!keep_kernel && (__s64)addr < 0)
+		return 0;
+	count(1);
+	if (per_cpu_rings) {
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		ring = bpf_map_lookup_elem(&cpu_rings, &cpu);
+		if (!ring) {
+			count(0);
+			return 0;
+		}
+	}
+	r = bpf_ringbuf_reserve(ring, sizeof(*r), 0);
+	if (!r) {
+		count(0);
+		return 0;
+	}
+	r->time = bpf_ktime_get_ns();
+	r->addr = addr;
+	r->ip = ctx->regs.ip;
+	r->pid = tgid;
+	r->tid = (__u32)id;
+	r->cpu = bpf_get_smp_processor_id();
+	r->weight = 0;
+	r->data_src = 0;
+	if (want_weight)
+		read_weight(ctx, r);
+	bpf_ringbuf_submit(r, bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* A new process of a recorded one is recorded from its first instruction. */
+SEC("tp_btf/sched_process_fork")
+int on_fork(__u64 *ctx)
+{
+	struct task_struct *parent = (struct task_struct *)ctx[0];
+	struct task_struct *child = (struct task_struct *)ctx[1];
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 on = MT_BPF_TGID_ON, *p;
+
+	if (filter_mode != MT_BPF_FILTER_TGIDS || ptgid == ctgid)
+		return 0;
+	p = bpf_map_lookup_elem(&tgids, &ptgid);
+	if (p && *p == MT_BPF_TGID_ON)
+		bpf_map_update_elem(&tgids, &ctgid, &on, BPF_ANY);
+	return 0;
+}
+
+/* The last thread of a recorded process exits: it leaves the set (-p ends
+ * once the set is empty, as the module's session does; a reused pid is not
+ * recorded). */
+SEC("tp_btf/sched_process_exit")
+int on_exit(__u64 *ctx)
+{
+	struct task_struct *p = (struct task_struct *)ctx[0];
+	__u32 tgid = p->tgid;
+
+	if (filter_mode == MT_BPF_FILTER_TGIDS && !p->signal->live.counter)
+		bpf_map_delete_elem(&tgids, &tgid);
+	return 0;
+}
+
+/* -- CMD: recorded from its exec on (perf's enable_on_exec). */
+SEC("tp_btf/sched_process_exec")
+int on_exec(__u64 *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u8 on = MT_BPF_TGID_ON, *p = bpf_map_lookup_elem(&tgids, &tgid);
+
+	if (p && *p == MT_BPF_TGID_AT_EXEC)
+		bpf_map_update_elem(&tgids, &tgid, &on, BPF_EXIST);
+	return 0;
+}

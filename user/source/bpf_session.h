@@ -1,0 +1,60 @@
+/* bpf_session.h - the bpf backend's state, shared by bpf.c (programs,
+ * events, the drain, source_ops) and bpf_target.c (the tgid set: trees,
+ * a command, the end of a -p recording). */
+#ifndef MEMTRACE_BPF_SESSION_H
+#define MEMTRACE_BPF_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "source/perf_event.h"
+#include "source/perf_ring.h"
+#include "source/perf_session.h"	/* struct pid_set */
+#include "source/source.h"
+
+struct bpf_link;
+struct ring_buffer;
+struct mt_sample_bpf;
+
+struct bpf_cpu {
+	int fd;			/* the perf event, -1 if none (offline CPU) */
+	struct bpf_link *link;
+	struct perf_ring side;	/* its side-band records */
+	struct memtrace_sample *batch;
+	size_t nbatch;
+	uint64_t drops;		/* counts[0] at the last drain */
+	uint64_t read;		/* samples read from the ring */
+};
+
+struct bpf_session {
+	struct mem_event ev;
+	struct mt_sample_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link *fork_link, *exec_link, *exit_link;
+	struct bpf_cpu *cpus;
+	int ncpus;
+	uint64_t *vals;		/* a per-CPU map value, ncpus entries */
+	struct recorder *r;
+	const struct record_opts *o;
+	struct pid_set maps_seen;	/* processes with a maps snapshot asked for */
+	pid_t target, child;
+	int release_fd, cgroup_fd, nwatch;
+	int *watch;
+	int nprocs, failed;
+	uint64_t next_prune;	/* wall time of the next dead-entry sweep */
+	uint32_t ring_bytes;		/* the shared ring, or each CPU's */
+	bool per_cpu_rings;		/* MEMTRACE_BPF_RING=percpu */
+	int *ring_fds;			/* per CPU rings, ncpus */
+	char cgroup_dir[4096];
+};
+
+/* bpf_target.c */
+/* The target: a command (recorded from exec on), every task, a cgroup, or trees. */
+int bpf_set_target(struct bpf_session *s, const struct record_opts *o);
+/* After recorder_begin: a maps snapshot of every recorded process. */
+void bpf_maps_at_start(struct bpf_session *s);
+/* source_ops.target_gone */
+int bpf_target_gone(void *state, uint64_t wall);
+
+#endif

@@ -25,4 +25,5 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 
 $(BUILD)/obj/source/bpf.o $(BUILD)/obj/source/bpf_probe.o $(BUILD)/obj/source/bpf_target.o \
 $(BUILD)/asan/obj/source/bpf.o $(BUILD)/asan/obj/source/bpf_probe.o $(BUILD)/asan/obj/source/bpf_target.o \
+$(BUILD)/fuzz/obj/source/bpf.o $(BUILD)/fuzz/obj/source/bpf_probe.o $(BUILD)/fuzz/obj/source/bpf_target.o \
 $(BUILD)/static/memtracectl: $(BPF_SKELS)

@@ -8,7 +8,8 @@
  *
  * Leaf numbers live in the hash slots, not in the leaves: a probe reads only
  * the (small, cache-resident) slot table, and a leaf is nothing but its
- * entries, page-aligned, so no 16-byte entry ever straddles two cache lines.
+ * entries, page-aligned (24-byte entries: one in three straddles two cache
+ * lines).
  */
 #ifndef MEMTRACE_BUCKET_MAP_H
 #define MEMTRACE_BUCKET_MAP_H
@@ -22,6 +23,9 @@
 struct bucket_entry {
 	uint64_t count;		/* accesses (samples) so far */
 	uint64_t kend;		/* first report index no longer counting it */
+	/* the same for its 2nd and 3rd latest samples (k3 <= k2 <= kend;
+	 * report indices stay below 2^32: WSS_MAX_ROWS + the ring) */
+	uint32_t k2, k3;
 };
 
 struct bucket_leaf {

@@ -19,16 +19,16 @@ static void row_push(struct row_buf *b, uint64_t t, uint64_t v)
 	b->v[b->n++] = v;
 }
 
-static void live_row_data(void *ctx, uint64_t k, uint64_t t, uint64_t v)
+static void live_row_data(void *ctx, uint64_t k, uint64_t t, const struct wss_row *row)
 {
 	(void)k;
-	row_push(&((struct recorder *)ctx)->rows_data, t, v);
+	row_push(&((struct recorder *)ctx)->rows_data, t, row->seen);
 }
 
-static void live_row_code(void *ctx, uint64_t k, uint64_t t, uint64_t v)
+static void live_row_code(void *ctx, uint64_t k, uint64_t t, const struct wss_row *row)
 {
 	(void)k;
-	row_push(&((struct recorder *)ctx)->rows_code, t, v);
+	row_push(&((struct recorder *)ctx)->rows_code, t, row->seen);
 }
 
 int live_wss_init(struct recorder *r)

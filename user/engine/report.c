@@ -353,7 +353,8 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 
 	if (!tr)
 		return -1;
-	trace_skip(tr, (1u << CHUNK_SAMPLES) | (1u << CHUNK_WINDOWS) | (1u << CHUNK_LOST));
+	trace_skip(tr, (1u << CHUNK_SAMPLES) | (1u << CHUNK_WINDOWS) | (1u << CHUNK_WINDOWS2) |
+			   (1u << CHUNK_LOST));
 	while ((rc = trace_next(tr, &ch, err, errlen)) > 0) {
 		if (ch.type == CHUNK_MAPS && ch.len >= MAPS_HDR_SIZE)
 			resolver_add_maps(c->res, get_le64(ch.data), get_le32(ch.data + 8),
@@ -426,6 +427,8 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 	r->reordered = c->data.reordered;
 	rep_fill_series(c, &r->data, &c->data);
 	rep_fill_series(c, &r->code, &c->code);
+	rep_fill_estimate(c, &r->data_est, &c->data, rep_sample_period(r));
+	rep_fill_estimate(c, &r->code_est, &c->code, rep_sample_period(r));
 	return 0;
 }
 

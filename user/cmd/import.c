@@ -1,6 +1,6 @@
 /* import.c - `memtracectl import`: a trace from a saved lackey log.
  *
- *   memtracectl import [--format lackey] [-c N] [--random-period] [--seed S]
+ *   memtracectl import [--format lackey] [-c N] [--random-period|--fixed-period] [--seed S]
  *                      [-o FILE [--force]] INPUT|-
  *
  * INPUT is plain text, xz or zstd; the compression is detected from the
@@ -24,7 +24,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: memtracectl import [--format lackey] [-c N] [--random-period] [--seed S]\n"
+		"usage: memtracectl import [--format lackey] [-c N] [--random-period|--fixed-period]\n"
+		"                          [--seed S]\n"
 		"                          [-o FILE [--force]] INPUT|-\n"
 		"\n"
 		"Makes a trace from a saved `valgrind --tool=lackey --trace-mem=yes` log\n"
@@ -32,7 +33,9 @@ static void usage(FILE *f)
 		"\n"
 		"  -f, --format FMT     input format; only \"lackey\" (the default)\n"
 		"  -c, --period N       keep every N-th data access (default 1: exact)\n"
-		"      --random-period  draw each gap uniformly from [N - N/2, N + N/2]\n"
+		"      --random-period  draw each gap uniformly from [N - N/2, N + N/2] (the default)\n"
+		"      --fixed-period   keep exactly every N-th access (aliases with short loops:\n"
+		"                       docs/accuracy.md)\n"
 		"      --seed S         seed of the random period (default 1)\n"
 		"  -o, --output FILE    trace to write (default memtrace.mtrace); an existing FILE\n"
 		"                       is renamed to FILE.old, never overwritten or followed\n"
@@ -63,6 +66,7 @@ int cmd_import(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "period", required_argument, NULL, 'c' },
 		{ "random-period", no_argument, NULL, 'R' },
+		{ "fixed-period", no_argument, NULL, 'X' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'F' },
@@ -71,7 +75,7 @@ int cmd_import(int argc, char **argv)
 	};
 	const char *format = "lackey", *output = "memtrace.mtrace";
 	uint64_t period = 1, seed = 1;
-	bool random = false, force = false;
+	bool random = true, random_given = false, fixed = false, force = false;
 	int opt;
 
 	optind = 1;
@@ -88,7 +92,10 @@ int cmd_import(int argc, char **argv)
 			}
 			break;
 		case 'R':
-			random = true;
+			random_given = true;
+			break;
+		case 'X':
+			fixed = true;
 			break;
 		case 'S':
 			if (mt_parse_u64(optarg, &seed)) {
@@ -122,6 +129,15 @@ int cmd_import(int argc, char **argv)
 		       optind >= argc ? "no INPUT given" : "more than one INPUT given");
 		return 2;
 	}
+	if (fixed && random_given) {
+		mt_err("import: --fixed-period and --random-period exclude each other");
+		return 2;
+	}
+	random = !fixed;
+	if (fixed && period > 1)
+		mt_warn("import: fixed period %llu: a loop whose accesses repeat with a period sharing a "
+			"factor with it is sampled at the same places (aliasing); the default random "
+			"period avoids it", (unsigned long long)period);
 	const char *name = argv[optind];
 	struct lackey_file *f = lackey_file_open(name);
 

@@ -205,6 +205,12 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r)
 	fputc('\n', f);
 	print_wss(f, "Data", w->wss, &r->data, r->bucket, r->bucket_shift);
 	print_est(f, &r->data_est, r->data.n);
+	char rp[8];
+	if (r->data_est.period > 1.0 && mt_kv_str(r->meta, "random_period", rp, sizeof(rp)) &&
+	    !strcmp(rp, "0"))
+		fprintf(f, "  fixed sampling period: a loop whose accesses repeat with a period sharing a "
+			   "factor with N is sampled at the same places, and no estimate sees it "
+			   "(docs/accuracy.md)\n");
 	if (r->have_ip) {
 		print_wss(f, "Code", w->code_wss, &r->code, r->bucket, r->bucket_shift);
 		print_est(f, &r->code_est, r->code.n);

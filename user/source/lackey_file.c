@@ -282,7 +282,7 @@ void lackey_file_start(struct lackey_file *f, struct recorder *r, const char *ou
 	recorder_meta(r, "source", "valgrind-lackey");
 	recorder_meta(r, "event", "all-data-accesses");
 	recorder_meta(r, "sample_period", "%llu", (unsigned long long)period);
-	recorder_meta(r, "random_period", "%d", random ? 1 : 0);
+	recorder_meta(r, "random_period", "%d", random && period > 1 ? 1 : 0);
 	recorder_meta(r, "seed", "%llu", (unsigned long long)seed);
 	recorder_meta(r, "clock", "instructions");
 	recorder_meta(r, "time_unit", "insn");

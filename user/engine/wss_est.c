@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-struct wss_est wss_est_one(uint64_t seen, uint64_t samples, uint64_t f1, uint64_t F1,
-			   uint64_t F2, double period)
+struct wss_est wss_est_one(uint64_t seen, uint64_t samples, uint64_t f1, uint64_t f2,
+			   uint64_t F1, uint64_t F2, double period)
 {
 	struct wss_est e = { (double)seen, (double)seen, (double)seen, 0 };
 
@@ -26,6 +26,10 @@ struct wss_est wss_est_one(uint64_t seen, uint64_t samples, uint64_t f1, uint64_
 	/* and the unseen count itself varies around its mean: the interval is
 	 * for the true size, not for the mean of the estimator */
 	var += f0 * (1.0 - f0 / ((double)seen + f0));
+	/* and the bias of pooling: how far the window's own ratio lies from it */
+	double Dw = 2.0 * ((double)f2 + 1.0) + x * fin;
+	double f0w = x > 1.0 ? x * (x - 1.0) / Dw : 0.0;
+	var += (f0w - f0) * (f0w - f0);
 
 	e.est = (double)seen + f0;
 	if (f0 > 1e-9) {
@@ -51,7 +55,8 @@ void wss_est_series(const uint64_t *seen, const struct wss_row_counts *counts, s
 			F1 += counts[i - p * stride].f1;
 			F2 += counts[i - p * stride].f2;
 		}
-		out[i] = wss_est_one(seen[i], counts[i].samples, counts[i].f1, F1, F2, period);
+		out[i] = wss_est_one(seen[i], counts[i].samples, counts[i].f1, counts[i].f2, F1, F2,
+				     period);
 	}
 }
 
@@ -75,5 +80,5 @@ struct wss_est wss_est_total(const struct bucket_map *m, double period)
 	struct total_counts t = { 0 };
 
 	bucket_map_foreach(m, count_bucket, &t);
-	return wss_est_one(t.seen, t.samples, t.f1, t.f1, t.f2, period);
+	return wss_est_one(t.seen, t.samples, t.f1, t.f2, t.f1, t.f2, period);
 }

@@ -43,8 +43,8 @@ struct wss_est {
 };
 
 /* One estimate from counts (F1, F2: the pooled sums, >= f1, f2). */
-struct wss_est wss_est_one(uint64_t seen, uint64_t samples, uint64_t f1, uint64_t F1,
-			   uint64_t F2, double period);
+struct wss_est wss_est_one(uint64_t seen, uint64_t samples, uint64_t f1, uint64_t f2,
+			   uint64_t F1, uint64_t F2, double period);
 
 /*
  * Estimates of every row: seen[i], counts[i] as wss.h stores them, pooled

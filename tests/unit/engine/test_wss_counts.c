@@ -155,7 +155,7 @@ TEST(counts_exact_small_case)
 
 TEST(estimate_exact_mode_is_seen)
 {
-	struct wss_est e = wss_est_one(500, 1000, 100, 300, 50, 1.0);
+	struct wss_est e = wss_est_one(500, 1000, 100, 40, 300, 50, 1.0);
 	CHECK(e.est == 500.0 && e.lo == 500.0 && e.hi == 500.0);
 	CHECK_EQ_U64(e.flags, 0);
 }
@@ -163,15 +163,15 @@ TEST(estimate_exact_mode_is_seen)
 TEST(estimate_hand_computed)
 {
 	/* S 400, f1 100, f2 50, unpooled, N 101: f0 = 100*99 / (2*51 + 100/100) */
-	struct wss_est e = wss_est_one(400, 1000, 100, 100, 50, 101.0);
+	struct wss_est e = wss_est_one(400, 1000, 100, 50, 100, 50, 101.0);
 	CHECK(fabs(e.est - (400.0 + 9900.0 / 103.0)) < 1e-9);
 	CHECK(e.lo > 400.0 && e.lo < e.est && e.hi > e.est);
 	CHECK_EQ_U64(e.flags, 0);
 	/* f0 > S/2: mostly unseen; n < 100: few samples */
-	e = wss_est_one(100, 50, 90, 90, 2, 1000.0);
+	e = wss_est_one(100, 50, 90, 2, 90, 2, 1000.0);
 	CHECK_EQ_U64(e.flags, WSS_EST_FEW_SAMPLES | WSS_EST_MOSTLY_UNSEEN);
 	/* nothing seen once: nothing unseen */
-	e = wss_est_one(100, 500, 0, 0, 30, 1000.0);
+	e = wss_est_one(100, 500, 0, 30, 0, 30, 1000.0);
 	CHECK(e.est == 100.0 && e.hi == 100.0);
 }
 

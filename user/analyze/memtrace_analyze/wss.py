@@ -73,9 +73,10 @@ def plot(tr, res, out, title_extra=""):
                 ax.plot([x[i]], [v], "v", color="black", ms=4)
                 if p["last"] > p["first"]:
                     ax.axvspan(x[p["first"]], x[p["last"]], color="0.5", alpha=0.08, lw=0)
-        ax.set_ylim(0, ymax * 1.18)
+        head = 1.35 if res.period > 1 else 1.18     # room for the estimate's note
+        ax.set_ylim(0, ymax * head)
         ax.set_ylabel(tr.words["%s_series" % kind])
-        byte_axis(ax.yaxis, ymax * 1.18)
+        byte_axis(ax.yaxis, ymax * head)
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper left", fontsize=8, title="window", title_fontsize=8)
         if res.period > 1:
@@ -156,7 +157,7 @@ def note_unreliable(ax, est, period, tau_text):
             why.append("%d with < 100 samples per window" % few)
         if unseen:
             why.append("%d with most buckets unseen" % unseen)
-        text += ("\n× unreliable: %d of %d windows%s (%s): use a longer --window or a smaller sampling period"
+        text += ("\n× unreliable: %d of %d windows%s (%s):\nuse a longer --window or a smaller sampling period"
                  % (int((f != 0).sum()), f.size, " of τ = " + tau_text if tau_text else "", ", ".join(why)))
     ax.text(0.995, 0.97, text, transform=ax.transAxes, ha="right", va="top", fontsize=7,
             color="darkred" if "unreliable" in text else "0.35")

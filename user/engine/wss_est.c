@@ -32,12 +32,14 @@ struct wss_est wss_est_one(uint64_t seen, uint64_t samples, uint64_t f1, uint64_
 	var += (f0w - f0) * (f0w - f0);
 
 	e.est = (double)seen + f0;
+	/* the unseen count is a whole number: bounds rounded outwards (a window
+	 * whose every bucket was seen is inside the interval) */
 	if (f0 > 1e-9) {
 		double K = exp(1.96 * sqrt(log(1.0 + var / (f0 * f0))));
-		e.lo = (double)seen + f0 / K;
-		e.hi = (double)seen + f0 * K;
+		e.lo = (double)seen + floor(f0 / K);
+		e.hi = (double)seen + ceil(f0 * K);
 	} else {
-		e.hi = (double)seen + 1.96 * sqrt(var);
+		e.hi = (double)seen + ceil(1.96 * sqrt(var));
 	}
 	if (e.est > (1.0 + WSS_EST_MAX_UNSEEN) * (double)seen)
 		e.flags |= WSS_EST_MOSTLY_UNSEEN;

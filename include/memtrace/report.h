@@ -103,21 +103,6 @@ struct memtrace_region {
 };
 
 /*
- * One process of the (filtered) samples (MEMTRACE_REPORT_PER_PROCESS): its
- * own data WSS (the buckets it touched, shared ones included) and hot
- * buckets (where and count only).
- */
-struct memtrace_process {
-	uint32_t pid;
-	const char *comm;	/* from the trace's thread records, "" if none */
-	uint64_t samples;
-	struct memtrace_series data;
-	uint64_t shared;	/* of data.total: buckets in shared mappings */
-	size_t nhot;
-	const struct memtrace_hot_bucket *hot;
-};
-
-/*
  * What a sampled trace did not see (docs/accuracy.md).  With one access in
  * N sampled, wss[] counts the buckets *seen*, far below the truth when a
  * window holds few samples per bucket.  est[] adds the unseen ones (pooled
@@ -140,6 +125,22 @@ struct memtrace_estimate {
 	double p95;			/* 95th percentile of est[]: the peak to quote */
 	double total, total_lo, total_hi;	/* whole-run distinct buckets */
 	unsigned total_flags;
+};
+
+/*
+ * One process of the (filtered) samples (MEMTRACE_REPORT_PER_PROCESS): its
+ * own data WSS (the buckets it touched, shared ones included) and hot
+ * buckets (where and count only).
+ */
+struct memtrace_process {
+	uint32_t pid;
+	const char *comm;	/* from the trace's thread records, "" if none */
+	uint64_t samples;
+	struct memtrace_series data;
+	uint64_t shared;	/* of data.total: buckets in shared mappings */
+	size_t nhot;
+	const struct memtrace_hot_bucket *hot;
+	struct memtrace_estimate data_est;	/* appended: estimates of data */
 };
 
 /*

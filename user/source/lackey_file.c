@@ -339,6 +339,11 @@ static int lf_finish(void *state, struct recorder *r, int failed, const char **r
 	if (p->other_pid)
 		mt_warn("%s: the log also holds process %u (a forked child?): its accesses "
 			"are mixed in and attributed to pid %u", f->in.name, p->other_pid, p->log_pid);
+	if (p->aliased) {
+		char who[300];
+		snprintf(who, sizeof(who), "%s: ", f->in.name);
+		lackey_warn_aliasing(p, who);
+	}
 	if (p->bad_lines && !f->read_failed)	/* garbled by the damage: expected */
 		mt_warn("%s: %llu malformed lines ignored (first at line %llu: \"%s\")", f->in.name,
 			(unsigned long long)p->bad_lines, (unsigned long long)p->first_bad_line,

@@ -384,6 +384,7 @@ static int vg_finish(void *state, struct recorder *r, int failed, const char **r
 	if (p->other_pid)
 		mt_warn("the lackey stream also holds process %u (a forked child?): its "
 			"accesses are mixed in and attributed to pid %u", p->other_pid, (unsigned)v->pid);
+	lackey_warn_aliasing(p, "");
 	if (p->bad_lines)
 		mt_warn("%llu lines of the lackey stream not understood (first at line %llu: \"%s\")",
 			(unsigned long long)p->bad_lines, (unsigned long long)p->first_bad_line,

@@ -112,6 +112,7 @@ struct memtrace_region {
  */
 #define MEMTRACE_EST_FEW_SAMPLES	(1u << 0) /* < 100 samples in the window */
 #define MEMTRACE_EST_MOSTLY_UNSEEN	(1u << 1) /* estimate > 1.5 x seen */
+#define MEMTRACE_EST_NOT_COUNTED	(1u << 2) /* window > 65531 intervals: no f1, f2 */
 
 struct memtrace_estimate {
 	double period;		/* N used: the trace's sample_period (mean), 1 = exact */

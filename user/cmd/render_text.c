@@ -120,9 +120,13 @@ static void print_est(FILE *f, const struct memtrace_estimate *e, size_t rows)
 		few += !!(e->flags[i] & MEMTRACE_EST_FEW_SAMPLES);
 		unseen += !!(e->flags[i] & MEMTRACE_EST_MOSTLY_UNSEEN);
 	}
-	fprintf(f, "  unreliable: %zu of %zu windows (%zu with < 100 samples, %zu with most "
-		   "buckets unseen): use a longer --window or a smaller sampling period\n",
-		e->unreliable, rows, few, unseen);
+	if (rows && (e->flags[0] & MEMTRACE_EST_NOT_COUNTED))
+		fprintf(f, "  unreliable: the window spans more than 65531 intervals, too many to "
+			   "count f1, f2: use a larger --interval\n");
+	else
+		fprintf(f, "  unreliable: %zu of %zu windows (%zu with < 100 samples, %zu with most "
+			   "buckets unseen): use a longer --window or a smaller sampling period\n",
+			e->unreliable, rows, few, unseen);
 	if (e->total_flags)
 		fprintf(f, "  total unreliable: %s\n", est_reasons(e->total_flags));
 }

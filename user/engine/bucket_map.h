@@ -8,8 +8,7 @@
  *
  * Leaf numbers live in the hash slots, not in the leaves: a probe reads only
  * the (small, cache-resident) slot table, and a leaf is nothing but its
- * entries, page-aligned (24-byte entries: one in three straddles two cache
- * lines).
+ * entries, page-aligned, so no 16-byte entry ever straddles two cache lines.
  */
 #ifndef MEMTRACE_BUCKET_MAP_H
 #define MEMTRACE_BUCKET_MAP_H
@@ -22,11 +21,15 @@
 
 struct bucket_entry {
 	uint64_t count;		/* accesses (samples) so far */
-	uint64_t kend;		/* first report index no longer counting it */
-	/* the same for its 2nd and 3rd latest samples (k3 <= k2 <= kend;
-	 * report indices stay below 2^32: WSS_MAX_ROWS + the ring) */
-	uint32_t k2, k3;
+	uint32_t kend;		/* first report index no longer counting it
+				 * (< WSS_MAX_ROWS + the ring < 2^32) */
+	/* kend minus the same index of its 2nd and 3rd latest samples,
+	 * saturated at BUCKET_DELTA_OLD ("before every open window"): the
+	 * indices themselves are <= kend */
+	uint16_t d2, d3;
 };
+
+#define BUCKET_DELTA_OLD 0xffffu
 
 struct bucket_leaf {
 	struct bucket_entry e[BUCKET_LEAF_SIZE];

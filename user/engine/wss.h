@@ -11,9 +11,11 @@
  * For estimates from sampled streams (engine/wss_est.h) every row also
  * carries the samples in its window n and f1, f2 (buckets seen exactly once,
  * twice in the window), exactly and still O(1) per sample: a bucket also
- * keeps the report-end indices of its 2nd and 3rd latest samples, and three
- * more difference counters per ring slot give n, F>=2 and F>=3 per report;
- * f1 = S - F>=2, f2 = F>=2 - F>=3.
+ * keeps the report-end indices of its 2nd and 3rd latest samples (as 16-bit
+ * distances below kend, saturated: a window of at most WSS_MAX_COUNTS_RING
+ * intervals never reaches back that far), and three more difference
+ * counters per ring slot give n, F>=2 and F>=3 per report; f1 = S - F>=2,
+ * f2 = F>=2 - F>=3.  Longer windows count S and n only (counts_ok = 0).
  */
 #ifndef MEMTRACE_WSS_H
 #define MEMTRACE_WSS_H
@@ -31,6 +33,9 @@
  * that goes past it stops counting and sets wss.too_long.
  */
 #define WSS_MAX_ROWS	10000000ull
+
+/* window/interval below this: f1, f2 are counted (see above) */
+#define WSS_MAX_COUNTS_RING	(BUCKET_DELTA_OLD - 2)
 
 struct wss_config {
 	uint64_t origin;	/* trace start, in the trace's time unit */
@@ -61,6 +66,7 @@ struct wss_diff {
 struct wss {
 	struct wss_config cfg;
 	uint64_t q, r;		/* window = q * interval + r */
+	int counts_ok;		/* q < WSS_MAX_COUNTS_RING: f1, f2 are counted */
 	uint64_t k, t_k;	/* current report index and its time */
 	struct wss_diff *diff;	/* ring of difference counters */
 	uint64_t mask;
@@ -105,26 +111,36 @@ static inline void wss_account(struct wss *w, uint64_t t, struct bucket_entry *e
 	uint64_t kend = w->k + w->q + (off + w->r > T ? 1 : 0);
 
 	uint64_t k = w->k, m = w->mask;
-	uint64_t e1 = e->kend, e2 = e->k2, e3 = e->k3;
+	uint64_t e1 = e->kend;
 
 	e->count++;
 	/* the bucket now counts once in [k, kend), twice in [k, e1), three
 	 * times in [k, e2): add what was not counted yet */
 	w->diff[(e1 > k ? e1 : k) & m].ge1++;
 	w->diff[kend & m].ge1--;
-	if (e1 > k) {
+	w->diff[k & m].n++;
+	w->diff[kend & m].n--;
+	if (e1 > k && w->counts_ok) {
+		uint64_t e2 = e1 > e->d2 ? e1 - e->d2 : 0;
 		w->diff[(e2 > k ? e2 : k) & m].ge2++;
 		w->diff[e1 & m].ge2--;
 		if (e2 > k) {
+			uint64_t e3 = e1 > e->d3 ? e1 - e->d3 : 0;
 			w->diff[(e3 > k ? e3 : k) & m].ge3++;
 			w->diff[e2 & m].ge3--;
+			/* e3 falls out: e2 is the new 3rd latest */
+			e->d3 = (uint16_t)(kend - e2);
+		} else {
+			e->d3 = BUCKET_DELTA_OLD;
 		}
+		e->d2 = (uint16_t)(kend - e1);
+	} else {
+		/* the 2nd and 3rd latest are before every open window (or
+		 * nothing reads them: !counts_ok) */
+		e->d2 = BUCKET_DELTA_OLD;
+		e->d3 = BUCKET_DELTA_OLD;
 	}
-	w->diff[k & m].n++;
-	w->diff[kend & m].n--;
-	e->k3 = (uint32_t)e2;
-	e->k2 = (uint32_t)e1;
-	e->kend = kend;
+	e->kend = (uint32_t)kend;
 }
 
 static inline void wss_add(struct wss *w, uint64_t t, uint64_t addr)

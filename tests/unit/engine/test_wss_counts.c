@@ -129,6 +129,34 @@ TEST(counts_equal_recount_with_gaps_and_equal_times)
 	}
 }
 
+TEST(counts_equal_recount_long_windows)
+{
+	/* window = 300 intervals: buckets fall out long after their 2nd/3rd
+	 * latest sample, the saturated distances must read as "before" */
+	for (uint64_t seed = 1; seed <= 3; seed++)
+		CHECK(!check_stream(seed * 999331, 3000, 6, 400, 3000, 10));
+}
+
+TEST(counts_off_beyond_the_counts_ring)
+{
+	/* window = 70000 intervals: S and n still exact, f1 = f2 = 0 */
+	struct wss w;
+	struct wss_config cfg = { 0, 70000, 1, 12 };
+	char err[64];
+	CHECK(!wss_init(&w, &cfg, err, sizeof(err)));
+	CHECK_EQ_U64(w.counts_ok, 0);
+	wss_add(&w, 1, 0x1000);
+	wss_add(&w, 2, 0x2000);
+	wss_add(&w, 3, 0x1000);
+	wss_finish(&w, 3);
+	CHECK_EQ_U64(w.nrows, 3);
+	CHECK_EQ_U64(w.rows[2], 2);
+	CHECK_EQ_U64(w.counts[2].samples, 3);
+	CHECK_EQ_U64(w.counts[2].f1, 0);
+	CHECK_EQ_U64(w.counts[2].f2, 0);
+	wss_free(&w);
+}
+
 TEST(counts_exact_small_case)
 {
 	/* window = interval = 10, origin 0: rows at 10 and 20 */

@@ -329,7 +329,9 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 	c->window_asked = cfg->window;
 	c->pid = cfg->filter.pid ? cfg->filter.pid : r->info.target_pid;
 
-	struct wss_config wc = { r->start_time, r->window, r->interval, r->bucket_shift };
+	/* n, f1, f2 for the estimates of sampled traces (engine/wss_est.h) */
+	struct wss_config wc = { r->start_time, r->window, r->interval, r->bucket_shift,
+				 r->info.sample_period > 1 };
 	if (wss_init(&c->data, &wc, err, errlen))
 		return -1;
 	if (wss_init(&c->code, &wc, err, errlen)) {

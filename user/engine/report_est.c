@@ -53,7 +53,7 @@ void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const s
 		lo[i] = e[i].lo;
 		hi[i] = e[i].hi;
 		flags[i] = e[i].flags;
-		if (!w->counts_ok && period > 1.0)
+		if (!w->counts_ok && w->cfg.counts && period > 1.0)
 			flags[i] = e[i].flags |= MEMTRACE_EST_NOT_COUNTED;
 		out->unreliable += !!e[i].flags;
 		out->avg += e[i].est;

@@ -33,7 +33,7 @@ int wss_init(struct wss *w, const struct wss_config *cfg, char *err, size_t errl
 		size <<= 1;
 	w->cfg = *cfg;
 	w->q = q;
-	w->counts_ok = q < WSS_MAX_COUNTS_RING;
+	w->counts_ok = cfg->counts && q < WSS_MAX_COUNTS_RING;
 	w->r = cfg->window - q * cfg->interval;
 	w->k = 0;
 	w->t_k = cfg->origin;
@@ -72,7 +72,7 @@ static void emit_current(struct wss *w)
 	uint64_t ge1 = nonneg(c->ge1), ge2 = nonneg(c->ge2), ge3 = nonneg(c->ge3);
 	struct wss_row row = { ge1, nonneg(c->n), ge1 - ge2, ge2 - ge3 };
 	if (!w->counts_ok)
-		row.f1 = row.f2 = 0;	/* not counted: see wss.h */
+		row.samples = row.f1 = row.f2 = 0;	/* not counted: see wss.h */
 	if (w->on_row) {
 		w->on_row(w->row_ctx, w->k, w->t_k, &row);
 		return;

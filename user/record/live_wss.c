@@ -38,7 +38,8 @@ int live_wss_init(struct recorder *r)
 	char err[256];
 
 	r->live_interval = r->time_is_ns ? LIVE_INTERVAL_NS : LIVE_INTERVAL_INSN;
-	struct wss_config cfg = { r->start, r->live_interval, r->live_interval, LIVE_BUCKET_SHIFT };
+	/* n, f1, f2 for WINDOWS2 rows: the source's rate bounds the cost */
+	struct wss_config cfg = { r->start, r->live_interval, r->live_interval, LIVE_BUCKET_SHIFT, 1 };
 	if (wss_init(&r->live_data, &cfg, err, sizeof(err)) ||
 	    wss_init(&r->live_code, &cfg, err, sizeof(err))) {
 		mt_err("%s", err);

@@ -143,12 +143,10 @@ TEST(report_estimate_of_an_exact_trace_is_the_series)
 		CHECK(e->lo[i] == e->est[i] && e->hi[i] == e->est[i]);
 		CHECK_EQ_U64(e->flags[i], 0);
 	}
-	/* interval 7: six samples on six buckets, each seen once */
-	CHECK_EQ_U64(e->samples[6], 6);
-	CHECK_EQ_U64(e->f1[6], 6);
+	/* an exact trace needs no counts: n, f1, f2 are not kept */
+	CHECK_EQ_U64(e->samples[6], 0);
+	CHECK_EQ_U64(e->f1[6], 0);
 	CHECK_EQ_U64(e->f2[6], 0);
-	CHECK_EQ_U64(e->samples[0], 1);
-	CHECK_EQ_U64(e->f1[0], 1);
 	CHECK_EQ_U64(e->unreliable, 0);
 	CHECK(e->total == 6.0 && e->peak == 6.0 && e->p95 == 6.0);
 	CHECK(e->avg == r->data.avg);

@@ -62,7 +62,7 @@ static int check_stream(uint64_t seed, size_t n, uint64_t maxgap, uint64_t nbuck
 		e[i].bucket = rng(&s) % 2 ? rng(&s) % (nbuckets / 8 + 1) : rng(&s) % nbuckets;
 	}
 	struct wss w;
-	struct wss_config cfg = { 1000, window, interval, 12 };
+	struct wss_config cfg = { 1000, window, interval, 12, 1 };
 	char err[128];
 	if (wss_init(&w, &cfg, err, sizeof(err))) {
 		free(e);
@@ -139,9 +139,9 @@ TEST(counts_equal_recount_long_windows)
 
 TEST(counts_off_beyond_the_counts_ring)
 {
-	/* window = 70000 intervals: S and n still exact, f1 = f2 = 0 */
+	/* window = 70000 intervals: S still exact, n = f1 = f2 = 0 (not counted) */
 	struct wss w;
-	struct wss_config cfg = { 0, 70000, 1, 12 };
+	struct wss_config cfg = { 0, 70000, 1, 12, 1 };
 	char err[64];
 	CHECK(!wss_init(&w, &cfg, err, sizeof(err)));
 	CHECK_EQ_U64(w.counts_ok, 0);
@@ -151,9 +151,26 @@ TEST(counts_off_beyond_the_counts_ring)
 	wss_finish(&w, 3);
 	CHECK_EQ_U64(w.nrows, 3);
 	CHECK_EQ_U64(w.rows[2], 2);
-	CHECK_EQ_U64(w.counts[2].samples, 3);
+	CHECK_EQ_U64(w.counts[2].samples, 0);
 	CHECK_EQ_U64(w.counts[2].f1, 0);
 	CHECK_EQ_U64(w.counts[2].f2, 0);
+	wss_free(&w);
+}
+
+TEST(counts_off_unless_asked)
+{
+	/* exact streams (cfg.counts = 0): the WSS alone, n = f1 = f2 = 0 */
+	struct wss w;
+	struct wss_config cfg = { 0, 10, 10, 12, 0 };
+	char err[64];
+	CHECK(!wss_init(&w, &cfg, err, sizeof(err)));
+	wss_add(&w, 1, 0x1000);
+	wss_add(&w, 2, 0x1000);
+	wss_finish(&w, 2);
+	CHECK_EQ_U64(w.nrows, 1);
+	CHECK_EQ_U64(w.rows[0], 1);
+	CHECK_EQ_U64(w.counts[0].samples, 0);
+	CHECK_EQ_U64(w.counts[0].f2, 0);
 	wss_free(&w);
 }
 
@@ -161,7 +178,7 @@ TEST(counts_exact_small_case)
 {
 	/* window = interval = 10, origin 0: rows at 10 and 20 */
 	struct wss w;
-	struct wss_config cfg = { 0, 10, 10, 12 };
+	struct wss_config cfg = { 0, 10, 10, 12, 1 };
 	char err[64];
 	CHECK(!wss_init(&w, &cfg, err, sizeof(err)));
 	const uint64_t t[] = { 1, 2, 3, 4, 5, 6, 11, 12 };

@@ -6,6 +6,7 @@
 #                 test suite; ends with "N passed, N failed"
 #   make demo     record the bundled workload and write the analysis report
 #   make bench    run the benchmarks (docs/performance.md)
+#   make accuracy estimator accuracy table (docs/accuracy.md)
 #   make V=1      show full command lines
 #
 # Layout (docs/design.md): user/<stage>/ holds one stage of the data flow;
@@ -48,7 +49,7 @@ WORKLOADS  = $(WORKLOAD_SRCS:tests/workloads/%.c=$(BUILD)/workloads/%)
 BENCH_SRCS = $(wildcard bench/*.c)
 BENCH_BINS = $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all user lib tests check demo bench clean deps static
+.PHONY: all user lib tests check demo bench accuracy clean deps static
 all: user tests
 
 user: $(BUILD)/memtracectl
@@ -123,6 +124,10 @@ demo: deps
 
 bench: all
 	@bench/run.sh
+
+# docs/accuracy.md's table: sampled vs exact working sets (tests/accuracy/accuracy.py)
+accuracy: all
+	@/usr/bin/python3 tests/accuracy/accuracy.py --write docs/accuracy.md
 
 clean:
 	rm -rf $(BUILD)

@@ -81,7 +81,8 @@ static void make_stream(const char *kind, uint64_t *addr)
 }
 
 /* mode 0: wss_add; 1: wss_add_samples; 2: keys, one process; 3: keys, two processes;
- * 4: wss_add_samples + wss_expire every interval */
+ * 4: wss_add_samples + wss_expire every interval;
+ * 5: wss_add_samples counting n, f1, f2 (report of a sampled trace, engine/wss_est.h) */
 static void bench_engine(int runs, int batch)
 {
 	static const char *const kinds[] = { "seq", "random", "skewed" };
@@ -92,7 +93,8 @@ static void bench_engine(int runs, int batch)
 	static const char *const what[] = { "wss_add, one by one", "wss_add_samples, prefetching",
 					    "keys + wss_add_samples, one process",
 					    "keys + wss_add_samples, two processes sharing",
-					    "wss_add_samples + wss_expire every interval" };
+					    "wss_add_samples + wss_expire every interval",
+					    "wss_add_samples with estimator counts (sampled traces)" };
 	/* pid 1 maps the stream's 4 GiB shared at its base, pid 2 at +64 GiB */
 	static const char m1[] = "7f0000000000-7f0100000000 rw-s 00000000 00:01 5 /memfd:b\n";
 	static const char m2[] = "7f1000000000-7f1100000000 rw-s 00000000 00:01 5 /memfd:b\n";
@@ -113,7 +115,7 @@ static void bench_engine(int runs, int batch)
 		for (int r = 0; r < runs; r++) {
 			struct wss w;
 			/* one sample per ns of "time": T = 1 M samples, tau = 4 T */
-			struct wss_config cfg = { 0, 4u << 20, 1u << 20, 12 };
+			struct wss_config cfg = { 0, 4u << 20, 1u << 20, 12, batch == 5 };
 			wss_init(&w, &cfg, err, sizeof(err));
 			double t0 = now_s();
 			uint64_t swept = 0;
@@ -225,7 +227,7 @@ int main(int argc, char **argv)
 
 	if (runs < 1 || runs > 32)
 		runs = 5;
-	for (int mode = 0; mode < 5; mode++)
+	for (int mode = 0; mode < 6; mode++)
 		if (only < 0 || only == mode)
 			bench_engine(runs, mode);
 	if (only < 0)

@@ -103,6 +103,32 @@ struct memtrace_region {
 };
 
 /*
+ * What a sampled trace did not see (docs/accuracy.md).  With one access in
+ * N sampled, wss[] counts the buckets *seen*, far below the truth when a
+ * window holds few samples per bucket.  est[] adds the unseen ones (pooled
+ * bias-corrected Chao1 for Bernoulli sampling), with a 95 % interval and a
+ * flag where no estimate is trustworthy.  N = 1 (every access recorded):
+ * est = lo = hi = wss, never flagged.
+ */
+#define MEMTRACE_EST_FEW_SAMPLES	(1u << 0) /* < 100 samples in the window */
+#define MEMTRACE_EST_MOSTLY_UNSEEN	(1u << 1) /* estimate > 1.5 x seen */
+#define MEMTRACE_EST_NOT_COUNTED	(1u << 2) /* window > 65531 intervals: no f1, f2 */
+
+struct memtrace_estimate {
+	double period;		/* N used: the trace's sample_period (mean), 1 = exact */
+	const uint64_t *samples;	/* per row: samples in the window */
+	const uint64_t *f1, *f2;	/* per row: buckets seen exactly once, twice */
+	const double *est, *lo, *hi;	/* per row: estimate and 95 % interval (buckets) */
+	const unsigned *flags;		/* per row: MEMTRACE_EST_* reasons, 0 = reliable */
+	size_t unreliable;		/* rows flagged */
+	double avg, avg_lo, avg_hi;	/* means of est[], lo[], hi[] over every row */
+	double peak;			/* max of est[] (inflated by noise) */
+	double p95;			/* 95th percentile of est[]: the peak to quote */
+	double total, total_lo, total_hi;	/* whole-run distinct buckets */
+	unsigned total_flags;
+};
+
+/*
  * One process of the (filtered) samples (MEMTRACE_REPORT_PER_PROCESS): its
  * own data WSS (the buckets it touched, shared ones included) and hot
  * buckets (where and count only).
@@ -115,6 +141,7 @@ struct memtrace_process {
 	uint64_t shared;	/* of data.total: buckets in shared mappings */
 	size_t nhot;
 	const struct memtrace_hot_bucket *hot;
+	struct memtrace_estimate data_est;	/* appended: estimates of data */
 };
 
 /*
@@ -151,7 +178,17 @@ struct memtrace_report {
 	size_t nprocesses;
 	const struct memtrace_process *processes;
 	uint64_t shared_buckets;		/* of data.total: in shared mappings */
+	/* appended: estimates of data and code (same rows as data, code) */
+	struct memtrace_estimate data_est, code_est;
 };
+
+/*
+ * How sure is rank i of a hot table (counts in descending order): the
+ * number of other listed buckets whose sample count does not differ from
+ * hot[i]'s at 95 % (Poisson counts: |a - b| < 1.96 sqrt(a + b)).  0: the
+ * rank is firm.  A sampled count c stands for c N accesses +- 1.96 sqrt(c) N.
+ */
+size_t memtrace_rank_ties(const struct memtrace_hot_bucket *hot, size_t n, size_t i);
 
 struct memtrace_report *memtrace_report_compute(const char *path,
 						const struct memtrace_report_config *cfg,

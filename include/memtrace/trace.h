@@ -175,6 +175,11 @@ struct memtrace_window_row {
 	uint64_t window, interval; uint32_t bucket_shift;
 	uint64_t time;			/* absolute, trace unit */
 	uint64_t wss_data, wss_code;	/* buckets */
+	/* WINDOWS2 chunks (has_counts = 1; 0 in older traces): the data row's
+	 * samples n and buckets seen exactly once (f1) and twice (f2), what the
+	 * estimate of report.h's struct memtrace_estimate is computed from */
+	uint64_t samples, f1, f2;
+	int has_counts;
 };
 struct memtrace_maps_snapshot { uint64_t time; uint32_t pid; const char *text; size_t len; };
 

@@ -5,6 +5,7 @@ import struct
 import sys
 
 NAMES = {1: "HEADER", 2: "SAMPLES", 3: "MAPS", 4: "THREADS", 5: "LOST", 6: "WINDOWS",
+         10: "WINDOWS2",
          7: "END"}
 
 

@@ -117,7 +117,7 @@ vg_import_tests() {
 	fi
 
 	# every 3rd access
-	if timeout 120 "$MT" import -c 3 -o "$d/c3.mtrace" "$log" 2>"$d/c3.err"; then
+	if timeout 120 "$MT" import -c 3 --fixed-period -o "$d/c3.mtrace" "$log" 2>"$d/c3.err"; then
 		compare_ref import_period3_wss "$d/c3.mtrace" "$log" 5000 1000 64 --period 3
 		compare_ref import_period3_wss_tau3_T1 "$d/c3.mtrace" "$log" 3 1 64 --period 3
 	else

@@ -137,7 +137,7 @@ PY
 	fi
 
 	# every 3rd access, same stream
-	MEMTRACE_LACKEY_LOG="$d/c3.log" timeout 300 "$MT" record --backend valgrind -c 3 \
+	MEMTRACE_LACKEY_LOG="$d/c3.log" timeout 300 "$MT" record --backend valgrind -c 3 --fixed-period \
 		-o "$d/c3.mtrace" -- "$PAGERAMP" -n 64 -c 2 >/dev/null 2>"$d/c3.err"
 	rc=$?
 	if [ $rc = 0 ]; then

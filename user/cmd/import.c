@@ -1,7 +1,7 @@
 /* import.c - `memtracectl import`: a trace from a saved lackey log or a
  * perf.data file.
  *
- *   memtracectl import [--format lackey|perf] [-c N] [--random-period] [--seed S]
+ *   memtracectl import [--format lackey|perf] [-c N] [--random-period|--fixed-period] [--seed S]
  *                      [-o FILE [--force]] INPUT|-
  *
  * lackey: INPUT is plain text, xz or zstd; the compression is detected from
@@ -27,7 +27,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: memtracectl import [--format lackey|perf] [-c N] [--random-period] [--seed S]\n"
+		"usage: memtracectl import [--format lackey|perf] [-c N] [--random-period|--fixed-period]\n"
+		"                          [--seed S]\n"
 		"                          [-o FILE [--force]] INPUT|-\n"
 		"\n"
 		"Makes a trace from a saved `valgrind --tool=lackey --trace-mem=yes` log\n"
@@ -37,7 +38,9 @@ static void usage(FILE *f)
 		"\n"
 		"  -f, --format FMT     input format: \"lackey\" (the default) or \"perf\"\n"
 		"  -c, --period N       lackey: keep every N-th data access (default 1: exact)\n"
-		"      --random-period  draw each gap uniformly from [N - N/2, N + N/2]\n"
+		"      --random-period  draw each gap uniformly from [N - N/2, N + N/2] (the default)\n"
+		"      --fixed-period   keep exactly every N-th access (aliases with short loops:\n"
+		"                       docs/accuracy.md)\n"
 		"      --seed S         seed of the random period (default 1)\n"
 		"  -o, --output FILE    trace to write (default memtrace.mtrace); an existing FILE\n"
 		"                       is renamed to FILE.old, never overwritten or followed\n"
@@ -97,6 +100,7 @@ int cmd_import(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "period", required_argument, NULL, 'c' },
 		{ "random-period", no_argument, NULL, 'R' },
+		{ "fixed-period", no_argument, NULL, 'X' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'F' },
@@ -105,7 +109,7 @@ int cmd_import(int argc, char **argv)
 	};
 	const char *format = "lackey", *output = "memtrace.mtrace";
 	uint64_t period = 1, seed = 1;
-	bool random = false, force = false;
+	bool random = true, random_given = false, fixed = false, force = false;
 	int opt;
 
 	optind = 1;
@@ -122,7 +126,10 @@ int cmd_import(int argc, char **argv)
 			}
 			break;
 		case 'R':
-			random = true;
+			random_given = true;
+			break;
+		case 'X':
+			fixed = true;
 			break;
 		case 'S':
 			if (mt_parse_u64(optarg, &seed)) {
@@ -156,16 +163,25 @@ int cmd_import(int argc, char **argv)
 		       optind >= argc ? "no INPUT given" : "more than one INPUT given");
 		return 2;
 	}
+	if (fixed && random_given) {
+		mt_err("import: --fixed-period and --random-period exclude each other");
+		return 2;
+	}
+	random = !fixed;
 	const char *name = argv[optind];
 
 	if (!strcmp(format, "perf")) {
-		if (period != 1 || random) {
-			mt_err("import: -c and --random-period are for lackey logs; a perf.data "
+		if (period != 1 || random_given || fixed) {
+			mt_err("import: -c, --random-period and --fixed-period are for lackey logs; a perf.data "
 			       "file keeps the samples perf took");
 			return 2;
 		}
 		return import_perf(name, output, force, argc, argv);
 	}
+	if (fixed && period > 1)
+		mt_warn("import: fixed period %llu: a loop whose accesses repeat with a period sharing a "
+			"factor with it is sampled at the same places (aliasing); the default random "
+			"period avoids it", (unsigned long long)period);
 	struct lackey_file *f = lackey_file_open(name);
 
 	if (!f)

@@ -44,7 +44,8 @@ static void usage(FILE *out)
 		"                         is under way, never overwritten or followed if a link\n"
 		"      --force            overwrite an existing FILE instead (no FILE.old)\n"
 		"  -d, --duration SEC     stop after SEC seconds\n"
-		"      --random-period    valgrind: periods drawn uniformly in [N/2, 3N/2]\n"
+		"      --random-period    valgrind: periods drawn uniformly in [N/2, 3N/2] (the default)\n"
+		"      --fixed-period     valgrind: every N-th access (aliases with short loops)\n"
 		"      --seed N           seed of --random-period (default 1)\n"
 		"      --kernel           with -a: also sample kernel-mode accesses\n"
 		"      --ring N           module backend: records per CPU ring (power of two, <= 1M);\n"
@@ -181,6 +182,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "random-period", no_argument, NULL, 'R' },
+		{ "fixed-period", no_argument, NULL, 'X' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "kernel", no_argument, NULL, 'K' },
 		{ "ring", required_argument, NULL, 'r' },
@@ -226,6 +228,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		}
 		case 'R': o->random_period = true; break;
+		case 'X': o->fixed_period = true; break;
 		case 'S':
 			if (mt_parse_u64(optarg, &o->seed)) {
 				mt_err("invalid seed '%s'", optarg);
@@ -267,6 +270,10 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 	}
 	if (o->kernel_addrs && !o->system_wide) {
 		mt_err("--kernel needs -a");
+		return 2;
+	}
+	if (o->fixed_period && o->random_period) {
+		mt_err("--fixed-period and --random-period exclude each other");
 		return 2;
 	}
 

@@ -1,5 +1,6 @@
 /* render_json.c - `memtracectl report --json`: one JSON object on stdout. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,7 +35,8 @@ static void json_ips(FILE *f, const struct memtrace_named_count *v, size_t n)
 	fputc(']', f);
 }
 
-static void json_hot(FILE *f, const struct memtrace_hot_bucket *hot, size_t n, const char *title)
+static void json_hot(FILE *f, const struct memtrace_hot_bucket *hot, size_t n, const char *title,
+		     double N)
 {
 	fprintf(f, ",\n  \"%s\": [", title);
 	for (size_t i = 0; i < n; i++) {
@@ -45,6 +47,9 @@ static void json_hot(FILE *f, const struct memtrace_hot_bucket *hot, size_t n, c
 		fprintf(f, "%s\n    {\"address\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
 			i ? "," : "", h->addr, h->count);
 		render_json_str(f, where);
+		fprintf(f, ", \"est_accesses\": %.6g, \"est_accesses_pm\": %.6g, \"rank_ties\": %zu",
+			(double)h->count * N, 1.96 * sqrt((double)h->count) * N,
+			memtrace_rank_ties(hot, n, i));
 		fprintf(f, ", \"ip_samples\": %" PRIu64 ", \"functions\": [", h->with_ip);
 		for (size_t j = 0; j < h->nfunctions; j++) {
 			fprintf(f, "%s{\"name\": ", j ? ", " : "");
@@ -97,6 +102,25 @@ static void json_meta(FILE *f, const char *path, const struct memtrace_report *r
 	fprintf(f, ",\n  \"reordered\": %" PRIu64, r->reordered);
 }
 
+/* "wss_data_est": estimates where one access in N was sampled (docs/accuracy.md) */
+static void json_est(FILE *f, const char *title, const struct memtrace_estimate *e, size_t rows)
+{
+	size_t few = 0, unseen = 0;
+
+	for (size_t i = 0; i < rows; i++) {
+		few += !!(e->flags[i] & MEMTRACE_EST_FEW_SAMPLES);
+		unseen += !!(e->flags[i] & MEMTRACE_EST_MOSTLY_UNSEEN);
+	}
+	fprintf(f, ",\n  \"%s\": {\"period\": %.6g, \"avg\": %.3f, \"avg_lo\": %.3f, "
+		   "\"avg_hi\": %.3f, \"p95\": %.3f, \"peak\": %.3f, \"total\": %.3f, "
+		   "\"total_lo\": %.3f, \"total_hi\": %.3f, \"total_reliable\": %s, "
+		   "\"windows\": %zu, \"unreliable_windows\": %zu, \"few_samples_windows\": %zu, "
+		   "\"mostly_unseen_windows\": %zu}",
+		title, e->period, e->avg, e->avg_lo, e->avg_hi, e->p95, e->peak, e->total,
+		e->total_lo, e->total_hi, e->total_flags ? "false" : "true", rows, e->unreliable,
+		few, unseen);
+}
+
 void render_json(FILE *f, const char *path, const struct memtrace_report *r)
 {
 	unsigned shift = r->bucket_shift;
@@ -109,15 +133,20 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r)
 	fprintf(f, ",\n  \"wss_code\": {\"available\": %s, \"avg\": %.3f, \"peak\": %" PRIu64
 		   ", \"total\": %" PRIu64 "}",
 		r->have_ip ? "true" : "false", r->code.avg, r->code.peak, r->code.total);
+	json_est(f, "wss_data_est", &r->data_est, r->data.n);
+	json_est(f, "wss_code_est", &r->code_est, r->code.n);
 	fprintf(f, ",\n  \"hot_wss\": [");
 	for (size_t i = 0; i < r->ncurve; i++)
-		fprintf(f, "%s\n    {\"min_count\": %" PRIu64 ", \"buckets\": %" PRIu64
-			   ", \"bytes\": %" PRIu64 ", \"accesses\": %" PRIu64 "}",
-			i ? "," : "", r->curve[i].min_count, r->curve[i].buckets,
-			r->curve[i].buckets << shift, r->curve[i].samples);
+		fprintf(f, "%s\n    {\"min_count\": %" PRIu64 ", \"min_accesses\": %.6g, "
+			   "\"buckets\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"accesses\": %" PRIu64
+			   ", \"noisy\": %s}",
+			i ? "," : "", r->curve[i].min_count,
+			(double)r->curve[i].min_count * r->data_est.period, r->curve[i].buckets,
+			r->curve[i].buckets << shift, r->curve[i].samples,
+			r->data_est.period > 1.0 && r->curve[i].min_count < 10 ? "true" : "false");
 	fprintf(f, "%s]", r->ncurve ? "\n  " : "");
-	json_hot(f, r->hot_data, r->nhot_data, "hot_data");
-	json_hot(f, r->hot_code, r->nhot_code, "hot_code");
+	json_hot(f, r->hot_data, r->nhot_data, "hot_data", r->data_est.period);
+	json_hot(f, r->hot_code, r->nhot_code, "hot_code", r->data_est.period);
 	fprintf(f, ",\n  \"peaks_found\": %zu", r->peaks_found);
 	fprintf(f, ",\n  \"peaks\": [");
 	for (size_t p = 0; p < r->npeaks; p++) {

@@ -27,6 +27,11 @@ void render_text_procs(FILE *f, const struct memtrace_report *r, const struct me
 			mt_fmt_bytes((uint64_t)(s->avg * (double)r->bucket), b1, sizeof(b1)),
 			mt_fmt_bytes(s->peak << r->bucket_shift, b2, sizeof(b2)),
 			mt_fmt_bytes(s->total << r->bucket_shift, b3, sizeof(b3)), p->shared);
+		const struct memtrace_estimate *e = &p->data_est;
+		if (e->period > 1.0)
+			fprintf(f, "    estimated avg %.1f [%.1f, %.1f], p95 %.1f, total %.1f buckets, "
+				   "%zu of %zu windows unreliable\n", e->avg, e->avg_lo, e->avg_hi, e->p95,
+				e->total, e->unreliable, s->n);
 		for (size_t j = 0; j < p->nhot && j < HOT_PER_PROCESS_TEXT; j++)
 			fprintf(f, "    %10" PRIu64 "  0x%016" PRIx64 "  %s\n", p->hot[j].count,
 				p->hot[j].addr, p->hot[j].where);
@@ -43,8 +48,12 @@ void render_json_procs(FILE *f, const struct memtrace_report *r)
 		fprintf(f, "%s\n    {\"pid\": %u, \"comm\": ", i ? "," : "", p->pid);
 		render_json_str(f, p->comm);
 		fprintf(f, ", \"samples\": %" PRIu64 ", \"wss_data\": {\"avg\": %.3f, \"peak\": %" PRIu64
-			   ", \"total\": %" PRIu64 "}, \"shared_buckets\": %" PRIu64 ", \"hot_data\": [",
-			p->samples, p->data.avg, p->data.peak, p->data.total, p->shared);
+			   ", \"total\": %" PRIu64 "}, \"wss_data_est\": {\"avg\": %.3f, \"avg_lo\": %.3f, "
+			   "\"avg_hi\": %.3f, \"p95\": %.3f, \"total\": %.3f, \"unreliable_windows\": %zu}"
+			   ", \"shared_buckets\": %" PRIu64 ", \"hot_data\": [",
+			p->samples, p->data.avg, p->data.peak, p->data.total, p->data_est.avg,
+			p->data_est.avg_lo, p->data_est.avg_hi, p->data_est.p95, p->data_est.total,
+			p->data_est.unreliable, p->shared);
 		for (size_t j = 0; j < p->nhot; j++) {
 			fprintf(f, "%s{\"address\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
 				j ? ", " : "", p->hot[j].addr, p->hot[j].count);

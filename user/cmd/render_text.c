@@ -1,5 +1,6 @@
 /* render_text.c - the text summary of `memtracectl report`. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,14 +45,35 @@ static void print_hot(FILE *f, const struct memtrace_report *r, const struct mem
 {
 	char share[16], by[64];
 
+	double N = r->data_est.period;
+	int scaled = N > 1.0;
+
 	snprintf(by, sizeof(by), "location  [%s by]", w->verb);
 	fprintf(f, "\n%s %s buckets (top %zu of %" PRIu64 "):\n", w->hot, code ? "code" : "data", n,
 		used);
-	fprintf(f, "  %12s  %-18s  %s\n", w->count, "address",
+	if (scaled)
+		fprintf(f, "  (one access in %.0f sampled: est. accesses = samples x %.0f, +- 95 %%; "
+			   "rank: firm, or ~k = ties with k others)\n", N, N);
+	fprintf(f, "  %12s  ", scaled ? "samples" : w->count);
+	if (scaled)
+		fprintf(f, "%22s  %5s  ", "est. accesses", "rank");
+	fprintf(f, "%-18s  %s\n", "address",
 		r->have_ip ? (code ? "location  [functions running there]" : by) : "location");
 	for (size_t i = 0; i < n; i++) {
 		const struct memtrace_hot_bucket *h = &hot[i];
-		fprintf(f, "  %12" PRIu64 "  0x%016" PRIx64 "  %s%s%s", h->count, h->addr, h->where,
+		fprintf(f, "  %12" PRIu64 "  ", h->count);
+		if (scaled) {
+			char acc[64], rank[32];
+			size_t ties = memtrace_rank_ties(hot, n, i);
+			snprintf(acc, sizeof(acc), "%.4g +- %.2g", (double)h->count * N,
+				 1.96 * sqrt((double)h->count) * N);
+			if (ties)
+				snprintf(rank, sizeof(rank), "~%zu", ties);
+			else
+				snprintf(rank, sizeof(rank), "firm");
+			fprintf(f, "%22s  %5s  ", acc, rank);
+		}
+		fprintf(f, "0x%016" PRIx64 "  %s%s%s", h->addr, h->where,
 			h->object ? " " : "", h->object ? h->object : "");
 		for (size_t j = 0; j < h->nfunctions && j < HOT_FNS_TEXT; j++) {
 			fmt_share(h->functions[j].count, h->with_ip, share, sizeof(share));
@@ -71,6 +93,42 @@ static void print_wss(FILE *f, const char *what, const char *wss, const struct m
 		mt_fmt_bytes((uint64_t)(s->avg * (double)bucket), b1, sizeof(b1)),
 		mt_fmt_bytes(s->peak << shift, b2, sizeof(b2)),
 		mt_fmt_bytes(s->total << shift, b3, sizeof(b3)));
+}
+
+static const char *est_reasons(unsigned flags)
+{
+	if (flags == (MEMTRACE_EST_FEW_SAMPLES | MEMTRACE_EST_MOSTLY_UNSEEN))
+		return "too few samples per window, most buckets unseen";
+	if (flags & MEMTRACE_EST_FEW_SAMPLES)
+		return "too few samples per window";
+	return "most buckets unseen";
+}
+
+/* The estimate of a sampled series: what the seen counts miss. */
+static void print_est(FILE *f, const struct memtrace_estimate *e, size_t rows)
+{
+	if (e->period <= 1.0)
+		return;
+	fprintf(f, "  estimated (one access in %.0f sampled): avg %.1f [%.1f, %.1f], p95 %.1f, "
+		   "peak %.1f, total %.1f [%.1f, %.1f] buckets%s\n",
+		e->period, e->avg, e->avg_lo, e->avg_hi, e->p95, e->peak, e->total, e->total_lo,
+		e->total_hi, e->total_flags ? " (total unreliable)" : "");
+	if (!e->unreliable)
+		return;
+	size_t few = 0, unseen = 0;
+	for (size_t i = 0; i < rows; i++) {
+		few += !!(e->flags[i] & MEMTRACE_EST_FEW_SAMPLES);
+		unseen += !!(e->flags[i] & MEMTRACE_EST_MOSTLY_UNSEEN);
+	}
+	if (rows && (e->flags[0] & MEMTRACE_EST_NOT_COUNTED))
+		fprintf(f, "  unreliable: the window spans more than 65531 intervals, too many to "
+			   "count f1, f2: use a larger --interval\n");
+	else
+		fprintf(f, "  unreliable: %zu of %zu windows (%zu with < 100 samples, %zu with most "
+			   "buckets unseen): use a longer --window or a smaller sampling period\n",
+			e->unreliable, rows, few, unseen);
+	if (e->total_flags)
+		fprintf(f, "  total unreliable: %s\n", est_reasons(e->total_flags));
 }
 
 static void print_header(FILE *f, const char *path, const struct memtrace_report *r,
@@ -150,22 +208,32 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r)
 	}
 	fputc('\n', f);
 	print_wss(f, "Data", w->wss, &r->data, r->bucket, r->bucket_shift);
-	if (r->have_ip)
+	print_est(f, &r->data_est, r->data.n);
+	char rp[8];
+	if (r->data_est.period > 1.0 && mt_kv_str(r->meta, "random_period", rp, sizeof(rp)) &&
+	    !strcmp(rp, "0"))
+		fprintf(f, "  fixed sampling period: a loop whose accesses repeat with a period sharing a "
+			   "factor with N is sampled at the same places, and no estimate sees it "
+			   "(docs/accuracy.md)\n");
+	if (r->have_ip) {
 		print_wss(f, "Code", w->code_wss, &r->code, r->bucket, r->bucket_shift);
-	else
+		print_est(f, &r->code_est, r->code.n);
+	} else
 		fprintf(f, "Code %s: not available (no instruction pointers in this trace)\n",
 			w->code_wss);
 	print_hot(f, r, w, r->hot_data, r->nhot_data, r->data.total, 0);
 	if (r->have_ip)
 		print_hot(f, r, w, r->hot_code, r->nhot_code, r->code.total, 1);
-	snprintf(c1, sizeof(c1), ">= %s", w->count);
+	double N = r->data_est.period;
+	snprintf(c1, sizeof(c1), ">= %s", N > 1.0 ? "est. accesses" : w->count);
 	snprintf(c2, sizeof(c2), "share of %s", w->samples);
 	fprintf(f, "\n%s:\n  %10s  %10s  %12s  %s\n", w->curve, c1, "buckets", "size", c2);
 	for (size_t i = 0; i < r->ncurve; i++)
-		fprintf(f, "  %10" PRIu64 "  %10" PRIu64 "  %12s  %5.1f %%\n", r->curve[i].min_count,
-			r->curve[i].buckets,
+		fprintf(f, "  %10" PRIu64 "  %10" PRIu64 "  %12s  %5.1f %%%s\n",
+			r->curve[i].min_count * (N > 1.0 ? (uint64_t)N : 1), r->curve[i].buckets,
 			mt_fmt_bytes(r->curve[i].buckets << r->bucket_shift, b1, sizeof(b1)),
-			100.0 * (double)r->curve[i].samples / (double)r->samples);
+			100.0 * (double)r->curve[i].samples / (double)r->samples,
+			N > 1.0 && r->curve[i].min_count < 10 ? "  (< 10 samples: noisy)" : "");
 	print_peaks(f, r, w);
 	render_text_procs(f, r, w);
 }

@@ -36,7 +36,9 @@ static void usage(FILE *out)
 		"      --per-process      one WSS and hot summary per process, and the buckets\n"
 		"                         in shared mappings (counted once for all processes)\n"
 		"      --json             machine-readable output on stdout\n"
-		"      --series FILE      write time,wss_data,wss_code (buckets) per interval as CSV\n"
+		"      --series FILE      write time,wss_data,wss_code (buckets) per interval as CSV,\n"
+		"                         then the data estimate: samples,f1,f2,est_data,est_data_lo,\n"
+		"                         est_data_hi,est_flags (docs/accuracy.md)\n"
 		"      --sensitivity G    peak detection sensitivity (default 1.0; smaller finds more)\n"
 		"  -h, --help             this text\n"
 		"\n"
@@ -126,11 +128,21 @@ static int write_series(const char *path, const struct memtrace_report *r)
 		mt_errno("cannot create %s", path);
 		return -1;
 	}
-	fprintf(f, "time,wss_data,wss_code\n");
+	const struct memtrace_estimate *e = &r->data_est;
+
+	fprintf(f, "time,wss_data,wss_code,samples,f1,f2,est_data,est_data_lo,est_data_hi,"
+		   "est_flags\n");
 	size_t n = r->data.n > r->code.n ? r->data.n : r->code.n;
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", (uint64_t)(i + 1) * r->interval,
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64, (uint64_t)(i + 1) * r->interval,
 			i < r->data.n ? r->data.wss[i] : 0, i < r->code.n ? r->code.wss[i] : 0);
+		if (i < r->data.n)
+			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%u\n",
+				e->samples[i], e->f1[i], e->f2[i], e->est[i], e->lo[i], e->hi[i],
+				e->flags[i]);
+		else
+			fprintf(f, ",0,0,0,0,0,0,0\n");
+	}
 	int bad = ferror(f);
 	if (f != stdout)
 		bad |= fclose(f);

@@ -27,8 +27,15 @@
 
 struct bucket_entry {
 	uint64_t count;		/* accesses (samples) so far */
-	uint64_t kend;		/* first report index no longer counting it */
+	uint32_t kend;		/* first report index no longer counting it
+				 * (< WSS_MAX_ROWS + the ring < 2^32) */
+	/* kend minus the same index of its 2nd and 3rd latest samples,
+	 * saturated at BUCKET_DELTA_OLD ("before every open window"): the
+	 * indices themselves are <= kend */
+	uint16_t d2, d3;
 };
+
+#define BUCKET_DELTA_OLD 0xffffu
 
 struct bucket_leaf {
 	struct bucket_entry e[BUCKET_LEAF_SIZE];

@@ -335,7 +335,9 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 	c->window_asked = cfg->window;
 	c->pid = cfg->filter.pid ? cfg->filter.pid : r->info.target_pid;
 
-	struct wss_config wc = { r->start_time, r->window, r->interval, r->bucket_shift };
+	/* n, f1, f2 for the estimates of sampled traces (engine/wss_est.h) */
+	struct wss_config wc = { r->start_time, r->window, r->interval, r->bucket_shift,
+				 r->info.sample_period > 1 };
 	if (wss_init(&c->data, &wc, err, errlen))
 		return -1;
 	if (wss_init(&c->code, &wc, err, errlen)) {
@@ -360,7 +362,8 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 
 	if (!tr)
 		return -1;
-	trace_skip(tr, (1u << CHUNK_SAMPLES) | (1u << CHUNK_WINDOWS) | (1u << CHUNK_LOST));
+	trace_skip(tr, (1u << CHUNK_SAMPLES) | (1u << CHUNK_WINDOWS) | (1u << CHUNK_WINDOWS2) |
+			   (1u << CHUNK_LOST));
 	while ((rc = trace_next(tr, &ch, err, errlen)) > 0) {
 		if (ch.type == CHUNK_MAPS && ch.len >= MAPS_HDR_SIZE) {
 			lines += trace_text_lines(ch.data + MAPS_HDR_SIZE, ch.len - MAPS_HDR_SIZE);
@@ -456,6 +459,8 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 	r->reordered = c->data.reordered;
 	rep_fill_series(c, &r->data, &c->data);
 	rep_fill_series(c, &r->code, &c->code);
+	rep_fill_estimate(c, &r->data_est, &c->data, rep_sample_period(r));
+	rep_fill_estimate(c, &r->code_est, &c->code, rep_sample_period(r));
 	return 0;
 }
 

@@ -87,6 +87,11 @@ size_t rep_range_of(const struct rep_ctx *c, uint64_t addr);
 
 void rep_fill_series(struct rep_ctx *c, struct memtrace_series *out, const struct wss *w);
 
+/* report_est.c: estimates of a series (rows, counts of w) */
+void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const struct wss *w,
+		       double period);
+double rep_sample_period(const struct memtrace_report *r);
+
 /* report_procs.c: the per-process summaries */
 void rep_procs_threads(struct rep_ctx *c, const unsigned char *p, size_t len);
 void rep_procs_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n);

@@ -33,6 +33,7 @@ int wss_init(struct wss *w, const struct wss_config *cfg, char *err, size_t errl
 		size <<= 1;
 	w->cfg = *cfg;
 	w->q = q;
+	w->counts_ok = cfg->counts && q < WSS_MAX_COUNTS_RING;
 	w->r = cfg->window - q * cfg->interval;
 	w->k = 0;
 	w->t_k = cfg->origin;
@@ -47,28 +48,42 @@ void wss_free(struct wss *w)
 {
 	free(w->diff);
 	free(w->rows);
+	free(w->counts);
 	bucket_map_free(&w->map);
 	memset(w, 0, sizeof(*w));
 }
 
+static uint64_t nonneg(int64_t v)
+{
+	return v > 0 ? (uint64_t)v : 0;
+}
+
 static void emit_current(struct wss *w)
 {
-	int64_t v = w->committed + w->diff[w->k & w->mask];
+	struct wss_diff *d = &w->diff[w->k & w->mask], *c = &w->committed;
 
-	w->committed = v;
-	w->diff[w->k & w->mask] = 0;
+	c->ge1 += d->ge1;
+	c->ge2 += d->ge2;
+	c->ge3 += d->ge3;
+	c->n += d->n;
+	memset(d, 0, sizeof(*d));
 	if (w->k == 0)
 		return;
-	uint64_t wss = v > 0 ? (uint64_t)v : 0;
+	uint64_t ge1 = nonneg(c->ge1), ge2 = nonneg(c->ge2), ge3 = nonneg(c->ge3);
+	struct wss_row row = { ge1, nonneg(c->n), ge1 - ge2, ge2 - ge3 };
+	if (!w->counts_ok)
+		row.samples = row.f1 = row.f2 = 0;	/* not counted: see wss.h */
 	if (w->on_row) {
-		w->on_row(w->row_ctx, w->k, w->t_k, wss);
+		w->on_row(w->row_ctx, w->k, w->t_k, &row);
 		return;
 	}
 	if (w->nrows == w->rows_cap) {
 		w->rows_cap = w->rows_cap ? w->rows_cap * 2 : 1024;
 		w->rows = mt_xrealloc(w->rows, w->rows_cap * sizeof(*w->rows));
+		w->counts = mt_xrealloc(w->counts, w->rows_cap * sizeof(*w->counts));
 	}
-	w->rows[w->nrows++] = wss;
+	w->counts[w->nrows] = (struct wss_row_counts){ row.samples, row.f1, row.f2 };
+	w->rows[w->nrows++] = row.seen;
 }
 
 void wss_emit_until(struct wss *w, uint64_t t)

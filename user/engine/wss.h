@@ -5,8 +5,19 @@
  * independent.  O(1) per sample: each bucket remembers the first report
  * index that no longer counts it, and a ring of (window/interval + 2)
  * difference counters turns those into per-report sizes.  Memory: one
- * 16-byte entry per distinct bucket, bounded by the address space touched.
+ * 24-byte entry per distinct bucket, bounded by the address space touched.
  * The same map gives exact access counts per bucket (hot buckets).
+ *
+ * For estimates from sampled streams (engine/wss_est.h) every row also
+ * carries the samples in its window n and f1, f2 (buckets seen exactly once,
+ * twice in the window), exactly and still O(1) per sample: a bucket also
+ * keeps the report-end indices of its 2nd and 3rd latest samples (as 16-bit
+ * distances below kend, saturated: a window of at most WSS_MAX_COUNTS_RING
+ * intervals never reaches back that far), and three more difference
+ * counters per ring slot give n, F>=2 and F>=3 per report; f1 = S - F>=2,
+ * f2 = F>=2 - F>=3.  Only with cfg.counts (they cost ~15-40 % of the
+ * throughput; exact streams do not need them) and windows of fewer intervals
+ * (counts_ok; otherwise n, f1, f2 are 0).
  */
 #ifndef MEMTRACE_WSS_H
 #define MEMTRACE_WSS_H
@@ -25,22 +36,44 @@
  */
 #define WSS_MAX_ROWS	10000000ull
 
+/* window/interval below this: f1, f2 are counted (see above) */
+#define WSS_MAX_COUNTS_RING	(BUCKET_DELTA_OLD - 2)
+
 struct wss_config {
 	uint64_t origin;	/* trace start, in the trace's time unit */
 	uint64_t window;	/* tau > 0 */
 	uint64_t interval;	/* T > 0 */
 	unsigned bucket_shift;	/* log2(bucket size), 6..21 */
+	int counts;		/* also count n, f1, f2 per row (sampled streams) */
 };
 
-typedef void (*wss_row_fn)(void *ctx, uint64_t k, uint64_t t_k, uint64_t wss);
+/* What one report row counts in (t_k - window, t_k]. */
+struct wss_row {
+	uint64_t seen;		/* distinct buckets: the WSS */
+	uint64_t samples;	/* n, samples */
+	uint64_t f1, f2;	/* buckets with exactly 1, 2 samples */
+};
+
+/* The same without seen (stored apart in rows[]). */
+struct wss_row_counts {
+	uint64_t samples, f1, f2;
+};
+
+typedef void (*wss_row_fn)(void *ctx, uint64_t k, uint64_t t_k, const struct wss_row *row);
+
+/* One ring slot: difference counters of F>=1 (the WSS), F>=2, F>=3, n. */
+struct wss_diff {
+	int64_t ge1, ge2, ge3, n;
+};
 
 struct wss {
 	struct wss_config cfg;
 	uint64_t q, r;		/* window = q * interval + r */
+	int counts_ok;		/* cfg.counts and q < WSS_MAX_COUNTS_RING */
 	uint64_t k, t_k;	/* current report index and its time */
-	int64_t *diff;		/* ring of difference counters */
+	struct wss_diff *diff;	/* ring of difference counters */
 	uint64_t mask;
-	int64_t committed;	/* sum of diff[j] for j < k */
+	struct wss_diff committed;	/* sum of diff[j] for j < k */
 	uint64_t last_time;
 	uint64_t samples, reordered;
 	uint64_t too_long;	/* 0, or the first time past WSS_MAX_ROWS intervals */
@@ -49,6 +82,7 @@ struct wss {
 	wss_row_fn on_row;
 	void *row_ctx;
 	uint64_t *rows;		/* rows[k - 1] = WSS(t_k) */
+	struct wss_row_counts *counts;	/* counts[k - 1]: n, f1, f2 of the same row */
 	size_t nrows, rows_cap;
 };
 
@@ -79,13 +113,40 @@ static inline void wss_account(struct wss *w, uint64_t t, struct bucket_entry *e
 	uint64_t off = t + T - w->t_k;	/* position in the slot, (0, T] */
 	uint64_t kend = w->k + w->q + (off + w->r > T ? 1 : 0);
 
+	uint64_t k = w->k, m = w->mask;
+	uint64_t e1 = e->kend;
+
 	e->count++;
-	if (e->kend > w->k)
-		w->diff[e->kend & w->mask]++;
-	else
-		w->diff[w->k & w->mask]++;
-	w->diff[kend & w->mask]--;
-	e->kend = kend;
+	/* the bucket now counts once in [k, kend), twice in [k, e1), three
+	 * times in [k, e2): add what was not counted yet */
+	w->diff[(e1 > k ? e1 : k) & m].ge1++;
+	w->diff[kend & m].ge1--;
+	if (!w->counts_ok) {
+		e->kend = (uint32_t)kend;	/* exact streams: the WSS alone */
+		return;
+	}
+	w->diff[k & m].n++;
+	w->diff[kend & m].n--;
+	if (e1 > k) {
+		uint64_t e2 = e1 > e->d2 ? e1 - e->d2 : 0;
+		w->diff[(e2 > k ? e2 : k) & m].ge2++;
+		w->diff[e1 & m].ge2--;
+		if (e2 > k) {
+			uint64_t e3 = e1 > e->d3 ? e1 - e->d3 : 0;
+			w->diff[(e3 > k ? e3 : k) & m].ge3++;
+			w->diff[e2 & m].ge3--;
+			/* e3 falls out: e2 is the new 3rd latest */
+			e->d3 = (uint16_t)(kend - e2);
+		} else {
+			e->d3 = BUCKET_DELTA_OLD;
+		}
+		e->d2 = (uint16_t)(kend - e1);
+	} else {
+		/* the 2nd and 3rd latest are before every open window */
+		e->d2 = BUCKET_DELTA_OLD;
+		e->d3 = BUCKET_DELTA_OLD;
+	}
+	e->kend = (uint32_t)kend;
 }
 
 static inline void wss_add(struct wss *w, uint64_t t, uint64_t addr)

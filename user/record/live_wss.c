@@ -8,27 +8,29 @@
 #include "trace/format.h"
 #include "trace/writer.h"
 
-static void row_push(struct row_buf *b, uint64_t t, uint64_t v)
+static void row_push(struct row_buf *b, uint64_t t, const struct wss_row *row)
 {
 	if (b->n == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 256;
 		b->t = mt_xrealloc(b->t, b->cap * sizeof(*b->t));
 		b->v = mt_xrealloc(b->v, b->cap * sizeof(*b->v));
+		b->c = mt_xrealloc(b->c, b->cap * sizeof(*b->c));
 	}
 	b->t[b->n] = t;
-	b->v[b->n++] = v;
+	b->c[b->n] = (struct wss_row_counts){ row->samples, row->f1, row->f2 };
+	b->v[b->n++] = row->seen;
 }
 
-static void live_row_data(void *ctx, uint64_t k, uint64_t t, uint64_t v)
+static void live_row_data(void *ctx, uint64_t k, uint64_t t, const struct wss_row *row)
 {
 	(void)k;
-	row_push(&((struct recorder *)ctx)->rows_data, t, v);
+	row_push(&((struct recorder *)ctx)->rows_data, t, row);
 }
 
-static void live_row_code(void *ctx, uint64_t k, uint64_t t, uint64_t v)
+static void live_row_code(void *ctx, uint64_t k, uint64_t t, const struct wss_row *row)
 {
 	(void)k;
-	row_push(&((struct recorder *)ctx)->rows_code, t, v);
+	row_push(&((struct recorder *)ctx)->rows_code, t, row);
 }
 
 int live_wss_init(struct recorder *r)
@@ -36,7 +38,8 @@ int live_wss_init(struct recorder *r)
 	char err[256];
 
 	r->live_interval = r->time_is_ns ? LIVE_INTERVAL_NS : LIVE_INTERVAL_INSN;
-	struct wss_config cfg = { r->start, r->live_interval, r->live_interval, LIVE_BUCKET_SHIFT };
+	/* n, f1, f2 for WINDOWS2 rows: the source's rate bounds the cost */
+	struct wss_config cfg = { r->start, r->live_interval, r->live_interval, LIVE_BUCKET_SHIFT, 1 };
 	if (wss_init(&r->live_data, &cfg, err, sizeof(err)) ||
 	    wss_init(&r->live_code, &cfg, err, sizeof(err))) {
 		mt_err("%s", err);
@@ -86,18 +89,23 @@ int live_wss_write(struct recorder *r, int all)
 	put_le32(h + 16, LIVE_BUCKET_SHIFT);
 	bytebuf_put(&b, h, sizeof(h));
 	for (size_t i = 0; i < n; i++) {
-		unsigned char rec[WINDOW_REC_SIZE];
+		unsigned char rec[WINDOW2_REC_SIZE];
+		const struct wss_row_counts *c = &r->rows_data.c[i];
 		put_le64(rec, r->rows_data.t[i]);
 		put_le64(rec + 8, r->rows_data.v[i]);
 		put_le64(rec + 16, r->rows_code.v[i]);
+		put_le64(rec + 24, c->samples);
+		put_le64(rec + 32, c->f1);
+		put_le64(rec + 40, c->f2);
 		bytebuf_put(&b, rec, sizeof(rec));
 	}
-	int rc = trace_write_chunk(r->w, CHUNK_WINDOWS, CODEC_ZSTD, b.data, b.len, (uint32_t)n);
+	int rc = trace_write_chunk(r->w, CHUNK_WINDOWS2, CODEC_ZSTD, b.data, b.len, (uint32_t)n);
 	r->live_pages = r->rows_data.v[n - 1];	/* the status line's, once the rows are gone */
 	bytebuf_free(&b);
 	for (struct row_buf *rb = &r->rows_data; rb; rb = rb == &r->rows_data ? &r->rows_code : NULL) {
 		memmove(rb->t, rb->t + n, (rb->n - n) * sizeof(*rb->t));
 		memmove(rb->v, rb->v + n, (rb->n - n) * sizeof(*rb->v));
+		memmove(rb->c, rb->c + n, (rb->n - n) * sizeof(*rb->c));
 		rb->n -= n;
 	}
 	return rc;
@@ -116,6 +124,8 @@ void live_wss_free(struct recorder *r)
 	}
 	free(r->rows_data.t);
 	free(r->rows_data.v);
+	free(r->rows_data.c);
 	free(r->rows_code.t);
 	free(r->rows_code.v);
+	free(r->rows_code.c);
 }

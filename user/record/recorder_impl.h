@@ -25,6 +25,7 @@
 
 struct row_buf {
 	uint64_t *t, *v;
+	struct wss_row_counts *c;	/* samples, f1, f2 of each row */
 	size_t n, cap;
 };
 

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "util/util.h"
+
 /* ---- sampler ---------------------------------------------------------- */
 
 static uint64_t splitmix64(uint64_t *x)
@@ -250,8 +252,18 @@ static int parse_lines(struct lackey_parser *p, const char *s, const char *end)
 		s = next;
 		if (!p->accesses++)
 			p->first_addr = addr;
-		if (!lackey_sampler_take(&p->sampler))
+		if (!lackey_sampler_take(&p->sampler)) {
+			p->alias_other |= ip != p->alias_ip;
 			continue;
+		}
+		if (ip == p->alias_ip && p->alias_other) {
+			if (++p->alias_run == LACKEY_ALIAS_RUN && !p->sampler.random && !p->aliased)
+				p->aliased = ip;
+		} else if (ip != p->alias_ip) {
+			p->alias_ip = ip;
+			p->alias_run = 0;
+		}
+		p->alias_other = false;
 		struct memtrace_sample *o = &p->batch[p->nbatch++];
 
 		o->time = insns;
@@ -355,4 +367,15 @@ bool lackey_looks_valid(const char *buf, size_t len)
 		s = next;
 	}
 	return good > 0 && bad <= good;
+}
+
+void lackey_warn_aliasing(const struct lackey_parser *p, const char *who)
+{
+	if (!p->aliased)
+		return;
+	mt_warn("%sthe fixed period %llu kept %u samples in a row at instruction 0x%llx while "
+		"others accessed memory in between: a short loop aliases with the period and the "
+		"trace sees only part of it; use a random period (the default, --random-period)",
+		who, (unsigned long long)p->sampler.period, LACKEY_ALIAS_RUN,
+		(unsigned long long)p->aliased);
 }

@@ -68,6 +68,14 @@ struct lackey_parser {
 	char first_bad[64];	/* start of the first malformed line */
 	uint64_t first_bad_line; /* its line number (1-based), 0 if none */
 
+	/* Fixed-period aliasing: LACKEY_ALIAS_RUN kept samples in a row at one
+	 * instruction while other instructions accessed memory in between (a
+	 * loop whose length shares a factor with N).  aliased: that ip, 0 if
+	 * never. */
+	uint64_t aliased;
+	uint64_t alias_ip, alias_run;
+	bool alias_other;
+
 	/* Sample fields set by the caller. */
 	uint32_t pid;		/* pid = tid of every sample; 0: use log_pid */
 
@@ -83,6 +91,11 @@ struct lackey_parser {
 	char carry[LACKEY_MAX_LINE + 1];
 	struct memtrace_sample batch[LACKEY_BATCH];
 };
+
+#define LACKEY_ALIAS_RUN 1000
+
+/* One warning line if p saw fixed-period aliasing; who: "" or "FILE: ". */
+void lackey_warn_aliasing(const struct lackey_parser *p, const char *who);
 
 /* period 0 is taken as 1.  Deterministic for a given (period, random, seed). */
 void lackey_sampler_init(struct lackey_sampler *s, uint64_t period,

@@ -295,7 +295,7 @@ void lackey_file_start(struct lackey_file *f, struct recorder *r, const char *ou
 	recorder_meta(r, "source", "valgrind-lackey");
 	recorder_meta(r, "event", "all-data-accesses");
 	recorder_meta(r, "sample_period", "%llu", (unsigned long long)period);
-	recorder_meta(r, "random_period", "%d", random ? 1 : 0);
+	recorder_meta(r, "random_period", "%d", random && period > 1 ? 1 : 0);
 	recorder_meta(r, "seed", "%llu", (unsigned long long)seed);
 	recorder_meta(r, "clock", "instructions");
 	recorder_meta(r, "time_unit", "insn");
@@ -354,6 +354,11 @@ static int lf_finish(void *state, struct recorder *r, int failed, const char **r
 	if (p->other_pid)
 		mt_warn("%s: the log also holds process %u (a forked child?): its accesses "
 			"are mixed in and attributed to pid %u", f->in.name, p->other_pid, p->log_pid);
+	if (p->aliased) {
+		char who[300];
+		snprintf(who, sizeof(who), "%s: ", f->in.name);
+		lackey_warn_aliasing(p, who);
+	}
 	if (p->bad_lines && !f->read_failed)	/* garbled by the damage: expected */
 		mt_warn("%s: %llu malformed lines ignored (first at line %llu: \"%s\")", f->in.name,
 			(unsigned long long)p->bad_lines, (unsigned long long)p->first_bad_line,

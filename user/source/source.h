@@ -30,6 +30,7 @@ struct record_opts {
 	const char *event;	/* -e EVENT, "auto" by default */
 	uint64_t period;	/* -c PERIOD, 0 = backend default */
 	bool random_period;	/* --random-period */
+	bool fixed_period;	/* --fixed-period: valgrind keeps every N-th access */
 	uint64_t seed;		/* --seed */
 	double duration;	/* --duration SEC, 0 = until the target exits */
 	const char *output;	/* -o FILE */

@@ -105,7 +105,7 @@ static void set_meta(struct recorder *r, const struct record_opts *o, uint64_t p
 	recorder_meta(r, "source", "valgrind-lackey");
 	recorder_meta(r, "event", "all-data-accesses");
 	recorder_meta(r, "sample_period", "%llu", (unsigned long long)period);
-	recorder_meta(r, "random_period", "%d", o->random_period ? 1 : 0);
+	recorder_meta(r, "random_period", "%d", period > 1 && !o->fixed_period ? 1 : 0);
 	recorder_meta(r, "seed", "%llu", (unsigned long long)o->seed);
 	recorder_meta(r, "clock", "instructions");
 	recorder_meta(r, "time_unit", "insn");
@@ -227,7 +227,12 @@ static void *vg_open(const struct record_opts *o, struct recorder *r)
 	}
 	v->p = mt_xmalloc(sizeof(*v->p));
 	v->buf = mt_xmalloc(READ_BUF);
-	lackey_init(v->p, period, o->random_period, o->seed, vg_emit, v);
+	/* random gaps by default: a fixed period aliases with loops (docs/accuracy.md) */
+	if (o->fixed_period && period > 1)
+		mt_warn("fixed period %llu: a loop whose accesses repeat with a period sharing a "
+			"factor with it is sampled at the same places (aliasing); the default random "
+			"period avoids it", (unsigned long long)period);
+	lackey_init(v->p, period, !o->fixed_period, o->seed, vg_emit, v);
 	v->p->pid = (uint32_t)v->pid;
 	v->copy_ok = v->logfd >= 0;
 	set_meta(r, o, period, v->pid);
@@ -388,6 +393,7 @@ static int vg_finish(void *state, struct recorder *r, int failed, const char **r
 	if (p->other_pid)
 		mt_warn("the lackey stream also holds process %u (a forked child?): its "
 			"accesses are mixed in and attributed to pid %u", p->other_pid, (unsigned)v->pid);
+	lackey_warn_aliasing(p, "");
 	if (p->bad_lines)
 		mt_warn("%llu lines of the lackey stream not understood (first at line %llu: \"%s\")",
 			(unsigned long long)p->bad_lines, (unsigned long long)p->first_bad_line,

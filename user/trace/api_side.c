@@ -89,23 +89,32 @@ static int side_lost(struct memtrace_trace *t, struct caps *cap, const struct tr
 static int side_windows(struct memtrace_trace *t, struct caps *cap, const struct trace_chunk *c,
 			char *err, size_t errlen)
 {
-	if (c->len < WINDOW_HDR_SIZE ||
-	    c->len - WINDOW_HDR_SIZE != (size_t)c->count * WINDOW_REC_SIZE)
-		return bad_records(c, "WINDOWS", err, errlen);
+	int two = c->type == CHUNK_WINDOWS2;
+	size_t rec = two ? WINDOW2_REC_SIZE : WINDOW_REC_SIZE;
+
+	if (c->len < WINDOW_HDR_SIZE || c->len - WINDOW_HDR_SIZE != (size_t)c->count * rec)
+		return bad_records(c, two ? "WINDOWS2" : "WINDOWS", err, errlen);
 	if (too_many(t, c, err, errlen))
 		return -1;
 	uint64_t window = get_le64(c->data), interval = get_le64(c->data + 8);
 	uint32_t shift = get_le32(c->data + 16);
 	t->windows = grow(t->windows, &cap->windows, t->nwindows + c->count, sizeof(*t->windows));
 	for (uint32_t i = 0; i < c->count; i++) {
-		const unsigned char *p = c->data + WINDOW_HDR_SIZE + (size_t)i * WINDOW_REC_SIZE;
+		const unsigned char *p = c->data + WINDOW_HDR_SIZE + (size_t)i * rec;
 		struct memtrace_window_row *w = &t->windows[t->nwindows++];
+		memset(w, 0, sizeof(*w));
 		w->window = window;
 		w->interval = interval;
 		w->bucket_shift = shift;
 		w->time = get_le64(p);
 		w->wss_data = get_le64(p + 8);
 		w->wss_code = get_le64(p + 16);
+		if (two) {
+			w->samples = get_le64(p + 24);
+			w->f1 = get_le64(p + 32);
+			w->f2 = get_le64(p + 40);
+			w->has_counts = 1;
+		}
 	}
 	return 0;
 }
@@ -172,7 +181,8 @@ static int scan_chunk(struct memtrace_trace *t, struct caps *cap, const struct t
 	case CHUNK_SAMPLES: return scan_samples(t, c, err, errlen);
 	case CHUNK_THREADS: return side_threads(t, cap, c, err, errlen);
 	case CHUNK_LOST: return side_lost(t, cap, c, err, errlen);
-	case CHUNK_WINDOWS: return side_windows(t, cap, c, err, errlen);
+	case CHUNK_WINDOWS:
+	case CHUNK_WINDOWS2: return side_windows(t, cap, c, err, errlen);
 	case CHUNK_MAPS: return side_maps(t, cap, c, err, errlen);
 	default: return 0;
 	}

@@ -23,6 +23,7 @@ enum chunk_type {
 	CHUNK_LOST = 5,
 	CHUNK_WINDOWS = 6,
 	CHUNK_END = 7,
+	CHUNK_WINDOWS2 = 10,	/* WINDOWS with the estimator's counts */
 };
 
 enum chunk_codec {
@@ -45,6 +46,7 @@ enum sample_column {
 #define LOST_REC_SIZE	32
 #define WINDOW_HDR_SIZE	24
 #define WINDOW_REC_SIZE	24
+#define WINDOW2_REC_SIZE	48	/* WINDOWS2: + samples, f1, f2 of the data row */
 #define MAPS_HDR_SIZE	16
 
 struct chunk_hdr {

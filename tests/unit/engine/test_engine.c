@@ -15,7 +15,7 @@ static size_t run(const struct ev *e, size_t n, uint64_t origin, uint64_t window
 		  uint64_t interval, unsigned shift, uint64_t *rows, size_t max)
 {
 	struct wss w;
-	struct wss_config cfg = { origin, window, interval, shift };
+	struct wss_config cfg = { origin, window, interval, shift, 0 };
 	char err[128];
 
 	if (wss_init(&w, &cfg, err, sizeof(err)))
@@ -106,7 +106,7 @@ TEST(idle_gap_gives_zero_rows)
 TEST(time_going_backwards_is_clamped)
 {
 	struct wss w;
-	struct wss_config cfg = { 0, 10, 10, 12 };
+	struct wss_config cfg = { 0, 10, 10, 12, 0 };
 	char err[64];
 	CHECK(!wss_init(&w, &cfg, err, sizeof(err)));
 	wss_add(&w, 15, 0x1000);
@@ -123,9 +123,9 @@ TEST(bad_config_rejected)
 {
 	struct wss w;
 	char err[128];
-	struct wss_config zero_t = { 0, 10, 0, 12 }, zero_w = { 0, 0, 10, 12 };
-	struct wss_config tiny_bucket = { 0, 10, 10, 5 }, huge_bucket = { 0, 10, 10, 22 };
-	struct wss_config huge_ratio = { 0, 1ull << 40, 1, 12 };
+	struct wss_config zero_t = { 0, 10, 0, 12, 0 }, zero_w = { 0, 0, 10, 12, 0 };
+	struct wss_config tiny_bucket = { 0, 10, 10, 5, 0 }, huge_bucket = { 0, 10, 10, 22, 0 };
+	struct wss_config huge_ratio = { 0, 1ull << 40, 1, 12, 0 };
 	CHECK(wss_init(&w, &zero_t, err, sizeof(err)) == -1);
 	CHECK(wss_init(&w, &zero_w, err, sizeof(err)) == -1);
 	CHECK(wss_init(&w, &tiny_bucket, err, sizeof(err)) == -1);
@@ -183,7 +183,7 @@ TEST(random_streams_match_brute_force)
 TEST(hot_top_orders_by_count_then_address)
 {
 	struct wss w;
-	struct wss_config cfg = { 0, 10, 10, 12 };
+	struct wss_config cfg = { 0, 10, 10, 12, 0 };
 	char err[64];
 	CHECK(!wss_init(&w, &cfg, err, sizeof(err)));
 	/* bucket 5: 3x, bucket 2: 2x, bucket 9: 2x, bucket 1: 1x */

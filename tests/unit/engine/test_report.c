@@ -130,6 +130,29 @@ TEST(report_series_and_summary)
 	memtrace_report_free(r);
 }
 
+TEST(report_estimate_of_an_exact_trace_is_the_series)
+{
+	struct memtrace_report *r = compute(&base);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	const struct memtrace_estimate *e = &r->data_est;
+	CHECK(e->period == 1.0);	/* no sample_period: every access */
+	for (size_t i = 0; i < r->data.n; i++) {
+		CHECK(e->est[i] == (double)r->data.wss[i]);
+		CHECK(e->lo[i] == e->est[i] && e->hi[i] == e->est[i]);
+		CHECK_EQ_U64(e->flags[i], 0);
+	}
+	/* an exact trace needs no counts: n, f1, f2 are not kept */
+	CHECK_EQ_U64(e->samples[6], 0);
+	CHECK_EQ_U64(e->f1[6], 0);
+	CHECK_EQ_U64(e->f2[6], 0);
+	CHECK_EQ_U64(e->unreliable, 0);
+	CHECK(e->total == 6.0 && e->peak == 6.0 && e->p95 == 6.0);
+	CHECK(e->avg == r->data.avg);
+	memtrace_report_free(r);
+}
+
 TEST(report_peaks)
 {
 	struct memtrace_report *r = compute(&base);

@@ -275,6 +275,32 @@ TEST(lackey_random_parser_deterministic)
 	free(p3);
 }
 
+/* A two-instruction loop (one load each) sampled every 2nd access keeps only
+ * the second instruction: aliasing, detected; random gaps or an odd period
+ * keep both and are not flagged. */
+TEST(lackey_fixed_period_aliasing_detected)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *log = malloc(cap);
+	struct sink k[3];
+	const struct { uint64_t period; bool random; uint64_t want; } c[3] = {
+		{ 2, false, 0x401004 }, { 2, true, 0 }, { 3, false, 0 },
+	};
+
+	for (int i = 0; i < 5000; i++)
+		len += (size_t)snprintf(log + len, cap - len, "I  00401000,4\n L %08x,8\n"
+					"I  00401004,4\n L %08x,8\n", 0x10000 + 8 * i, 0x90000 + 8 * i);
+	for (int j = 0; j < 3; j++) {
+		struct lackey_parser *p = new_parser(c[j].period, c[j].random, 1, &k[j]);
+		feed_all(p, log, len);
+		lackey_finish(p);
+		CHECK_EQ_U64(p->aliased, c[j].want);
+		free(k[j].s);
+		free(p);
+	}
+	free(log);
+}
+
 TEST(lackey_access_before_insn)
 {
 	static const char log[] = " S 10,4\nI  20,1\n L 30,4\n";

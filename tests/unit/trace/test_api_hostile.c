@@ -336,7 +336,7 @@ TEST(hostile_side_chunk_lengths)
 
 TEST(hostile_windows_lost_threads_exact)
 {
-	struct bld b = { 0 }, l = { 0 }, th = { 0 }, w = { 0 }, p = { 0 };
+	struct bld b = { 0 }, l = { 0 }, th = { 0 }, w = { 0 }, w2 = { 0 }, p = { 0 };
 	uint64_t t[2] = { 10, 20 }, a[2] = { 0x1000, 0x2000 };
 
 	std_head(&b, 0);
@@ -352,6 +352,11 @@ TEST(hostile_windows_lost_threads_exact)
 	bput_u64(&w, 10); bput_u64(&w, 1); bput_u64(&w, 0);
 	bput_u64(&w, 20); bput_u64(&w, 1); bput_u64(&w, 0);
 	add_chunk(&b, CHUNK_WINDOWS, 1, w.p, w.len, 2, 0);
+	/* WINDOWS2 (type 10): the same and samples, f1, f2 of the data row */
+	bput_u64(&w2, 10); bput_u64(&w2, 10); bput_u32(&w2, 12); bput_u32(&w2, 0);
+	bput_u64(&w2, 30); bput_u64(&w2, 3); bput_u64(&w2, 1);
+	bput_u64(&w2, 7); bput_u64(&w2, 2); bput_u64(&w2, 1);
+	add_chunk(&b, CHUNK_WINDOWS2, 1, w2.p, w2.len, 1, 0);
 	add_text(&b, CHUNK_END, "end_reason=x\nend_time=20\n");
 
 	struct memtrace_trace *tr = memtrace_trace_open(bld_write(&b, "side2.mtrace"), err,
@@ -374,21 +379,29 @@ TEST(hostile_windows_lost_threads_exact)
 	CHECK_EQ_U64(ts[0].pid, 100);
 	CHECK_EQ_U64(ts[0].tid, 101);
 	CHECK_STR(ts[0].comm, "worker");
-	CHECK_EQ_U64(memtrace_trace_windows(tr, &wr, err, sizeof(err)), 2);
+	CHECK_EQ_U64(memtrace_trace_windows(tr, &wr, err, sizeof(err)), 3);
 	CHECK_EQ_U64(wr[0].window, 10);
 	CHECK_EQ_U64(wr[0].interval, 10);
 	CHECK_EQ_U64(wr[0].bucket_shift, 12);
 	CHECK_EQ_U64(wr[1].time, 20);
 	CHECK_EQ_U64(wr[1].wss_data, 1);
 	CHECK_EQ_U64(wr[1].wss_code, 0);
+	CHECK_EQ_U64(wr[1].has_counts, 0);
+	CHECK_EQ_U64(wr[2].time, 30);
+	CHECK_EQ_U64(wr[2].wss_data, 3);
+	CHECK_EQ_U64(wr[2].wss_code, 1);
+	CHECK_EQ_U64(wr[2].samples, 7);
+	CHECK_EQ_U64(wr[2].f1, 2);
+	CHECK_EQ_U64(wr[2].f2, 1);
+	CHECK_EQ_U64(wr[2].has_counts, 1);
 	CHECK(!memtrace_trace_info(tr, &in, err, sizeof(err)));
 	CHECK_EQ_U64(in.lost, 6);
 	CHECK_EQ_U64(in.throttled, 2);
 	CHECK_EQ_U64(in.threads, 1);
 	CHECK_EQ_U64(in.end_time, 20);
-	CHECK_EQ_U64(in.chunks, 6);
+	CHECK_EQ_U64(in.chunks, 7);
 	memtrace_trace_close(tr);
-	free(b.p); free(l.p); free(th.p); free(w.p); free(p.p);
+	free(b.p); free(l.p); free(th.p); free(w.p); free(w2.p); free(p.p);
 }
 
 TEST(hostile_empty_trace_reads)

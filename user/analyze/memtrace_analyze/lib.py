@@ -77,7 +77,8 @@ class Lost(C.Structure):
 
 class WindowRow(C.Structure):
     _fields_ = [("window", C.c_uint64), ("interval", C.c_uint64), ("bucket_shift", C.c_uint32),
-                ("time", C.c_uint64), ("wss_data", C.c_uint64), ("wss_code", C.c_uint64)]
+                ("time", C.c_uint64), ("wss_data", C.c_uint64), ("wss_code", C.c_uint64),
+                ("samples", C.c_uint64), ("f1", C.c_uint64), ("f2", C.c_uint64), ("has_counts", C.c_int)]
 
 
 class MapsSnapshot(C.Structure):
@@ -127,6 +128,19 @@ class Region(C.Structure):
                 ("samples", C.c_uint64), ("buckets", C.c_uint64)]
 
 
+EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN = 1, 2      # MEMTRACE_EST_* reasons
+
+
+class Estimate(C.Structure):
+    _fields_ = [("period", C.c_double), ("samples", u64p), ("f1", u64p), ("f2", u64p),
+                ("est", C.POINTER(C.c_double)), ("lo", C.POINTER(C.c_double)), ("hi", C.POINTER(C.c_double)),
+                ("flags", C.POINTER(C.c_uint)), ("unreliable", C.c_size_t),
+                ("avg", C.c_double), ("avg_lo", C.c_double), ("avg_hi", C.c_double),
+                ("peak", C.c_double), ("p95", C.c_double),
+                ("total", C.c_double), ("total_lo", C.c_double), ("total_hi", C.c_double),
+                ("total_flags", C.c_uint)]
+
+
 class Report(C.Structure):
     _fields_ = [("bucket", C.c_uint64), ("window", C.c_uint64), ("interval", C.c_uint64),
                 ("bucket_shift", C.c_uint), ("time_is_ns", C.c_int), ("start_time", C.c_uint64),
@@ -140,7 +154,9 @@ class Report(C.Structure):
                 ("ncurve", C.c_size_t), ("curve", C.POINTER(CurvePoint)),
                 ("nbuckets", C.c_size_t), ("bucket_addr", u64p), ("bucket_count", u64p),
                 ("nregions", C.c_size_t), ("regions", C.POINTER(Region)),
-                ("meta", C.c_char_p), ("end_meta", C.c_char_p)]
+                ("meta", C.c_char_p), ("end_meta", C.c_char_p),
+                ("nprocesses", C.c_size_t), ("processes", C.c_void_p), ("shared_buckets", C.c_uint64),
+                ("data_est", Estimate), ("code_est", Estimate)]
 
 
 # --- resolve.h ---------------------------------------------------------------
@@ -494,6 +510,19 @@ def _series(se):
     return {"n": n, "time": t, "wss": w, "avg": se.avg, "peak": se.peak, "total": se.total}
 
 
+def _estimate(e, n):
+    """struct memtrace_estimate as a dict of numpy arrays (n rows) and summaries."""
+    def arr(p, dtype):
+        return np.ctypeslib.as_array(p, (n,)).copy() if n else np.zeros(0, dtype)
+    out = {"period": e.period, "samples": arr(e.samples, np.uint64), "f1": arr(e.f1, np.uint64),
+           "f2": arr(e.f2, np.uint64), "est": arr(e.est, np.float64), "lo": arr(e.lo, np.float64),
+           "hi": arr(e.hi, np.float64), "flags": arr(e.flags, np.uint32)}
+    for k in ("unreliable", "avg", "avg_lo", "avg_hi", "peak", "p95", "total", "total_lo", "total_hi",
+              "total_flags"):
+        out[k] = getattr(e, k)
+    return out
+
+
 def report(path, bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensitivity=0.0,
            max_peaks=0, locations=0, functions=0, root=None, debug_dir=None):
     """memtrace_report_compute as plain Python data (dicts, lists, numpy
@@ -513,7 +542,8 @@ def report(path, bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensi
                "time_is_ns": bool(r.time_is_ns), "start_time": r.start_time,
                "samples": r.samples, "first_time": r.first_time, "last_time": r.last_time,
                "reordered": r.reordered, "have_ip": bool(r.have_ip),
-               "data": _series(r.data), "code": _series(r.code), "peaks_found": r.peaks_found}
+               "data": _series(r.data), "code": _series(r.code), "peaks_found": r.peaks_found,
+               "data_est": _estimate(r.data_est, r.data.n), "code_est": _estimate(r.code_est, r.code.n)}
         out["peaks"] = [{"index": p.index, "first": p.first, "last": p.last, "time": p.time, "value": p.value,
                          "locations": _named(p.locations, p.nlocations), "top_mapping": s(p.top_mapping)}
                         for p in (r.peaks[i] for i in range(r.npeaks))]

@@ -29,6 +29,10 @@ class WssResult:
         self.nrep = int(self.times.size)
         self.data = {r["window"]: r["data"]["wss"] for r in reps}
         self.code = {r["window"]: r["code"]["wss"] for r in reps} if r0["have_ip"] else {}
+        # estimates of what one access in N sampled did not see (docs/accuracy.md)
+        self.period = r0["data_est"]["period"]
+        self.est = {"data": {r["window"]: r["data_est"] for r in reps},
+                    "code": {r["window"]: r["code_est"] for r in reps}}
         self.peaks = r0["peaks"]                   # of the first window's data series
 
 
@@ -53,8 +57,13 @@ def plot(tr, res, out, title_extra=""):
         for j, tau in enumerate(res.taus):
             y = series[tau].astype(np.float64) * res.bucket
             ymax = max(ymax, float(y.max()) if y.size else 1)
-            ax.plot(x, y, lw=1.1, color=colours[j % len(colours)],
-                    label="τ = %s" % fmt_time(tau, tr.time_unit), drawstyle="steps-post" if res.nrep < 80 else None)
+            colour = colours[j % len(colours)]
+            steps = "steps-post" if res.nrep < 80 else None
+            if res.period > 1:
+                ymax = max(ymax, draw_estimate(ax, x, y, res.est[kind][tau], res.bucket, colour, steps,
+                                               tau, tr.time_unit))
+            else:
+                ax.plot(x, y, lw=1.1, color=colour, label="τ = %s" % fmt_time(tau, tr.time_unit), drawstyle=steps)
         if kind == "data":
             for num, p in enumerate(res.peaks):
                 i, v = p["index"], p["value"] * res.bucket
@@ -64,12 +73,16 @@ def plot(tr, res, out, title_extra=""):
                 ax.plot([x[i]], [v], "v", color="black", ms=4)
                 if p["last"] > p["first"]:
                     ax.axvspan(x[p["first"]], x[p["last"]], color="0.5", alpha=0.08, lw=0)
-        ax.set_ylim(0, ymax * 1.18)
+        head = 1.35 if res.period > 1 else 1.18     # room for the estimate's note
+        ax.set_ylim(0, ymax * head)
         ax.set_ylabel(tr.words["%s_series" % kind])
-        byte_axis(ax.yaxis, ymax * 1.18)
+        byte_axis(ax.yaxis, ymax * head)
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper left", fontsize=8, title="window", title_fontsize=8)
-        if tr.sample_period > 1:
+        if res.period > 1:
+            note_unreliable(ax, res.est[kind][res.taus[0]], res.period,
+                            fmt_time(res.taus[0], tr.time_unit) if len(res.taus) > 1 else None)
+        elif tr.sample_period > 1:
             ax.text(0.995, 0.97, "distinct sampled buckets × %s" % fmt_bytes(res.bucket), transform=ax.transAxes,
                     ha="right", va="top", fontsize=7, color="0.35")
     axes[-1][0].set_xlabel(tax.label())
@@ -114,6 +127,40 @@ def format_peaks(tr, res, rows):
             r["number"], tr.words["wss"], fmt_bytes(r["wss_buckets"] * res.bucket), fmt_time(r["time"], tr.time_unit), span,
             r["location"], "; data mostly in %s" % r["data_mapping"] if r["data_mapping"] else ""))
     return "\n".join(lines)
+
+
+def draw_estimate(ax, x, seen, est, bucket, colour, steps, tau, unit):
+    """Seen (thin, dashed) and estimated WSS (solid) with its 95 % interval as a
+    band; windows the library flags unreliable get a red cross.  Returns the
+    largest value drawn."""
+    e, lo, hi = (est[k] * bucket for k in ("est", "lo", "hi"))
+    label = "τ = %s" % fmt_time(tau, unit)
+    ax.plot(x, seen, lw=0.9, ls="--", color=colour, alpha=0.7, drawstyle=steps, label=label + ", seen")
+    ax.fill_between(x, lo, hi, color=colour, alpha=0.18, lw=0, step="post" if steps else None,
+                    label=label + ", 95 % interval")
+    ax.plot(x, e, lw=1.2, color=colour, drawstyle=steps, label=label + ", estimated")
+    bad = est["flags"] != 0
+    if bad.any():
+        ax.plot(x[bad], e[bad], "x", color="red", ms=4, mew=1.0)
+    return float(max(hi.max() if hi.size else 1, seen.max() if seen.size else 1))
+
+
+def note_unreliable(ax, est, period, tau_text):
+    """The sampling period, and why windows are flagged (red crosses)."""
+    from .lib import EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN
+    f = est["flags"]
+    text = "one access in %.0f sampled: estimated = seen + unseen (Chao1), band = 95 %% interval" % period
+    if f.size and (f != 0).any():
+        few, unseen = int(((f & EST_FEW_SAMPLES) != 0).sum()), int(((f & EST_MOSTLY_UNSEEN) != 0).sum())
+        why = []
+        if few:
+            why.append("%d with < 100 samples per window" % few)
+        if unseen:
+            why.append("%d with most buckets unseen" % unseen)
+        text += ("\n× unreliable: %d of %d windows%s (%s):\nuse a longer --window or a smaller sampling period"
+                 % (int((f != 0).sum()), f.size, " of τ = " + tau_text if tau_text else "", ", ".join(why)))
+    ax.text(0.995, 0.97, text, transform=ax.transAxes, ha="right", va="top", fontsize=7,
+            color="darkred" if "unreliable" in text else "0.35")
 
 
 def add_args(p):

@@ -1,0 +1,221 @@
+#!/usr/bin/python3
+"""accuracy.py - how close memtrace's working-set numbers from sampled traces
+come to the exact ones (docs/accuracy.md; `make accuracy` runs it).
+
+For every fixture, an exact trace (valgrind backend, -c 1: every data access,
+time in instructions) is recorded once into build/accuracy/.  Sampled traces
+are cut from it as memtrace's samplers draw them: every N-th access (fixed)
+or gaps drawn uniformly from [N - N/2, N + N/2] (random, seeded), written
+with the trace writer and sample_period = N.  Every number then comes from
+libmemtrace's report (memtrace_report_compute, through the ctypes layer of
+memtrace-analyze): the exact series, the sampled series seen, its estimate,
+interval and flags, the whole-run totals and the top-100 hot buckets.
+
+    accuracy.py [--fixtures a,b] [--periods 10,100] [--modes fixed,random]
+                [--write docs/accuracy.md] [--check]
+
+--check compares against the bounds below (the seeded test of make check).
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(TOP, "user", "analyze"))
+from memtrace_analyze import lib  # noqa: E402
+
+MT = os.path.join(TOP, "build", "memtracectl")
+WL = os.path.join(TOP, "build", "workloads")
+CACHE = os.path.join(TOP, "build", "accuracy")
+WINDOW, INTERVAL = 1000000, 100000      # tau = 1e6, T = 1e5 instructions
+
+# name: command (exact traces of a few million accesses: valgrind is slow)
+FIXTURES = {
+    "pageramp": [WL + "/pageramp", "-n", "512", "-c", "4"],
+    "dbquery": [WL + "/dbquery", "10000"],
+    "scan": [WL + "/probe", "scan", "2048", "800000"],
+    "uniform": [WL + "/probe", "uniform", "4096", "200000"],
+    "zipf": [WL + "/probe", "zipf", "4096", "100000"],
+    "sort": [WL + "/probe", "sort", "16"],
+}
+
+# --check (make check, tests/suites.d/75-accuracy.sh): regression bounds on
+# the reliable windows of random-period traces of pageramp, dbquery and sort,
+# the measured values of docs/accuracy.md with a margin (the issue's targets,
+# 5 % / 15 % and 90 % coverage, are not all met: see the docs)
+BOUNDS = {100: 0.10, 1000: 0.20}        # median |estimate/exact - 1|
+MIN_COVERAGE = 0.35
+MAX_FLAGGED = {100: 0.10}               # these fixtures are well sampled at N = 100
+
+
+def exact_trace(name):
+    path = os.path.join(CACHE, name + ".mtrace")
+    if not os.path.exists(path):
+        os.makedirs(CACHE, exist_ok=True)
+        tmp = path + ".tmp"
+        subprocess.run([MT, "record", "--backend", "valgrind", "-c", "1", "--force", "-o", tmp, "--"]
+                       + FIXTURES[name], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.rename(tmp, path)
+    return path
+
+
+def sampled_trace(exact, cols, name, period, mode, seed=1):
+    """The exact samples thinned as memtrace's lackey sampler does."""
+    n = cols["time"].size
+    if mode == "fixed":
+        idx = np.arange(period - 1, n, period)
+    else:
+        rng = np.random.default_rng(seed)
+        lo, hi = period - period // 2, period + period // 2
+        gaps = rng.integers(lo, hi + 1, size=n // max(lo, 1) + 2)
+        idx = np.cumsum(gaps) - 1
+        idx = idx[idx < n]
+    path = os.path.join(CACHE, "%s-%s-%d.mtrace" % (name, mode, period))
+    tr = lib.Trace(exact)
+    meta = {"format": "memtrace-1", "time_unit": "insn", "start_time": tr.start_time,
+            "source": tr.meta("source", "valgrind-lackey"), "backend": "accuracy-harness",
+            "event": tr.meta("event", "all-data-accesses"), "sees": "every data access, sampled",
+            "sample_class": "sampled-access", "sample_period": period,
+            "random_period": 1 if mode == "random" else 0, "target_pid": tr.meta("target_pid", "1")}
+    tr.close()
+    if os.path.exists(path):
+        os.unlink(path)
+    w = lib.Writer(path, meta)
+    step = 1 << 16
+    for i in range(0, idx.size, step):
+        j = idx[i:i + step]
+        w.samples(**{k: v[j] for k, v in cols.items()})
+    w.close({"end_reason": "accuracy-harness"})
+    return path
+
+
+def top_set(rep):
+    return {h["addr"] for h in rep["hot_data"]}
+
+
+def row_metrics(exact, rep):
+    ex = exact["data"]["wss"].astype(np.float64)
+    e = rep["data_est"]
+    k = min(ex.size, e["est"].size)
+    ex, seen = ex[:k], rep["data"]["wss"][:k].astype(np.float64)
+    est, lo, hi, flags = e["est"][:k], e["lo"][:k], e["hi"][:k], e["flags"][:k]
+    m = ex > 0
+    ex, seen, est, lo, hi, flags = ex[m], seen[m], est[m], lo[m], hi[m], flags[m]
+    err = np.abs(est / ex - 1)
+    ok = flags == 0
+    out = {"rows": int(ex.size), "raw": float(np.median(seen / ex)) if ex.size else float("nan"),
+           "est": float(np.median(est / ex)) if ex.size else float("nan"),
+           "p90": float(np.percentile(err, 90)) if ex.size else float("nan"),
+           "flagged": float(1 - ok.mean()) if ex.size else float("nan")}
+    if ok.any():
+        out["rel_med"] = float(np.median(err[ok]))
+        out["rel_p90"] = float(np.percentile(err[ok], 90))
+        out["coverage"] = float(((lo[ok] <= ex[ok]) & (ex[ok] <= hi[ok])).mean())
+    else:
+        out["rel_med"] = out["rel_p90"] = out["coverage"] = float("nan")
+    return out
+
+
+def measure(names, periods, modes):
+    results = []
+    for name in names:
+        exact = exact_trace(name)
+        tr = lib.Trace(exact)
+        cols = tr.read(("time", "addr", "pid", "tid", "cpu", "ip"))
+        tr.close()
+        ex = lib.report(exact, window=WINDOW, interval=INTERVAL, top=100)
+        for period in periods:
+            for mode in modes:
+                path = sampled_trace(exact, cols, name, period, mode)
+                rep = lib.report(path, window=WINDOW, interval=INTERVAL, top=100)
+                r = row_metrics(ex, rep)
+                r.update(fixture=name, period=period, mode=mode, exact_avg=float(ex["data"]["avg"]),
+                         total=rep["data_est"]["total"] / max(ex["data"]["total"], 1),
+                         raw_total=rep["data"]["total"] / max(ex["data"]["total"], 1),
+                         recall=len(top_set(ex) & top_set(rep)) / max(len(top_set(ex)), 1))
+                results.append(r)
+                os.unlink(path)
+    return results
+
+
+def fmt(v, pct=False):
+    if v != v:      # nan
+        return "–"
+    return "%.0f %%" % (100 * v) if pct else "%.2f" % v
+
+
+def table(results):
+    head = ("| fixture (exact avg WSS) | N | period | rows | seen/exact | estimate/exact | p90 \\|err\\| | "
+            "flagged | reliable: median \\|err\\| | reliable: p90 \\|err\\| | coverage | total seen/exact | "
+            "total est./exact | top-100 recall |")
+    lines = [head, "|" + "---|" * 15]
+    for r in results:
+        lines.append("| %s (%.0f) | %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["fixture"], r["exact_avg"], r["period"], r["mode"], r["rows"], fmt(r["raw"]), fmt(r["est"]),
+            fmt(r["p90"], True), fmt(r["flagged"], True), fmt(r["rel_med"], True), fmt(r["rel_p90"], True),
+            fmt(r["coverage"], True), fmt(r["raw_total"]), fmt(r["total"]), fmt(r["recall"])))
+    return "\n".join(lines)
+
+
+def write_doc(path, text):
+    begin, end = "<!-- accuracy-table: begin (make accuracy) -->", "<!-- accuracy-table: end -->"
+    doc = open(path).read()
+    if begin not in doc or end not in doc:
+        raise SystemExit("accuracy: %s lacks the table markers" % path)
+    a, b = doc.index(begin) + len(begin), doc.index(end)
+    open(path, "w").write(doc[:a] + "\n" + text + "\n" + doc[b:])
+
+
+def check(results):
+    """(passed, failures) of the bounds, one per fixture x N of random traces."""
+    passed, bad = 0, []
+    for r in results:
+        if r["mode"] != "random" or r["period"] not in BOUNDS:
+            continue
+        what = "%s N=%d" % (r["fixture"], r["period"])
+        why = []
+        if r["rel_med"] == r["rel_med"]:        # some windows reliable
+            if r["rel_med"] > BOUNDS[r["period"]]:
+                why.append("reliable median |err| %.3f > %.2f" % (r["rel_med"], BOUNDS[r["period"]]))
+            if r["coverage"] < MIN_COVERAGE:
+                why.append("coverage %.2f < %.2f" % (r["coverage"], MIN_COVERAGE))
+        if r["flagged"] > MAX_FLAGGED.get(r["period"], 1.0):
+            why.append("flagged %.2f > %.2f" % (r["flagged"], MAX_FLAGGED[r["period"]]))
+        if why:
+            bad.append(what + ": " + "; ".join(why))
+        else:
+            passed += 1
+            print("ok   accuracy %s: reliable median |err| %s, coverage %s, flagged %s"
+                  % (what, fmt(r["rel_med"], True), fmt(r["coverage"], True), fmt(r["flagged"], True)))
+    return passed, bad
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fixtures", default=",".join(FIXTURES))
+    ap.add_argument("--periods", default="10,100,1000,10000")
+    ap.add_argument("--modes", default="fixed,random")
+    ap.add_argument("--write", default=None, help="replace the table in this markdown file")
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    res = measure(a.fixtures.split(","), [int(p) for p in a.periods.split(",")], a.modes.split(","))
+    text = table(res)
+    if a.write:
+        write_doc(a.write, text)
+    if not a.check:
+        print(text)
+    if a.check:
+        passed, bad = check(res)
+        for b in bad:
+            print("FAIL accuracy " + b)
+        print("%d passed, %d failed" % (passed, len(bad)))
+        return 1 if bad or not passed else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

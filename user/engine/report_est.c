@@ -1,0 +1,120 @@
+/* report_est.c - the estimated working-set series of a report
+ * (struct memtrace_estimate): engine/wss_est.h per row, summaries. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/report_internal.h"
+#include "engine/wss_est.h"
+#include "util/util.h"
+
+_Static_assert(MEMTRACE_EST_FEW_SAMPLES == WSS_EST_FEW_SAMPLES, "flag values");
+_Static_assert(MEMTRACE_EST_MOSTLY_UNSEEN == WSS_EST_MOSTLY_UNSEEN, "flag values");
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The q-quantile (nearest rank) of v[0..n), n > 0; sorts v. */
+static double quantile(double *v, size_t n, double q)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	size_t i = (size_t)(q * (double)n);
+	return v[i < n ? i : n - 1];
+}
+
+void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const struct wss *w,
+		       double period)
+{
+	size_t n = w->nrows, alloc = n ? n : 1;
+	uint64_t *samples = rep_alloc(c, alloc * sizeof(uint64_t));
+	uint64_t *f1 = rep_alloc(c, alloc * sizeof(uint64_t));
+	uint64_t *f2 = rep_alloc(c, alloc * sizeof(uint64_t));
+	double *est = rep_alloc(c, alloc * sizeof(double));
+	double *lo = rep_alloc(c, alloc * sizeof(double));
+	double *hi = rep_alloc(c, alloc * sizeof(double));
+	unsigned *flags = rep_alloc(c, alloc * sizeof(unsigned));
+	struct wss_est *e = mt_xcalloc(alloc, sizeof(*e));
+	/* non-overlapping windows: ceil(window / interval) rows apart */
+	uint64_t stride = (w->cfg.window + w->cfg.interval - 1) / w->cfg.interval;
+
+	wss_est_series(w->rows, w->counts, n, stride, period, e);
+	out->period = period;
+	out->unreliable = 0;
+	out->avg = out->avg_lo = out->avg_hi = out->peak = out->p95 = 0;
+	for (size_t i = 0; i < n; i++) {
+		samples[i] = w->counts[i].samples;
+		f1[i] = w->counts[i].f1;
+		f2[i] = w->counts[i].f2;
+		est[i] = e[i].est;
+		lo[i] = e[i].lo;
+		hi[i] = e[i].hi;
+		flags[i] = e[i].flags;
+		if (!w->counts_ok && w->cfg.counts && period > 1.0)
+			flags[i] = e[i].flags |= MEMTRACE_EST_NOT_COUNTED;
+		out->unreliable += !!e[i].flags;
+		out->avg += e[i].est;
+		out->avg_lo += e[i].lo;
+		out->avg_hi += e[i].hi;
+		if (e[i].est > out->peak)
+			out->peak = e[i].est;
+	}
+	if (n) {
+		out->avg /= (double)n;
+		out->avg_lo /= (double)n;
+		out->avg_hi /= (double)n;
+		double *v = mt_xcalloc(n, sizeof(double));
+		for (size_t i = 0; i < n; i++)
+			v[i] = est[i];
+		out->p95 = quantile(v, n, 0.95);
+		free(v);
+	}
+	free(e);
+	out->samples = samples;
+	out->f1 = f1;
+	out->f2 = f2;
+	out->est = est;
+	out->lo = lo;
+	out->hi = hi;
+	out->flags = flags;
+	struct wss_est t = wss_est_total(&w->map, period);
+	out->total = t.est;
+	out->total_lo = t.lo;
+	out->total_hi = t.hi;
+	out->total_flags = t.flags;
+}
+
+/* N of the report's samples: the trace's sample_period, 1 where every
+ * event is recorded or a sample is a first touch (not a sampled access). */
+double rep_sample_period(const struct memtrace_report *r)
+{
+	const struct memtrace_words *w = memtrace_words_of_meta(r->meta);
+
+	if (!strcmp(w->sample_class, "first-touch") || r->info.sample_period < 1)
+		return 1.0;
+	return (double)r->info.sample_period;
+}
+
+static int counts_differ(uint64_t a, uint64_t b)
+{
+	double d = (double)a - (double)b;
+
+	return d * d >= 1.96 * 1.96 * ((double)a + (double)b) && a != b;
+}
+
+size_t memtrace_rank_ties(const struct memtrace_hot_bucket *hot, size_t n, size_t i)
+{
+	size_t ties = 0;
+
+	if (i >= n)
+		return 0;
+	/* counts descend: the ties are a run around i */
+	for (size_t j = i; j > 0 && !counts_differ(hot[i].count, hot[j - 1].count); j--)
+		ties++;
+	for (size_t j = i + 1; j < n && !counts_differ(hot[i].count, hot[j].count); j++)
+		ties++;
+	return ties;
+}

@@ -1,0 +1,86 @@
+/* wss_est.c - Chao1 (Bernoulli sampling) estimates of the working-set size. */
+#include "engine/wss_est.h"
+
+#include <math.h>
+
+struct wss_est wss_est_one(uint64_t seen, uint64_t samples, uint64_t f1, uint64_t f2,
+			   uint64_t F1, uint64_t F2, double period)
+{
+	struct wss_est e = { (double)seen, (double)seen, (double)seen, 0 };
+
+	if (period <= 1.0)
+		return e;	/* every access recorded: S is the answer */
+	if (samples < WSS_EST_MIN_SAMPLES)
+		e.flags |= WSS_EST_FEW_SAMPLES;
+	if (!f1 || F1 < f1)
+		return e;
+	double x = (double)f1, X = (double)F1, Y = (double)F2, fin = 1.0 / (period - 1.0);
+	double D = 2.0 * (Y + 1.0) + X * fin;
+	double r = X > 1.0 ? (X - 1.0) / D : 0.0;	/* unseen per singleton */
+	double f0 = x * r;
+	/* delta method, f_k Poisson; f1 is part of F1 */
+	double r1 = 1.0 / D - (X > 1.0 ? (X - 1.0) * fin / (D * D) : 0.0);
+	double r2 = X > 1.0 ? -2.0 * (X - 1.0) / (D * D) : 0.0;
+	double var = (r + x * r1) * (r + x * r1) * x + (x * r1) * (x * r1) * (X - x) +
+		     (x * r2) * (x * r2) * Y;
+	/* and the unseen count itself varies around its mean: the interval is
+	 * for the true size, not for the mean of the estimator */
+	var += f0 * (1.0 - f0 / ((double)seen + f0));
+	/* and the bias of pooling: how far the window's own ratio lies from it */
+	double Dw = 2.0 * ((double)f2 + 1.0) + x * fin;
+	double f0w = x > 1.0 ? x * (x - 1.0) / Dw : 0.0;
+	var += (f0w - f0) * (f0w - f0);
+
+	e.est = (double)seen + f0;
+	/* the unseen count is a whole number: bounds rounded outwards (a window
+	 * whose every bucket was seen is inside the interval) */
+	if (f0 > 1e-9) {
+		double K = exp(1.96 * sqrt(log(1.0 + var / (f0 * f0))));
+		e.lo = (double)seen + floor(f0 / K);
+		e.hi = (double)seen + ceil(f0 * K);
+	} else {
+		e.hi = (double)seen + ceil(1.96 * sqrt(var));
+	}
+	if (e.est > (1.0 + WSS_EST_MAX_UNSEEN) * (double)seen)
+		e.flags |= WSS_EST_MOSTLY_UNSEEN;
+	return e;
+}
+
+void wss_est_series(const uint64_t *seen, const struct wss_row_counts *counts, size_t n,
+		    uint64_t stride, double period, struct wss_est *out)
+{
+	if (!stride)
+		stride = 1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t F1 = 0, F2 = 0;
+		for (uint64_t p = 0; p < WSS_EST_POOL && p * stride <= i; p++) {
+			F1 += counts[i - p * stride].f1;
+			F2 += counts[i - p * stride].f2;
+		}
+		out[i] = wss_est_one(seen[i], counts[i].samples, counts[i].f1, counts[i].f2, F1, F2,
+				     period);
+	}
+}
+
+struct total_counts {
+	uint64_t seen, samples, f1, f2;
+};
+
+static void count_bucket(void *ctx, uint64_t bucket, const struct bucket_entry *e)
+{
+	struct total_counts *t = ctx;
+
+	(void)bucket;
+	t->seen++;
+	t->samples += e->count;
+	t->f1 += e->count == 1;
+	t->f2 += e->count == 2;
+}
+
+struct wss_est wss_est_total(const struct bucket_map *m, double period)
+{
+	struct total_counts t = { 0 };
+
+	bucket_map_foreach(m, count_bucket, &t);
+	return wss_est_one(t.seen, t.samples, t.f1, t.f2, t.f1, t.f2, period);
+}

@@ -1,0 +1,60 @@
+/* wss_est.h - the working-set size a sampled stream did not see.
+ *
+ * With one access in N sampled, a window's distinct buckets seen S is far
+ * below the truth when the window holds few samples per bucket.  From the
+ * row counts of engine/wss.h (S, samples n, f1, f2 = buckets seen exactly
+ * once, twice) this estimates the unseen ones with the bias-corrected Chao1
+ * estimator for Bernoulli sampling with fraction q = 1/N (Chao & Lin 2012,
+ * the q/(1-q) = 1/(N-1) term keeps f0 <= f1 (N-1)):
+ *
+ *   f0 = f1 * max(F1 - 1, 0) / (2 (F2 + 1) + F1 / (N - 1))
+ *
+ * with F1, F2 the sums of f1, f2 over the row and the rows of the 4
+ * non-overlapping windows before it (the unseen-per-singleton ratio varies
+ * slowly; pooling makes it less noisy), estimate = S + f0.  The interval is
+ * Chao's log-normal 95 % interval around it with a delta-method variance.
+ * docs/accuracy.md has the method and the measured errors.
+ *
+ * A row is reliable when n >= WSS_EST_MIN_SAMPLES and estimate <= 1.5 S:
+ * no estimator recovers a window with far fewer samples than buckets.
+ * N <= 1 (every access recorded): estimate = S exactly, always reliable.
+ */
+#ifndef MEMTRACE_WSS_EST_H
+#define MEMTRACE_WSS_EST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/bucket_map.h"
+#include "engine/wss.h"
+
+#define WSS_EST_POOL		5	/* windows pooled: the row and 4 before it */
+#define WSS_EST_MIN_SAMPLES	100	/* fewer samples in a window: unreliable */
+#define WSS_EST_MAX_UNSEEN	0.5	/* estimate > (1 + this) S: unreliable */
+
+/* Reasons a row is unreliable (bits of wss_est.flags). */
+#define WSS_EST_FEW_SAMPLES	(1u << 0)	/* n < WSS_EST_MIN_SAMPLES */
+#define WSS_EST_MOSTLY_UNSEEN	(1u << 1)	/* estimate > 1.5 S */
+
+struct wss_est {
+	double est;		/* S + f0 */
+	double lo, hi;		/* 95 % interval, lo >= S */
+	unsigned flags;		/* 0: reliable */
+};
+
+/* One estimate from counts (F1, F2: the pooled sums, >= f1, f2). */
+struct wss_est wss_est_one(uint64_t seen, uint64_t samples, uint64_t f1, uint64_t f2,
+			   uint64_t F1, uint64_t F2, double period);
+
+/*
+ * Estimates of every row: seen[i], counts[i] as wss.h stores them, pooled
+ * over rows i, i - stride, ..., i - 4 stride (stride = ceil(window /
+ * interval): non-overlapping windows).  period: the mean sampling period N.
+ */
+void wss_est_series(const uint64_t *seen, const struct wss_row_counts *counts, size_t n,
+		    uint64_t stride, double period, struct wss_est *out);
+
+/* The whole-stream estimate from every bucket's sample count (no pooling). */
+struct wss_est wss_est_total(const struct bucket_map *m, double period);
+
+#endif

@@ -42,7 +42,7 @@ static struct bucket_leaf *alloc_leaf(struct bucket_map *m)
 {
 	if (m->free_leaves) {
 		struct bucket_leaf *l = m->free_leaves;
-		memcpy(&m->free_leaves, l, sizeof(l));	/* the link kept in the leaf */
+		memcpy(&m->free_leaves, l, sizeof(void *));	/* the link kept in the leaf */
 		m->nfree--;
 		memset(l, 0, sizeof(*l));
 		return l;
@@ -171,7 +171,7 @@ size_t bucket_map_expire(struct bucket_map *m, uint64_t k)
 		struct bucket_leaf *l = m->slots[i].leaf;
 		if (!l || !leaf_expired(l, k))
 			continue;
-		memcpy(l, &m->free_leaves, sizeof(l));
+		memcpy(l, &m->free_leaves, sizeof(void *));
 		m->free_leaves = l;
 		m->nfree++;
 		m->slots[i].leaf = NULL;

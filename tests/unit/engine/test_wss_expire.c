@@ -130,7 +130,7 @@ static uint64_t recount(uint64_t k, struct memtrace_sample *s, uint64_t *pages)
 static void hour_of_fresh_pages(uint64_t sweep)
 {
 	struct wss w;
-	struct wss_config cfg = { 0, TAU, T, 12 };
+	struct wss_config cfg = { 0, TAU, T, 12, 0 };
 	char err[64];
 	struct memtrace_sample *s = calloc(S, sizeof(*s));
 	uint64_t *pages = calloc(3 * S, sizeof(*pages));

@@ -20,6 +20,7 @@ struct mem_event {
 	uint64_t default_period;
 	uint32_t fields;	/* MEMTRACE_FIELD_* the source fills */
 	int skip_zero_addr;	/* drop samples without a data address (IBS) */
+	int hint_faults;	/* exceptions:page_fault_user: address, ip, error code in RAW */
 };
 
 /*

@@ -238,7 +238,7 @@ static int perf_probe(const struct record_opts *o, char *why, size_t whylen)
 	struct mem_event ev;
 	struct perf_event_attr attr;
 
-	if (mem_event_resolve(o->event, &ev, NULL, why, whylen))
+	if (mem_event_resolve_auto(o->event, &ev, NULL, why, whylen))
 		return -1;
 	attr = ev.attr;
 	attr.size = sizeof(attr);
@@ -313,13 +313,18 @@ static void *perf_open(const struct record_opts *o, struct recorder *r)
 
 	s->o = o;
 	s->release_fd = s->cgroup_fd = -1;
-	if (mem_event_resolve(o->event, &s->ev, &fell_back, why, sizeof(why))) {
+	if (mem_event_resolve_auto(o->event, &s->ev, &fell_back, why, sizeof(why))) {
 		mt_err("%s", why);
 		goto fail;
 	}
-	if (fell_back)
+	if (fell_back && s->ev.hint_faults)
 		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
-			"recording page faults, which see first touches and re-faults only\n");
+			"recording page faults with their kind, NUMA hint faults among them (re-accesses, "
+			"once per page per scan pass); -e page-faults for page faults alone\n");
+	else if (fell_back)
+		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
+			"recording page faults, which see first touches and re-faults only (no hint faults: %s)\n",
+			mem_event_hint_unavailable(why, sizeof(why)) ? why : "hint faults unavailable");
 	if (o->random_period) {
 		mt_err("--random-period is for the valgrind backend and import; perf uses a fixed period");
 		goto fail;
@@ -482,6 +487,10 @@ static void perf_status(FILE *out)
 	else
 		fprintf(out, "  perf: page-faults: unavailable - %s\n", why);
 	perf_hint_status(out);
+	struct mem_event ev;
+	mem_event_resolve_auto("auto", &ev, NULL, why, sizeof(why));
+	fprintf(out, "  perf: -e auto picks %s (order: PMU memory events, hint-faults, DAMON (not built "
+		"yet), page-faults)\n", ev.alias);
 	static const char *const hw[] = { "loads", "stores", "llc-miss-loads", "load-latency", NULL };
 	for (int i = 0; hw[i]; i++) {
 		o.event = hw[i];

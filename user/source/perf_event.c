@@ -2,6 +2,7 @@
 #include "source/perf_event.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,20 +243,53 @@ static int resolve_hw(const char *alias, struct mem_event *ev, char *why, size_t
 	return resolve_pebs(ev, alias, cands, why, whylen);
 }
 
+/* Why "auto" does not pick hint-faults here, or NULL when it does. */
+const char *mem_event_hint_unavailable(char *why, size_t whylen)
+{
+	struct mem_event ev;
+
+	if (geteuid() != 0) {
+		snprintf(why, whylen, "not root (turning NUMA balancing on and the tracepoint need root)");
+		return why;
+	}
+	if (resolve_hint_faults(&ev, why, whylen))
+		return why;
+	return NULL;
+}
+
+static int resolve_auto(struct mem_event *ev, int *fell_back, bool with_hint)
+{
+	char ignore[512];
+
+	if (resolve_hw("loads", ev, ignore, sizeof(ignore)) == 0)
+		return 0;
+	if (fell_back)
+		*fell_back = 1;
+	if (with_hint && !mem_event_hint_unavailable(ignore, sizeof(ignore)) &&
+	    !resolve_hint_faults(ev, ignore, sizeof(ignore)))
+		return 0;
+	/* DAMON would come here (not built yet) */
+	set_page_faults(ev);
+	return 0;
+}
+
+int mem_event_resolve_auto(const char *name, struct mem_event *ev, int *fell_back,
+			   char *why, size_t whylen)
+{
+	if (fell_back)
+		*fell_back = 0;
+	if (!name || !strcmp(name, "auto"))
+		return resolve_auto(ev, fell_back, true);
+	return mem_event_resolve(name, ev, fell_back, why, whylen);
+}
+
 int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
 		      char *why, size_t whylen)
 {
 	if (fell_back)
 		*fell_back = 0;
-	if (!name || !strcmp(name, "auto")) {
-		char ignore[256];
-		if (resolve_hw("loads", ev, ignore, sizeof(ignore)) == 0)
-			return 0;
-		set_page_faults(ev);
-		if (fell_back)
-			*fell_back = 1;
-		return 0;
-	}
+	if (!name || !strcmp(name, "auto"))
+		return resolve_auto(ev, fell_back, false);
 	if (!strcmp(name, "page-faults") || !strcmp(name, "faults") || !strcmp(name, "pf")) {
 		set_page_faults(ev);
 		return 0;

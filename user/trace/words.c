@@ -53,7 +53,7 @@ static const struct memtrace_words words[] = {
 			   "copy-on-write faults; wss_data with a window of at least the scan period "
 			   "counts the pages accessed (the working set), hot_* and hot_wss count faults "
 			   "(about the scan passes a page was accessed in)",
-		.sample = "hint fault", .samples = "hint faults", .count = "faults",
+		.sample = "page fault", .samples = "page faults", .count = "faults",
 		.verb = "accessed", .wss = "WSS", .code_wss = "at page faults",
 		.data_series = "data working set (hint faults)", .code_series = "code at page faults",
 		.series_title = "Working-set size (NUMA hint faults)", .hot = "Hot",

@@ -4,7 +4,7 @@
 # Needs root and CONFIG_NUMA_BALANCING (each test says "skip" otherwise).
 cd "$(dirname "$0")/../.." || exit 1
 pass=0 fail=0
-for t in hint_sets hint_restore; do
+for t in hint_sets hint_restore hint_redis; do
 	start=$(date +%s.%N)
 	if out=$(timeout 180 bash "tests/integration/$t.sh" 2>&1); then
 		printf 'ok   %s (%.1f s) %s\n' "$t" "$(echo "$(date +%s.%N) - $start" | bc)" \

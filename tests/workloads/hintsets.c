@@ -9,13 +9,18 @@
  * balancing on one node skips the private memory of single-threaded
  * processes) sweep A until SECONDS have passed.
  *
- *   hintsets [-n PAGES] [-t THREADS] [-s SECONDS] [-w]
+ *   hintsets [-n PAGES] [-t THREADS] [-s SECONDS] [-x] [-w]
  *
+ * -x: write A and B on CPU 0, then sweep A on CPU 1 only (in a guest with
+ * one CPU per NUMA node: A lies on the other node, which the scanner
+ * unmaps even for a single-threaded process; pages on the node a
+ * single-threaded process runs on are skipped).
  * -w: print, then wait for SIGUSR1 (a recorder attaches first).  Prints
  * "A=0x... B=0x... C=0x... pages=N page_size=P" and, at the end,
  * "sweeps=S".
  */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,17 +50,18 @@ static void *sweep_a(void *arg)
 int main(int argc, char **argv)
 {
 	long threads = 2, seconds = 6;
-	int wait_go = 0, opt;
+	int wait_go = 0, cross = 0, opt;
 
 	npages = 4096;
-	while ((opt = getopt(argc, argv, "n:t:s:w")) != -1) {
+	while ((opt = getopt(argc, argv, "n:t:s:xw")) != -1) {
 		switch (opt) {
 		case 'n': npages = atol(optarg); break;
 		case 't': threads = atol(optarg); break;
 		case 's': seconds = atol(optarg); break;
+		case 'x': cross = 1; break;
 		case 'w': wait_go = 1; break;
 		default:
-			fprintf(stderr, "usage: hintsets [-n PAGES] [-t THREADS] [-s SECONDS] [-w]\n");
+			fprintf(stderr, "usage: hintsets [-n PAGES] [-t THREADS] [-s SECONDS] [-x] [-w]\n");
 			return 2;
 		}
 	}
@@ -81,9 +87,22 @@ int main(int argc, char **argv)
 		while (!wl_go)
 			pause();
 	}
+	cpu_set_t cpus;
+	if (cross) {
+		CPU_ZERO(&cpus);
+		CPU_SET(0, &cpus);
+		if (sched_setaffinity(0, sizeof(cpus), &cpus))
+			perror("hintsets: cpu 0");
+	}
 	for (long p = 0; p < npages; p++) {
 		base[p * page] = 1;	/* A: written first, so reads never map the zero page */
 		set_b[p * page] = 1;	/* B: once */
+	}
+	if (cross) {
+		CPU_ZERO(&cpus);
+		CPU_SET(1, &cpus);
+		if (sched_setaffinity(0, sizeof(cpus), &cpus))
+			perror("hintsets: cpu 1");
 	}
 	deadline = wl_now_ns() + (uint64_t)seconds * 1000000000ull;
 	pthread_t tid[64];

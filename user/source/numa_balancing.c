@@ -106,6 +106,7 @@ static void write_state(struct numa_balancing *nb, int set)
 {
 	char tmp[] = NB_STATE_DIR "/.numa_balancing.XXXXXX";
 
+	mkdir("/run", 0755);	/* a bare initramfs has none */
 	mkdir(NB_STATE_DIR, 0755);
 	int fd = mkstemp(tmp);
 	if (fd < 0) {

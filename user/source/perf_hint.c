@@ -78,10 +78,12 @@ int perf_hint_open(struct perf_session *s, const struct record_opts *o)
 			"single-threaded process (mm_users == 1) and shared anonymous memory without an "
 			"MPOL_MF_MOF policy are not scanned, so their re-accesses are not seen; no page "
 			"moves (one node)\n");
-	else if (s->nb.changed)
-		fprintf(stderr, "memtracectl: NUMA balancing is on while recording (%d nodes): the "
-			"kernel may move pages and tasks between nodes, as it does where it is on by "
-			"default\n", nodes);
+	else
+		fprintf(stderr, "memtracectl: hint-faults on %d NUMA nodes: pages of a single-threaded "
+			"process on the node it runs on, and shared anonymous memory without an "
+			"MPOL_MF_MOF policy, are not scanned%s\n", nodes, s->nb.changed ?
+			"; NUMA balancing is on while recording: the kernel may move pages and tasks "
+			"between nodes, as where it is on by default" : "");
 	s->vm_hint_start = vmstat("numa_hint_faults");
 	if (o->system_wide)
 		fprintf(stderr, "memtracectl: hint-faults with -a: pages resident before the recording "

@@ -31,6 +31,7 @@ if insmod /memtrace.ko; then
 		fuzz) run fuzz 240 /bin/mtktest fuzz 3000 ;;
 		lifecycle) run lifecycle 120 /bin/mtktest lifecycle /memtrace.ko ;;
 		record) timeout 300 /bin/guest-record.sh || echo "FAIL record: exit $?" ;;
+		hint) timeout 300 /bin/guest-hint.sh || echo "FAIL hint: exit $?" ;;
 		bench) run bench 800 /bin/mtbench 9 ;;
 		*) run "$t" 120 /bin/mtktest "$t" ;;
 		esac

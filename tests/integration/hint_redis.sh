@@ -14,7 +14,12 @@ redis-server --port 0 --unixsocket "$SOCK" --unixsocketperm 700 --save "" --appe
 for _ in $(seq 100); do [ -s "$TMP/redis.pid" ] && [ -S "$SOCK" ] && break; sleep 0.05; done
 rpid=$(cat "$TMP/redis.pid")
 bench=
-trap '[ -n "$bench" ] && kill $bench 2>/dev/null; kill $rpid 2>/dev/null; rm -rf "$TMP"' EXIT
+stop() {	# the benchmark, then the server (waited for: it removes its socket), then TMP
+	[ -n "$bench" ] && kill $bench 2>/dev/null
+	kill $rpid 2>/dev/null && timeout 10 tail --pid=$rpid -f /dev/null
+	rm -rf "$TMP"
+}
+trap stop EXIT
 # warm: 6 K random SETs cover all but ~0.25 % of the K keys
 redis-benchmark -s "$SOCK" -t set -r $K -n $((6 * K)) -d $V -P 32 -q >/dev/null 2>&1 ||
 	fail "redis-benchmark set failed"

@@ -254,6 +254,10 @@ const char *mem_event_hint_unavailable(char *why, size_t whylen)
 	}
 	if (resolve_hint_faults(&ev, why, whylen))
 		return why;
+	if (!(nb_read() & 1) && access(NB_SYSCTL, W_OK)) {
+		snprintf(why, whylen, "%s is off and cannot be written (%s)", NB_SYSCTL, strerror(errno));
+		return why;
+	}
 	return NULL;
 }
 

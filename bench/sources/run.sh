@@ -31,3 +31,4 @@ for src in none page-faults hint-faults; do
 	n=$(median <"$tmp/$src.samples")
 	printf '%-12s %12s %9.2fx %12.0f\n' $src "$s" "$(echo "$base / $s" | bc -l)" "$(echo "$n / 16" | bc -l)"
 done
+"$(dirname "$0")/redis.sh"

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "source/source.h"
+#include "source/damon_status.h"
 #include "source/perf_event_meta.h"
 #include "source/perf_session.h"
 #include "record/recorder.h"
@@ -487,6 +488,7 @@ static void perf_status(FILE *out)
 	else
 		fprintf(out, "  perf: page-faults: unavailable - %s\n", why);
 	perf_hint_status(out);
+	damon_status(out);
 	struct mem_event ev;
 	mem_event_resolve_auto("auto", &ev, NULL, why, sizeof(why));
 	fprintf(out, "  perf: -e auto picks %s (order: PMU memory events, hint-faults, DAMON (not built "

@@ -2,7 +2,7 @@
  * engine_bench - throughput of the analysis engine and size of the trace
  * encoding, on synthetic streams.  docs/performance.md explains the numbers.
  *
- *   engine_bench [RUNS]      (default 5; medians are printed)
+ *   engine_bench [RUNS [MODE]]   (default 5 runs, medians printed; every mode)
  *
  * Engine: bucketing (4 KiB) + windowed WSS (tau = 4 T) + exact hot counts,
  * i.e. wss_add() per sample, over streams touching 1 M distinct pages:
@@ -13,6 +13,9 @@
  * (mt_spaces_key_samples): one process (keys = addresses), and two
  * processes whose stream lies in a shared mapping each maps elsewhere
  * (every sample of the second one translated).
+ * Sweeps: the batch path with wss_expire() after every interval, as the
+ * recorder's live WSS does (every interval there too): the cost of
+ * scanning the leaves for expired ones (all live in these streams).
  * Encoding: bytes per sample on disk (column transform + zstd) for streams
  * shaped like sampled loads of a database scan, a hash probe and a mix.
  */
@@ -77,7 +80,8 @@ static void make_stream(const char *kind, uint64_t *addr)
 	}
 }
 
-/* mode 0: wss_add; 1: wss_add_samples; 2: keys, one process; 3: keys, two processes */
+/* mode 0: wss_add; 1: wss_add_samples; 2: keys, one process; 3: keys, two processes;
+ * 4: wss_add_samples + wss_expire every interval */
 static void bench_engine(int runs, int batch)
 {
 	static const char *const kinds[] = { "seq", "random", "skewed" };
@@ -87,7 +91,8 @@ static void bench_engine(int runs, int batch)
 
 	static const char *const what[] = { "wss_add, one by one", "wss_add_samples, prefetching",
 					    "keys + wss_add_samples, one process",
-					    "keys + wss_add_samples, two processes sharing" };
+					    "keys + wss_add_samples, two processes sharing",
+					    "wss_add_samples + wss_expire every interval" };
 	/* pid 1 maps the stream's 4 GiB shared at its base, pid 2 at +64 GiB */
 	static const char m1[] = "7f0000000000-7f0100000000 rw-s 00000000 00:01 5 /memfd:b\n";
 	static const char m2[] = "7f1000000000-7f1100000000 rw-s 00000000 00:01 5 /memfd:b\n";
@@ -98,7 +103,7 @@ static void bench_engine(int runs, int batch)
 		resolver_add_maps(res, 0, 1, m1, sizeof(m1) - 1);
 		resolver_add_maps(res, 0, 2, m2, sizeof(m2) - 1);
 	}
-	if (batch >= 2)
+	if (batch == 2 || batch == 3)
 		sp = resolver_spaces(res, 1);
 	printf("engine (%s): %u M samples over %u K distinct 4 KiB pages, median of %d runs\n",
 	       what[batch], SAMPLES >> 20, PAGES >> 10, runs);
@@ -111,6 +116,7 @@ static void bench_engine(int runs, int batch)
 			struct wss_config cfg = { 0, 4u << 20, 1u << 20, 12 };
 			wss_init(&w, &cfg, err, sizeof(err));
 			double t0 = now_s();
+			uint64_t swept = 0;
 			if (batch) {
 				/* as report and record do: decoded chunks of 64 K samples */
 				for (uint32_t i = 0; i < SAMPLES; i += 1u << 16) {
@@ -126,6 +132,12 @@ static void bench_engine(int runs, int batch)
 					if (sp)
 						mt_spaces_key_samples(sp, smp, 1u << 16);
 					wss_add_samples(&w, smp, 1u << 16, 0);
+#ifndef NO_EXPIRE	/* builds against a library without wss_expire */
+					if (batch == 4 && w.k != swept) {
+						wss_expire(&w);
+						swept = w.k;
+					}
+#endif
 				}
 			} else {
 				for (uint32_t i = 0; i < SAMPLES; i++)
@@ -209,11 +221,14 @@ static void bench_encoding(int runs)
 int main(int argc, char **argv)
 {
 	int runs = argc > 1 ? atoi(argv[1]) : 5;
+	int only = argc > 2 ? atoi(argv[2]) : -1;
 
 	if (runs < 1 || runs > 32)
 		runs = 5;
-	for (int mode = 0; mode < 4; mode++)
-		bench_engine(runs, mode);
-	bench_encoding(runs);
+	for (int mode = 0; mode < 5; mode++)
+		if (only < 0 || only == mode)
+			bench_engine(runs, mode);
+	if (only < 0)
+		bench_encoding(runs);
 	return 0;
 }

@@ -8,7 +8,7 @@
 #   MEMTRACE_KO=path: boot this memtrace.ko instead of building one
 set -u
 abi=$1 root=$2 out=$3; shift 3
-tests=${*:-pages overflow ioctl fuzz perm lifecycle cpuoff targets record}
+tests=${*:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security record}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 tag="[${abi%%+*}]"

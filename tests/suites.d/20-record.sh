@@ -3,7 +3,7 @@
 # (page-fault source) on real workloads.
 cd "$(dirname "$0")/../.." || exit 1
 pass=0 fail=0
-for t in record_pageramp record_threads record_tree record_cgroup record_postgres record_command record_stop record_files record_shmpair record_words bad_input; do
+for t in record_pageramp record_threads record_tree record_cgroup record_postgres record_command record_stop record_files record_shmpair record_words record_memory bad_input; do
 	start=$(date +%s.%N)
 	if out=$(timeout 180 bash "tests/integration/$t.sh" 2>&1); then
 		printf 'ok   %s (%.1f s)\n' "$t" "$(echo "$(date +%s.%N) - $start" | bc)"

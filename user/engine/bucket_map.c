@@ -22,6 +22,8 @@ void bucket_map_init(struct bucket_map *m)
 	m->last = NULL;
 	m->arenas = NULL;
 	m->narenas = m->arena_used = 0;
+	m->free_leaves = NULL;
+	m->nfree = 0;
 }
 
 #define ARENA_MAX (2u << 20)
@@ -38,6 +40,13 @@ static size_t arena_size(size_t n)
 
 static struct bucket_leaf *alloc_leaf(struct bucket_map *m)
 {
+	if (m->free_leaves) {
+		struct bucket_leaf *l = m->free_leaves;
+		memcpy(&m->free_leaves, l, sizeof(l));	/* the link kept in the leaf */
+		m->nfree--;
+		memset(l, 0, sizeof(*l));
+		return l;
+	}
 	if (!m->narenas ||
 	    m->arena_used + sizeof(struct bucket_leaf) > arena_size(m->narenas - 1)) {
 		size_t size = arena_size(m->narenas);
@@ -66,6 +75,8 @@ void bucket_map_free(struct bucket_map *m)
 	free(m->arenas);
 	m->arenas = NULL;
 	m->narenas = m->arena_used = 0;
+	m->free_leaves = NULL;
+	m->nfree = 0;
 	free(m->slots);
 	m->slots = NULL;
 	m->cap = m->nleaves = 0;
@@ -141,5 +152,54 @@ uint64_t bucket_map_used(const struct bucket_map *m)
 		for (unsigned j = 0; j < BUCKET_LEAF_SIZE; j++)
 			n += l->e[j].count != 0;
 	}
+	return n;
+}
+
+static int leaf_expired(const struct bucket_leaf *l, uint64_t k)
+{
+	for (unsigned j = 0; j < BUCKET_LEAF_SIZE; j++)
+		if (l->e[j].kend > k)
+			return 0;
+	return 1;
+}
+
+size_t bucket_map_expire(struct bucket_map *m, uint64_t k)
+{
+	size_t released = 0;
+
+	for (size_t i = 0; i < m->cap; i++) {
+		struct bucket_leaf *l = m->slots[i].leaf;
+		if (!l || !leaf_expired(l, k))
+			continue;
+		memcpy(l, &m->free_leaves, sizeof(l));
+		m->free_leaves = l;
+		m->nfree++;
+		m->slots[i].leaf = NULL;
+		released++;
+	}
+	m->last = NULL;
+	if (!released)
+		return 0;
+	/* rebuild at a load of at most 1/4: room to grow before the next doubling */
+	size_t cap = 64;
+	m->nleaves -= released;
+	while (cap < m->nleaves * 4)
+		cap *= 2;
+	struct bucket_slot *slots = mt_xcalloc(cap, sizeof(*slots));
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].leaf)
+			insert(slots, cap, m->slots[i]);
+	free(m->slots);
+	m->slots = slots;
+	m->cap = cap;
+	return released;
+}
+
+size_t bucket_map_bytes(const struct bucket_map *m)
+{
+	size_t n = m->cap * sizeof(*m->slots) + m->narenas * sizeof(*m->arenas);
+
+	for (size_t i = 0; i < m->narenas; i++)
+		n += arena_size(i);
 	return n;
 }

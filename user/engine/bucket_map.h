@@ -9,6 +9,12 @@
  * Leaf numbers live in the hash slots, not in the leaves: a probe reads only
  * the (small, cache-resident) slot table, and a leaf is nothing but its
  * entries, page-aligned, so no 16-byte entry ever straddles two cache lines.
+ *
+ * A map that only needs the buckets still counting in some window (the
+ * recorder's live WSS) drops the others with bucket_map_expire(): leaves
+ * whose entries are all expired go to a free list and are reused before
+ * any new arena memory, so such a map stays as large as its largest live
+ * set, not the set of every bucket ever seen.
  */
 #ifndef MEMTRACE_BUCKET_MAP_H
 #define MEMTRACE_BUCKET_MAP_H
@@ -42,6 +48,8 @@ struct bucket_map {
 	 * kernel allows): fewer TLB misses when buckets are hit at random */
 	void **arenas;
 	size_t narenas, arena_used;
+	struct bucket_leaf *free_leaves;	/* released leaves, linked through e[0].count */
+	size_t nfree;
 };
 
 void bucket_map_init(struct bucket_map *m);
@@ -67,5 +75,18 @@ void bucket_map_foreach(const struct bucket_map *m,
 
 /* Buckets with count > 0. */
 uint64_t bucket_map_used(const struct bucket_map *m);
+
+/*
+ * Releases every leaf whose entries all have kend <= k (no longer counted
+ * in report k or any later one; unused entries have kend 0): their counts
+ * are forgotten, and a later access starts the entry afresh, which for the
+ * WSS is the same as an entry that expired.  The slot table is rebuilt for
+ * the leaves kept.  Invalidates every entry pointer handed out before.
+ * Returns the number of leaves released.
+ */
+size_t bucket_map_expire(struct bucket_map *m, uint64_t k);
+
+/* Memory held: arenas (live and free leaves) and the slot table, in bytes. */
+size_t bucket_map_bytes(const struct bucket_map *m);
 
 #endif

@@ -320,6 +320,12 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 	c->locations = cfg->locations ? cfg->locations : DEF_LOCATIONS;
 	c->functions = cfg->functions ? cfg->functions : DEF_FUNCTIONS;
 	c->sensitivity = cfg->sensitivity > 0 ? cfg->sensitivity : 1.0;
+	/* memory follows what is printed: asked sizes, not the file, bound the tables */
+	if (c->top > 100000 || c->max_peaks > 100000 || c->locations > 1000 || c->functions > 1000) {
+		fail(err, errlen, "too many rows asked (--top at most 100000, peaks 100000, "
+		     "locations and functions 1000)");
+		return -1;
+	}
 	if (cfg->sensitivity < 0) {
 		fail(err, errlen, "invalid sensitivity %g (> 0)", cfg->sensitivity);
 		return -1;

@@ -102,6 +102,11 @@ uint64_t wss_total_buckets(const struct wss *w)
 	return bucket_map_used(&w->map);
 }
 
+size_t wss_expire(struct wss *w)
+{
+	return bucket_map_expire(&w->map, w->k);
+}
+
 #define PREFETCH_AHEAD 16
 
 void wss_add_samples(struct wss *w, const struct memtrace_sample *s, size_t n, int use_ip)

@@ -108,7 +108,18 @@ void wss_add_samples(struct wss *w, const struct memtrace_sample *s, size_t n, i
  */
 void wss_finish(struct wss *w, uint64_t end);
 
-/* Distinct buckets seen in the whole stream. */
+/* Distinct buckets seen in the whole stream (since the last wss_expire()). */
 uint64_t wss_total_buckets(const struct wss *w);
+
+/*
+ * Forgets the buckets that no report from the current one on can count
+ * (their windows have closed): the rows that follow are the same, memory
+ * follows the buckets of the last window or so instead of every bucket
+ * ever seen.  Access counts and wss_total_buckets() then cover only the
+ * buckets kept: for streams that need neither (the recorder's live WSS).
+ * Not while a wss_add_samples() call is under way (it holds entry
+ * pointers).  Returns the number of leaves of 512 buckets released.
+ */
+size_t wss_expire(struct wss *w);
 
 #endif

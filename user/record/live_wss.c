@@ -49,10 +49,21 @@ int live_wss_init(struct recorder *r)
 	return 0;
 }
 
+/*
+ * Every LIVE_EXPIRE_EVERY intervals the buckets whose window has closed
+ * leave the live state (wss_expire): memory follows the pages of the last
+ * 200 ms or so, not every page the recording ever saw (docs/design.md).
+ * A sweep reads each live leaf up to its first live entry: cheap.
+ */
 void live_wss_add(struct recorder *r, const struct memtrace_sample *s, size_t n)
 {
 	wss_add_samples(&r->live_data, s, n, 0);
 	wss_add_samples(&r->live_code, s, n, 1);
+	if (r->live_data.k - r->live_swept_k >= LIVE_EXPIRE_EVERY) {
+		wss_expire(&r->live_data);
+		wss_expire(&r->live_code);
+		r->live_swept_k = r->live_data.k;
+	}
 }
 
 /* Rows up to the last written sample; then, at the end, the open interval. */

@@ -3,7 +3,9 @@
  * changed, with valgrind's guest stack named [stack]. */
 #include "record/recorder_impl.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,10 +83,23 @@ static char *read_maps(pid_t pid, size_t *lenp)
 	return text;
 }
 
+void recorder_offline(struct recorder *r)
+{
+	r->offline = 1;
+}
+
+int recorder_put_maps(struct recorder *r, uint64_t time, pid_t pid, const char *text,
+		      size_t len)
+{
+	if (len + MAPS_HDR_SIZE > CHUNK_MAX_LEN)
+		len = CHUNK_MAX_LEN - MAPS_HDR_SIZE;
+	return trace_write_maps(r->w, time, (uint32_t)pid, text, len);
+}
+
 int maps_snapshot(struct recorder *r, int i, uint64_t now)
 {
 	size_t len = 0;
-	char *text = read_maps(r->maps_pid[i], &len);
+	char *text = r->offline ? NULL : read_maps(r->maps_pid[i], &len);
 
 	if (!text) {		/* the process is gone: nothing to snapshot */
 		free(r->maps_text[i]);
@@ -145,15 +160,49 @@ void recorder_name_stack(struct recorder *r, pid_t pid, uint64_t addr)
 
 void recorder_maps_changed(struct recorder *r, pid_t pid)
 {
-	int i = maps_index(r, pid);
+	int i = r->offline ? -1 : maps_index(r, pid);
 
 	if (i >= 0)
 		r->maps_dirty[i] = 1;
 }
 
+/*
+ * Processes that are gone leave the table with their last maps text, so
+ * that it holds the processes alive now (and the target), not every process
+ * a long recording ever saw: a busy fork loop would otherwise fill
+ * MAX_MAPS_PIDS entries of ~10-100 KB each, and later processes would get
+ * no snapshot.  A late sample of a gone pid adds it again, without text
+ * (its maps can no longer be read), until the next sweep.
+ */
+static void maps_forget_gone(struct recorder *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->nmaps; i++) {
+		if (r->maps_pid[i] != r->target && kill(r->maps_pid[i], 0) && errno == ESRCH) {
+			free(r->maps_text[i]);
+			continue;
+		}
+		r->maps_pid[n] = r->maps_pid[i];
+		r->maps_text[n] = r->maps_text[i];
+		r->maps_dirty[n] = r->maps_dirty[i];
+		r->maps_stack[n] = r->maps_stack[i];
+		n++;
+	}
+	r->nmaps = n;
+	r->maps_hit = 0;
+}
+
 int maps_flush_dirty(struct recorder *r, uint64_t now)
 {
 	int rc = 0;
+	uint64_t wall = mt_now_ns();
+
+	/* live recordings: the pids are this machine's processes */
+	if (r->horizon && wall - r->maps_swept_at >= MAPS_SWEEP_EVERY_NS) {
+		maps_forget_gone(r);
+		r->maps_swept_at = wall;
+	}
 
 	for (int i = 0; i < r->nmaps; i++) {
 		if (r->maps_dirty[i]) {

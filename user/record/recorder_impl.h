@@ -17,9 +17,11 @@
 #define LIVE_INTERVAL_INSN	1000000ull	/* 1 M instructions */
 #define MERGE_HORIZON_NS	50000000ull	/* samples may arrive 50 ms late */
 #define WINDOW_ROWS_PER_CHUNK	600
+#define LIVE_EXPIRE_EVERY	1	/* intervals between sweeps of expired live buckets */
 #define FLUSH_EVERY_NS		1000000000ull	/* WINDOWS rows reach the file within 1 s */
 #define STATUS_EVERY_NS		500000000ull
-#define MAX_MAPS_PIDS		65536	/* processes whose maps are snapshotted */
+#define MAX_MAPS_PIDS		65536	/* live processes whose maps are snapshotted */
+#define MAPS_SWEEP_EVERY_NS	1000000000ull	/* gone processes leave the maps table */
 
 struct row_buf {
 	uint64_t *t, *v;
@@ -46,6 +48,7 @@ struct recorder {
 	struct row_buf rows_data, rows_code;
 	uint64_t live_interval;
 	uint64_t live_pages;		/* the latest row written out (live_wss_pages) */
+	uint64_t live_swept_k;		/* live_data.k at the last wss_expire() */
 
 	struct bytebuf threads, lost;
 	uint32_t nthreads, nlost;
@@ -57,12 +60,14 @@ struct recorder {
 	int *maps_dirty;
 	uint64_t *maps_stack;	/* an address in the stack, or 0 */
 	int nmaps, maps_cap, maps_hit;	/* maps_hit: index of the last maps_index() answer */
+	uint64_t maps_swept_at;		/* wall clock of the last maps_forget_gone() */
 
 	uint64_t samples, last_time;
 	uint64_t status_at, status_samples, status_wall;
 	uint64_t flushed_at;		/* wall clock of the last WINDOWS flush */
 	int tty;
 	int failed;
+	int offline;		/* recorder_offline(): never read /proc */
 };
 
 /* host_meta.c: host, kernel, arch, cpu_model, ... unless set already. */

@@ -21,6 +21,11 @@
 #include "record/recorder.h"
 #include "util/util.h"
 
+static size_t pid_hash(pid_t pid, size_t mask)
+{
+	return ((size_t)pid * 0x9e3779b97f4a7c15ull >> 20) & mask;
+}
+
 bool pid_set_add(struct pid_set *set, pid_t pid)
 {
 	if (pid <= 0)
@@ -35,7 +40,7 @@ bool pid_set_add(struct pid_set *set, pid_t pid)
 				pid_set_add(set, old.v[i]);
 		free(old.v);
 	}
-	size_t mask = set->cap - 1, i = ((size_t)pid * 0x9e3779b97f4a7c15ull >> 20) & mask;
+	size_t mask = set->cap - 1, i = pid_hash(pid, mask);
 	while (set->v[i] && set->v[i] != pid)
 		i = (i + 1) & mask;
 	if (set->v[i])
@@ -43,6 +48,28 @@ bool pid_set_add(struct pid_set *set, pid_t pid)
 	set->v[i] = pid;
 	set->n++;
 	return true;
+}
+
+/* Removal with backward shift: the set stays as large as the processes alive. */
+void pid_set_del(struct pid_set *set, pid_t pid)
+{
+	if (!set->cap || pid <= 0)
+		return;
+	size_t mask = set->cap - 1, i = pid_hash(pid, mask);
+	while (set->v[i] && set->v[i] != pid)
+		i = (i + 1) & mask;
+	if (!set->v[i])
+		return;
+	for (size_t j = (i + 1) & mask; set->v[j]; j = (j + 1) & mask) {
+		size_t h = pid_hash(set->v[j], mask);
+		/* v[j] may move back to the hole at i unless its home lies in (i, j] */
+		if (((j - h) & mask) >= ((j - i) & mask)) {
+			set->v[i] = set->v[j];
+			i = j;
+		}
+	}
+	set->v[i] = 0;
+	set->n--;
 }
 
 void pid_set_free(struct pid_set *set)
@@ -181,8 +208,11 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 		on_fork(s, p);
 		break;
 	case PERF_RECORD_EXIT:
+		memcpy(&pid, p, 4);
 		memcpy(&tid, p + 8, 4);
 		dedupe_exit(&s->dd, (pid_t)tid);
+		if (pid == tid)	/* the process is gone: its pid may come back as another */
+			pid_set_del(&s->maps_seen, (pid_t)pid);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

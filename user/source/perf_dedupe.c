@@ -63,16 +63,25 @@ static uint64_t min_key(uint32_t tid, uint32_t cpu)
 
 static struct dedupe_min *min_slot(struct dedupe *d, uint64_t key, bool insert);
 
+/*
+ * Rebuilt when half full, without the (tid, cpu) pairs of exited tasks
+ * (id UINT64_MAX: the same as absent), at a load of at most 1/4: the table
+ * follows the tasks alive, not every task a long recording saw.
+ */
 static void min_grow(struct dedupe *d)
 {
 	struct dedupe_min *old = d->mins;
-	size_t oldcap = d->mincap;
+	size_t oldcap = d->mincap, live = 0;
 
-	d->mincap = oldcap ? oldcap * 2 : 1024;
+	for (size_t i = 0; i < oldcap; i++)
+		live += old[i].key && old[i].id != UINT64_MAX;
+	d->mincap = 1024;
+	while (d->mincap < (live + 1) * 4)
+		d->mincap *= 2;
 	d->mins = mt_xcalloc(d->mincap, sizeof(*d->mins));
 	d->nmins = 0;
 	for (size_t i = 0; i < oldcap; i++)
-		if (old[i].key)
+		if (old[i].key && old[i].id != UINT64_MAX)
 			*min_slot(d, old[i].key, true) = old[i];
 	free(old);
 }

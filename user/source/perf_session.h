@@ -58,7 +58,7 @@ struct perf_session {
 	struct dedupe dd;		/* -p tree: duplicate copies */
 	uint64_t gen;			/* drains so far */
 	int cur_ring;			/* the ring being drained */
-	struct pid_set maps_seen;	/* processes with a maps snapshot asked for */
+	struct pid_set maps_seen;	/* live processes with a maps snapshot asked for */
 	struct recorder *r;
 	struct memtrace_sample batch[PERF_MAX_BATCH];
 	size_t nbatch;
@@ -99,6 +99,7 @@ void perf_hint_close(struct perf_session *s, bool report);
 
 /* pid sets (perf.c) */
 bool pid_set_add(struct pid_set *set, pid_t pid);	/* true if it was new */
+void pid_set_del(struct pid_set *set, pid_t pid);
 void pid_set_free(struct pid_set *set);
 
 #endif

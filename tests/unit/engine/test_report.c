@@ -399,6 +399,27 @@ TEST(report_rows_bounded_not_by_timestamps)
 	unlink(path);
 }
 
+/* Table sizes asked through the library (not only the CLI) are bounded too. */
+TEST(report_asked_sizes_bounded)
+{
+	char err[256] = "";
+	struct memtrace_report_config cfg = { .window = 10, .interval = 10, .top = 100001 };
+	const char *path = two_sample_trace(START + 100);
+
+	CHECK(path != NULL);
+	CHECK(memtrace_report_compute(path, &cfg, err, sizeof(err)) == NULL);
+	CHECK_STR(err, "too many rows asked (--top at most 100000, peaks 100000, "
+		  "locations and functions 1000)");
+	cfg.top = 100000;
+	cfg.functions = 1001;
+	CHECK(memtrace_report_compute(path, &cfg, err, sizeof(err)) == NULL);
+	cfg.functions = 1000;
+	struct memtrace_report *r = memtrace_report_compute(path, &cfg, err, sizeof(err));
+	CHECK(r != NULL);
+	memtrace_report_free(r);
+	unlink(path);
+}
+
 int main(void)
 {
 	int rc = test_main();

@@ -192,6 +192,32 @@ TEST(exit_forgets_the_task)
 	dedupe_free(&d);
 }
 
+/* 1 M short-lived tasks, 100 alive at once: the table of smallest ids
+ * follows the live tasks (exited ones leave it when it is rebuilt). */
+TEST(exited_tasks_leave_the_min_table)
+{
+	struct dedupe d;
+	struct memtrace_sample out[64];
+
+	dedupe_init(&d, 1);
+	dedupe_add_event(&d, 10, 1, 0, false);
+	dedupe_add_event(&d, 20, 2, 0, true);
+	for (uint32_t tid = 100; tid < 1000100; tid++) {
+		struct memtrace_sample s = smp(tid, 0, tid, 0x1000);
+		CHECK(dedupe_sample(&d, 0, &s, 10, tid) == DEDUPE_HELD);
+		if (tid >= 200)
+			dedupe_exit(&d, (pid_t)(tid - 100));
+		release(&d, tid, true, out);
+	}
+	CHECK(d.mincap <= 2048);
+	/* a live task keeps its smallest id: its lineage 20 is still redundant */
+	struct memtrace_sample late = smp(1000099, 0, 2000000, 0x2000);
+	CHECK(dedupe_sample(&d, 0, &late, 20, 2000000) == DEDUPE_HELD);
+	CHECK_EQ_U64(release(&d, 0, true, out), 0);
+	CHECK_EQ_U64(d.dropped_lineage, 1);
+	dedupe_free(&d);
+}
+
 TEST(release_in_order_and_in_parts)
 {
 	struct dedupe d;

@@ -50,6 +50,22 @@ enum memtrace_column {
 	MEMTRACE_NCOLUMNS
 };
 
+/*
+ * Fault sources that say what kind of fault each sample is (HEADER
+ * fault_kinds=1, source hint-faults) keep the kind in data_src bits 56..59
+ * (perf's reserved bits) next to perf's mem_op in bits 0..4 (PERF_MEM_OP_LOAD,
+ * _STORE, _EXEC from the fault's error code).
+ */
+#define MEMTRACE_FAULT_KIND_SHIFT	56
+#define MEMTRACE_FAULT_KIND(data_src)	((unsigned)(((data_src) >> MEMTRACE_FAULT_KIND_SHIFT) & 0xf))
+enum memtrace_fault_kind {
+	MEMTRACE_FAULT_UNKNOWN,		/* not a classified fault */
+	MEMTRACE_FAULT_FIRST_TOUCH,	/* a page the process did not have before */
+	MEMTRACE_FAULT_HINT,		/* a page it had: NUMA hint fault (or a re-fault after
+					 * reclaim, swap-out, MADV_DONTNEED) */
+	MEMTRACE_FAULT_WRITE_PROTECT,	/* a present page: copy-on-write, write-protect */
+};
+
 /* What a trace holds: one pass over the chunk headers and side chunks. */
 struct memtrace_trace_info {
 	uint32_t version_major, version_minor;

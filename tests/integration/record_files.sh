@@ -16,13 +16,13 @@ no_temp() {	# no .NAME.XXXXXX left next to FILE
 }
 
 # exit status of the command, as perf record and time give it
-"$MT" record -o t.mtrace -- sh -c 'exit 7' 2>/dev/null
+"$MT" record -e page-faults -o t.mtrace -- sh -c 'exit 7' 2>/dev/null
 rc=$?; [ $rc = 7 ] || fail "record -- sh -c 'exit 7' exited $rc, not 7"
-"$MT" record -o t.mtrace --force -- /bin/false 2>/dev/null
+"$MT" record -e page-faults -o t.mtrace --force -- /bin/false 2>/dev/null
 rc=$?; [ $rc = 1 ] || fail "record -- /bin/false exited $rc, not 1"
-"$MT" record -o t.mtrace --force -- sh -c 'kill -9 $$' 2>/dev/null
+"$MT" record -e page-faults -o t.mtrace --force -- sh -c 'kill -9 $$' 2>/dev/null
 rc=$?; [ $rc = 137 ] || fail "record of a SIGKILLed command exited $rc, not 137"
-"$MT" record -o t.mtrace --force -- true 2>/dev/null
+"$MT" record -e page-faults -o t.mtrace --force -- true 2>/dev/null
 rc=$?; [ $rc = 0 ] || fail "record -- true exited $rc"
 "$MT" dump t.mtrace >/dev/null 2>&1 || fail "record -- true left no readable trace"
 
@@ -30,13 +30,13 @@ rc=$?; [ $rc = 0 ] || fail "record -- true exited $rc"
 head -c 5000 /dev/urandom >old.bin
 cp old.bin r.mtrace
 rm -f r.mtrace.old
-"$MT" record -o r.mtrace -- true 2>/dev/null || fail "record over an existing file failed"
+"$MT" record -e page-faults -o r.mtrace -- true 2>/dev/null || fail "record over an existing file failed"
 cmp -s old.bin r.mtrace.old || fail "r.mtrace.old is not the former r.mtrace"
 "$MT" dump --meta r.mtrace 2>/dev/null | grep -q '^end_reason=target-exited' || fail "r.mtrace is not the new trace"
 no_temp r.mtrace
 # a second run: the trace of the first becomes .old
 cp r.mtrace first.bin
-"$MT" record -o r.mtrace -- true 2>/dev/null || fail "second record failed"
+"$MT" record -e page-faults -o r.mtrace -- true 2>/dev/null || fail "second record failed"
 cmp -s first.bin r.mtrace.old || fail "second run: r.mtrace.old is not the first trace"
 # --force overwrites and keeps no .old
 cp old.bin f.mtrace
@@ -56,7 +56,7 @@ cmp -s old.bin i.mtrace.old || fail "import --force touched i.mtrace.old"
 # a symbolic link as -o is replaced (renamed to .old), never written through
 cp old.bin victim
 ln -s "$TMP/victim" link.mtrace
-"$MT" record -o link.mtrace -- true 2>/dev/null || fail "record -o LINK failed"
+"$MT" record -e page-faults -o link.mtrace -- true 2>/dev/null || fail "record -o LINK failed"
 cmp -s old.bin victim || fail "record wrote through the link onto its target"
 [ -L link.mtrace.old ] && [ "$(readlink link.mtrace.old)" = "$TMP/victim" ] || fail "the link is not link.mtrace.old"
 [ -f link.mtrace ] && [ ! -L link.mtrace ] || fail "link.mtrace is not a new regular file"
@@ -69,7 +69,7 @@ cmp -s old.bin victim || fail "record --force wrote through the link onto its ta
 cp old.bin e.mtrace
 printf '#!/nonexistent/interp\necho hi\n' >bad.sh
 chmod +x bad.sh
-"$MT" record -o e.mtrace -- ./bad.sh >/dev/null 2>err.txt
+"$MT" record -e page-faults -o e.mtrace -- ./bad.sh >/dev/null 2>err.txt
 rc=$?; [ $rc = 127 ] || fail "missing interpreter: exit $rc, not 127"
 grep -qx 'memtracectl: cannot execute ./bad.sh: bad interpreter /nonexistent/interp: No such file or directory' err.txt ||
 	fail "missing interpreter: $(cat err.txt)"
@@ -77,41 +77,41 @@ cmp -s old.bin e.mtrace || fail "a command that cannot exec changed e.mtrace"
 [ ! -e e.mtrace.old ] || fail "a command that cannot exec made e.mtrace.old"
 no_temp e.mtrace
 chmod -x bad.sh
-"$MT" record -o e.mtrace -- ./bad.sh >/dev/null 2>err.txt
+"$MT" record -e page-faults -o e.mtrace -- ./bad.sh >/dev/null 2>err.txt
 rc=$?; [ $rc = 126 ] || fail "not executable: exit $rc, not 126"
 grep -qx 'memtracectl: cannot execute ./bad.sh: Permission denied' err.txt || fail "not executable: $(cat err.txt)"
-"$MT" record -o e.mtrace -- ./nosuch >/dev/null 2>err.txt
+"$MT" record -e page-faults -o e.mtrace -- ./nosuch >/dev/null 2>err.txt
 rc=$?; [ $rc = 127 ] || fail "missing command: exit $rc, not 127"
 grep -qx 'memtracectl: cannot execute ./nosuch: No such file or directory' err.txt || fail "missing command: $(cat err.txt)"
-"$MT" record -o e.mtrace -- nosuch-command-xyz >/dev/null 2>err.txt
+"$MT" record -e page-faults -o e.mtrace -- nosuch-command-xyz >/dev/null 2>err.txt
 rc=$?; [ $rc = 127 ] || fail "command not in PATH: exit $rc, not 127"
 grep -qx 'memtracectl: cannot execute nosuch-command-xyz: command not found' err.txt || fail "not in PATH: $(cat err.txt)"
-expect_error "no process with pid" "$MT" record -o e.mtrace -p 999999999
+expect_error "no process with pid" "$MT" record -e page-faults -o e.mtrace -p 999999999
 cmp -s old.bin e.mtrace || fail "early failures changed e.mtrace"
 no_temp e.mtrace
 # a device is written in place: /dev/full fails at the file header
-"$MT" record -o /dev/full -- true >/dev/null 2>err.txt && fail "record -o /dev/full succeeded"
+"$MT" record -e page-faults -o /dev/full -- true >/dev/null 2>err.txt && fail "record -o /dev/full succeeded"
 grep -qx 'memtracectl: writing /dev/full: No space left on device' err.txt || fail "/dev/full: $(cat err.txt)"
 # stdout still works
-"$MT" record -o - -- true 2>/dev/null >out.mtrace || fail "record -o - failed"
+"$MT" record -e page-faults -o - -- true 2>/dev/null >out.mtrace || fail "record -o - failed"
 [ "$(head -c 8 out.mtrace)" = MEMTRACE ] || fail "record -o - wrote no trace"
 
 # the status line (stderr a terminal: script(1)) says "no samples", not a WSS of 0 B
 sleep 30 &
 idle=$!
-script -qc "$MT record -o idle.mtrace -p $idle --duration 1.2" status.log >/dev/null
+script -qc "$MT record -e page-faults -o idle.mtrace -p $idle --duration 1.2" status.log >/dev/null
 kill $idle
 last=$(tr '\r' '\n' <status.log | grep '^.*memtrace: ' | tail -1)
 echo "$last" | grep -q '0 page faults (0/s)  lost 0  dropped 0  no samples  written ' ||
 	fail "status line of an idle target: $last"
-script -qc "$MT record -o busy.mtrace -- $WL/pageramp -n 64 -c 50 -g 20" status.log >/dev/null
+script -qc "$MT record -e page-faults -o busy.mtrace -- $WL/pageramp -n 64 -c 50 -g 20" status.log >/dev/null
 last=$(tr '\r' '\n' <status.log | grep '^.*memtrace: ' | tail -1)
 echo "$last" | grep -q 'no samples' && fail "status line of a busy target: $last"
 echo "$last" | grep -Eq 'pages first touched [1-9][0-9.]* [KM]iB' || fail "status line of a busy target: $last"
 
 # kill -9 of the collector: FILE is in place and holds everything but the last second
 start=$(date +%s%N)
-"$MT" record -o k.mtrace -- "$WL/pageramp" -n 64 -c 1000000 -g 20 >/dev/null 2>&1 &
+"$MT" record -e page-faults -o k.mtrace -- "$WL/pageramp" -n 64 -c 1000000 -g 20 >/dev/null 2>&1 &
 rec=$!
 sleep 3
 wl=$(pgrep -P $rec)
@@ -139,7 +139,7 @@ else	# not root: a file size limit (EFBIG) is a write error too
 	trap '' XFSZ
 	ulimit -f 64
 fi
-timeout 60 "$MT" record -o $out -- "$WL/pageramp" -n 256 -c 1000000 -g 5 >/dev/null 2>err.txt
+timeout 60 "$MT" record -e page-faults -o $out -- "$WL/pageramp" -n 256 -c 1000000 -g 5 >/dev/null 2>err.txt
 rc=$?
 ulimit -f unlimited 2>/dev/null
 [ $rc = 1 ] || fail "write error: exit $rc, not 1"

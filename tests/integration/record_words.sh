@@ -8,7 +8,7 @@
 meta() { "$MT" dump --meta "$1" | sed -n "s/^# *$2=//p; s/^$2=//p" | tail -1; }
 
 # the status line (a terminal: script(1)), faults early, then 1.2 s idle
-script -qec "$MT record -o $TMP/s.mtrace -- sh -c '$WL/pageramp -n 64 -c 1 >/dev/null; sleep 1.2'" \
+script -qec "$MT record -e page-faults -o $TMP/s.mtrace -- sh -c '$WL/pageramp -n 64 -c 1 >/dev/null; sleep 1.2'" \
 	/dev/null >"$TMP/tty.out" || fail "record under script failed: $(cat "$TMP/tty.out")"
 status=$(tr '\r' '\n' <"$TMP/tty.out" | grep '^.*memtrace: ' | tail -1)
 echo "$status" | grep -Eq 'memtrace: [0-9.]+ s  [0-9]+ page faults \([0-9]+/s\)  lost 0  dropped 0  pages first touched [0-9.]+ [KMG]?i?B' ||

@@ -32,6 +32,7 @@ if insmod /memtrace.ko; then
 		lifecycle) run lifecycle 120 /bin/mtktest lifecycle /memtrace.ko ;;
 		record) timeout 300 /bin/guest-record.sh || echo "FAIL record: exit $?" ;;
 		bpf) timeout 300 /bin/guest-record.sh bpf || echo "FAIL bpf: exit $?" ;;
+		hint) timeout 300 /bin/guest-hint.sh || echo "FAIL hint: exit $?" ;;
 		bench) run bench 800 /bin/mtbench 9 ;;
 		*) run "$t" 120 /bin/mtktest "$t" ;;
 		esac

@@ -32,6 +32,7 @@ mkdir -p "$ird"/{bin,proc,sys,dev,tmp,etc}
 cp /bin/busybox "$ird/bin/busybox"
 cp "$top/tests/kernel/guest-init.sh" "$ird/init"
 cp "$top/tests/kernel/guest-record.sh" "$ird/bin/" 2>/dev/null || true
+cp "$top/tests/kernel/guest-hint.sh" "$ird/bin/" 2>/dev/null || true
 chmod +x "$ird/init"
 cp "$ko" "$ird/memtrace.ko"
 for f in "$build"/kernel-tests/*; do [ -x "$f" ] && cp "$f" "$ird/bin/"; done
@@ -41,13 +42,19 @@ echo "root:x:0:0:root:/:/bin/sh" >"$ird/etc/passwd"
 echo $tests | tr ' ' '\n' >"$ird/tests.list"
 (cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initrd.gz"
 
+# GUEST_NUMA_NODES=2: two NUMA nodes, one CPU and half the memory each
+numa=()
+if [ "${GUEST_NUMA_NODES:-1}" = 2 ]; then
+	numa=(-smp 2,sockets=2,cores=1,threads=1 -object memory-backend-ram,id=m0,size=768M -object memory-backend-ram,id=m1,size=768M
+	      -numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1)
+fi
 log=$out/console.log
 # One host thread for both vCPUs (thread=single): multi-threaded TCG let a
 # vCPU run a stale translation of kernel text that another vCPU was patching
 # (text_poke_bp of a perf static key: "Oops: int3" in __schedule, seen once
 # in CI on 6.12); real CPUs and single-threaded TCG keep that coherent.
 timeout "${GUEST_TIMEOUT:-900}" qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu max -smp 2 \
-	-m 1536 -nographic -no-reboot -monitor none -serial stdio \
+	-m 1536 "${numa[@]}" -nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$root/boot/vmlinuz-$abi-amd64" -initrd "$out/initrd.gz" \
 	-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 loglevel=5 nokaslr" \
 	</dev/null >"$log" 2>&1

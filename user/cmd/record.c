@@ -34,8 +34,12 @@ static void usage(FILE *out)
 		"                         system.slice/postgresql@15-main.service) or absolute\n"
 		"  -a, --all-cpus         every process on every CPU\n"
 		"  CMD ARGS...            run CMD and record it (use -- before CMD if it has options)\n"
-		"  -e, --event EVENT      auto (default), page-faults, loads, stores, llc-miss-loads,\n"
-		"                         load-latency, ibs-op, or a libpfm4 event name\n"
+		"  -e, --event EVENT      auto (default), page-faults, hint-faults, loads, stores,\n"
+		"                         llc-miss-loads, load-latency, ibs-op, or a libpfm4 event\n"
+		"                         name (hint-faults: NUMA-balancing hint faults, root; turns\n"
+		"                         the scanner on for the recording and back off after)\n"
+		"      --scan-period T    hint-faults: NUMA scan period (e.g. 1s, 500ms) where the\n"
+		"                         kernel lets debugfs set it; restored after\n"
 		"  -c, --period N         sample every N-th event (default: per event; 1 for page faults)\n"
 		"  -b, --backend NAME     auto (default; $MEMTRACE_BACKEND when set), module, bpf,\n"
 		"                         perf, valgrind\n"
@@ -186,6 +190,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "kernel", no_argument, NULL, 'K' },
 		{ "ring", required_argument, NULL, 'r' },
+		{ "scan-period", required_argument, NULL, 'P' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -243,6 +248,13 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return 2;
 			}
 			o->ring_records = (uint32_t)v;
+			break;
+		case 'P':
+			if (mt_parse_duration(optarg, true, &v) || v < 1000000 || v > 3600000000000ull) {
+				mt_err("invalid scan period '%s' (1ms to 1h, e.g. 1s or 500ms)", optarg);
+				return 2;
+			}
+			o->scan_period_ms = (long)(v / 1000000);
 			break;
 		case 'h': usage(stdout); return 0;
 		default:

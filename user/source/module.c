@@ -64,6 +64,10 @@ static int mod_probe(const struct record_opts *o, char *why, size_t whylen)
 	close(fd);
 	if (o && mem_event_resolve(o->event ? o->event : "auto", &ev, NULL, why, whylen))
 		return -1;
+	if (o && ev.hint_faults) {
+		snprintf(why, whylen, "the module backend has no hint-faults source (use --backend perf)");
+		return -1;
+	}
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "source/source.h"
+#include "source/damon_status.h"
 #include "source/perf_event_meta.h"
 #include "source/perf_session.h"
 #include "record/recorder.h"
@@ -123,6 +124,16 @@ static void on_sample(struct perf_session *s, const unsigned char *p, const unsi
 		return;
 	memcpy(&m.cpu, p, 4);
 	p += 8;
+	if (s->sample_type & PERF_SAMPLE_RAW) {
+		uint32_t rawlen;
+		if (p + 4 > end)
+			return;
+		memcpy(&rawlen, p, 4);
+		if (p + 4 + rawlen > end)
+			return;
+		perf_hint_sample(s, &m, p + 4, rawlen);
+		p += 4 + rawlen;	/* padded to 8 with the size */
+	}
 	if (s->sample_type & PERF_SAMPLE_WEIGHT) {
 		TAKE64(v);
 		m.weight = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
@@ -268,7 +279,7 @@ static int perf_probe(const struct record_opts *o, char *why, size_t whylen)
 	struct mem_event ev;
 	struct perf_event_attr attr;
 
-	if (mem_event_resolve(o->event, &ev, NULL, why, whylen))
+	if (mem_event_resolve_auto(o->event, &ev, NULL, why, whylen))
 		return -1;
 	attr = ev.attr;
 	attr.size = sizeof(attr);
@@ -297,6 +308,7 @@ static void raise_fd_limit(void)
 
 static void perf_free(struct perf_session *s)
 {
+	perf_hint_close(s, false);	/* every exit path puts NUMA balancing back */
 	if (s->release_fd >= 0)
 		close(s->release_fd);
 	for (int i = 0; i < s->nwatch; i++)
@@ -320,9 +332,11 @@ static void perf_session_init(struct perf_session *s, struct recorder *r)
 	s->child = -1;
 	s->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
 			 PERF_SAMPLE_ID | PERF_SAMPLE_CPU;
-	if (s->ev.fields & MEMTRACE_FIELD_WEIGHT)
+	if (s->ev.hint_faults)	/* address, ip, error code: the tracepoint's record */
+		s->sample_type |= PERF_SAMPLE_RAW;
+	else if (s->ev.fields & MEMTRACE_FIELD_WEIGHT)
 		s->sample_type |= PERF_SAMPLE_WEIGHT;
-	if (s->ev.fields & MEMTRACE_FIELD_DATA_SRC)
+	if (s->ev.fields & MEMTRACE_FIELD_DATA_SRC && !s->ev.hint_faults)
 		s->sample_type |= PERF_SAMPLE_DATA_SRC;
 	s->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	s->streams = mt_xcalloc((size_t)s->ncpus, sizeof(*s->streams));
@@ -340,13 +354,18 @@ static void *perf_open(const struct record_opts *o, struct recorder *r)
 
 	s->o = o;
 	s->release_fd = s->cgroup_fd = -1;
-	if (mem_event_resolve(o->event, &s->ev, &fell_back, why, sizeof(why))) {
+	if (mem_event_resolve_auto(o->event, &s->ev, &fell_back, why, sizeof(why))) {
 		mt_err("%s", why);
 		goto fail;
 	}
-	if (fell_back)
+	if (fell_back && s->ev.hint_faults)
 		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
-			"recording page faults, which see first touches and re-faults only\n");
+			"recording page faults with their kind, NUMA hint faults among them (re-accesses, "
+			"once per page per scan pass); -e page-faults for page faults alone\n");
+	else if (fell_back)
+		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
+			"recording page faults, which see first touches and re-faults only (no hint faults: %s)\n",
+			mem_event_hint_unavailable(why, sizeof(why)) ? why : "hint faults unavailable");
 	if (o->random_period) {
 		mt_err("--random-period is for the valgrind backend and import; perf uses a fixed period");
 		goto fail;
@@ -354,10 +373,18 @@ static void *perf_open(const struct record_opts *o, struct recorder *r)
 	uint64_t period = o->period ? o->period : s->ev.default_period;
 	perf_session_init(s, r);
 	raise_fd_limit();
+	if (s->ev.hint_faults) {
+		if (perf_hint_open(s, o))
+			goto fail;
+	} else {
+		nb_check_stale(stderr, NULL);
+	}
 	if (perf_attach(s, o, period))
 		goto fail;
 
 	event_meta(r, "perf", o, &s->ev, period, s->target);
+	if (s->ev.hint_faults)
+		perf_hint_meta(s, r);
 	if (event_begin(r, o, s->target, &start))
 		goto fail;
 	/* every attached process's maps now, before any of them can exit */
@@ -436,9 +463,12 @@ static int perf_finish(void *state, struct recorder *r, int failed, const char *
 	/* we started it: stop it too, on a failed write as on a stop */
 	if (s->child > 0 && (failed || strcmp(*reason, "target-exited")))
 		target_stop_child(s->child);
-	if (failed)
+	if (failed) {
+		perf_hint_close(s, false);
 		return -1;
+	}
 	drain(s, true);
+	perf_hint_close(s, true);
 	uint64_t dup = s->dd.dropped_copies + s->dd.dropped_lineage;
 	if (dup)
 		fprintf(stderr, "memtracectl: dropped %llu duplicate sample%s of %llu event%s that "
@@ -455,6 +485,34 @@ static int perf_close(void *state, int rc)
 	return rc;
 }
 
+static void perf_hint_status(FILE *out)
+{
+	char why[512];
+	struct record_opts o = { .event = "hint-faults" };
+	int nb = nb_read(), nodes = nb_nodes();
+
+	nb_check_stale(out, NULL);
+	if (perf_probe(&o, why, sizeof(why)))
+		fprintf(out, "  perf: hint-faults: unavailable - %s\n", why);
+	else if (!(nb & 1) && geteuid() != 0)
+		fprintf(out, "  perf: hint-faults: unavailable - numa_balancing=%d and only root can turn "
+			"the scanner on\n", nb);
+	else {
+		char period[96];
+		long ms = nb_scan_period_min_ms();
+		if (ms > 0)
+			snprintf(period, sizeof(period), "scan period >= %ld ms", ms);
+		else
+			snprintf(period, sizeof(period), "scan period unreadable (%s)",
+				 errno == EPERM ? "debugfs locked down" : strerror(errno));
+		fprintf(out, "  perf: hint-faults: available (NUMA balancing built in, numa_balancing=%d%s, "
+			"%s, %d node%s%s)\n", nb,
+			nb & 1 ? "" : ": turned on while recording", period, nodes,
+			nodes == 1 ? "" : "s", nodes == 1 ? ": single-threaded private memory and shared "
+			"anonymous memory without MPOL_MF_MOF are not scanned" : "");
+	}
+}
+
 static void perf_status(FILE *out)
 {
 	char buf[512], why[512];
@@ -469,6 +527,12 @@ static void perf_status(FILE *out)
 		fprintf(out, "  perf: page-faults: available (software event; sees first touches and re-faults only)\n");
 	else
 		fprintf(out, "  perf: page-faults: unavailable - %s\n", why);
+	perf_hint_status(out);
+	damon_status(out);
+	struct mem_event ev;
+	mem_event_resolve_auto("auto", &ev, NULL, why, sizeof(why));
+	fprintf(out, "  perf: -e auto picks %s (order: PMU memory events, hint-faults, DAMON (not built "
+		"yet), page-faults)\n", ev.alias);
 	static const char *const hw[] = { "loads", "stores", "llc-miss-loads", "load-latency", NULL };
 	for (int i = 0; hw[i]; i++) {
 		o.event = hw[i];

@@ -46,7 +46,8 @@ void perf_build_attr(struct perf_session *s, const struct record_opts *o, uint64
 	attr->disabled = on_exec;
 	attr->enable_on_exec = on_exec;
 	attr->inherit = !o->system_wide && !o->cgroup;
-	attr->exclude_kernel = !o->kernel_addrs;
+	/* a tracepoint fires in kernel mode: excluding the kernel would drop it */
+	attr->exclude_kernel = !o->kernel_addrs && !s->ev.hint_faults;
 	attr->exclude_hv = 1;
 	attr->exclude_guest = 1;
 	attr->use_clockid = 1;

@@ -2,6 +2,7 @@
 #include "source/perf_event.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +10,15 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "source/kernel_fs.h"
+#include "source/numa_balancing.h"
 #include "trace/words.h"
 #include "uapi/memtrace.h"
 
 #define SEES_PAGE_FAULTS "page faults only: the first touch of each page and re-faults after " \
 	"reclaim or MADV_DONTNEED, not repeated accesses"
+#define SEES_HINT "page faults with their kind: NUMA-balancing hint faults (a page's first access " \
+	"after each scan pass: access-bit sampling with addresses), first touches, copy-on-write"
 #define SEES_PEBS "every N-th retired memory instruction of the chosen kind, with its data address"
 #define SEES_IBS "every N-th micro-op; loads and stores carry their data address"
 
@@ -131,6 +136,36 @@ static void set_page_faults(struct mem_event *ev)
 	ev->fields = MEMTRACE_FIELD_IP;
 }
 
+#define HINT_TRACEPOINT	"exceptions/page_fault_user"
+
+static int resolve_hint_faults(struct mem_event *ev, char *why, size_t whylen)
+{
+	char buf[32];
+
+	if (nb_read() < 0) {
+		snprintf(why, whylen, "event 'hint-faults' needs NUMA balancing and this kernel has none "
+			 "(no %s: CONFIG_NUMA_BALANCING not set)", NB_SYSCTL);
+		return -1;
+	}
+	if (kfs_read("tracefs", "events/" HINT_TRACEPOINT "/id", buf, sizeof(buf))) {
+		snprintf(why, whylen, "event 'hint-faults' needs the exceptions:page_fault_user tracepoint "
+			 "(x86, tracefs): %s", strerror(errno));
+		return -1;
+	}
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->name, sizeof(ev->name), "exceptions:page_fault_user");
+	ev->alias = "hint-faults";
+	ev->source = "hint-faults";
+	ev->sees = SEES_HINT;
+	ev->sample_class = words_class_name(WORDS_HINT_FAULT);
+	ev->attr.type = PERF_TYPE_TRACEPOINT;
+	ev->attr.config = strtoull(buf, NULL, 10);
+	ev->default_period = 1;
+	ev->fields = MEMTRACE_FIELD_IP | MEMTRACE_FIELD_DATA_SRC;
+	ev->hint_faults = 1;
+	return 0;
+}
+
 static int resolve_ibs(struct mem_event *ev, const char *alias, char *why, size_t whylen)
 {
 	int type = sysfs_pmu_type("ibs_op");
@@ -208,24 +243,63 @@ static int resolve_hw(const char *alias, struct mem_event *ev, char *why, size_t
 	return resolve_pebs(ev, alias, cands, why, whylen);
 }
 
+/* Why "auto" does not pick hint-faults here, or NULL when it does. */
+const char *mem_event_hint_unavailable(char *why, size_t whylen)
+{
+	struct mem_event ev;
+
+	if (geteuid() != 0) {
+		snprintf(why, whylen, "not root (turning NUMA balancing on and the tracepoint need root)");
+		return why;
+	}
+	if (resolve_hint_faults(&ev, why, whylen))
+		return why;
+	if (!(nb_read() & 1) && access(NB_SYSCTL, W_OK)) {
+		snprintf(why, whylen, "%s is off and cannot be written (%s)", NB_SYSCTL, strerror(errno));
+		return why;
+	}
+	return NULL;
+}
+
+static int resolve_auto(struct mem_event *ev, int *fell_back, bool with_hint)
+{
+	char ignore[512];
+
+	if (resolve_hw("loads", ev, ignore, sizeof(ignore)) == 0)
+		return 0;
+	if (fell_back)
+		*fell_back = 1;
+	if (with_hint && !mem_event_hint_unavailable(ignore, sizeof(ignore)) &&
+	    !resolve_hint_faults(ev, ignore, sizeof(ignore)))
+		return 0;
+	/* DAMON would come here (not built yet) */
+	set_page_faults(ev);
+	return 0;
+}
+
+int mem_event_resolve_auto(const char *name, struct mem_event *ev, int *fell_back,
+			   char *why, size_t whylen)
+{
+	if (fell_back)
+		*fell_back = 0;
+	if (!name || !strcmp(name, "auto"))
+		return resolve_auto(ev, fell_back, true);
+	return mem_event_resolve(name, ev, fell_back, why, whylen);
+}
+
 int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
 		      char *why, size_t whylen)
 {
 	if (fell_back)
 		*fell_back = 0;
-	if (!name || !strcmp(name, "auto")) {
-		char ignore[256];
-		if (resolve_hw("loads", ev, ignore, sizeof(ignore)) == 0)
-			return 0;
-		set_page_faults(ev);
-		if (fell_back)
-			*fell_back = 1;
-		return 0;
-	}
+	if (!name || !strcmp(name, "auto"))
+		return resolve_auto(ev, fell_back, false);
 	if (!strcmp(name, "page-faults") || !strcmp(name, "faults") || !strcmp(name, "pf")) {
 		set_page_faults(ev);
 		return 0;
 	}
+	if (!strcmp(name, "hint-faults") || !strcmp(name, "numa-hint-faults"))
+		return resolve_hint_faults(ev, why, whylen);
 	if (!strcmp(name, "loads") || !strcmp(name, "stores") || !strcmp(name, "llc-miss-loads") ||
 	    !strcmp(name, "load-latency"))
 		return resolve_hw(name, ev, why, whylen);
@@ -236,7 +310,7 @@ int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
 	memset(ev, 0, sizeof(*ev));
 	int ret = pfm_encode(name, &ev->attr);
 	if (ret != PFM_SUCCESS) {
-		snprintf(why, whylen, "unknown event '%s' (libpfm4: %s); use auto, page-faults, loads, stores, "
+		snprintf(why, whylen, "unknown event '%s' (libpfm4: %s); use auto, page-faults, hint-faults, loads, stores, "
 			 "llc-miss-loads, load-latency, ibs-op or a libpfm4 event name", name,
 			 pfm_strerror(ret));
 		return -1;

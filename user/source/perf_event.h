@@ -20,6 +20,7 @@ struct mem_event {
 	uint64_t default_period;
 	uint32_t fields;	/* MEMTRACE_FIELD_* the source fills */
 	int skip_zero_addr;	/* drop samples without a data address (IBS) */
+	int hint_faults;	/* exceptions:page_fault_user: address, ip, error code in RAW */
 };
 
 /*
@@ -30,6 +31,18 @@ struct mem_event {
  */
 int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
 		      char *why, size_t whylen);
+
+/*
+ * The perf backend's "auto": PMU memory events, then hint-faults (root,
+ * NUMA balancing built in, the exceptions tracepoint), then page faults
+ * (*fell_back set for either of the last two).  Other names as
+ * mem_event_resolve, whose "auto" (the module backend's) has no hint
+ * faults.
+ */
+int mem_event_resolve_auto(const char *name, struct mem_event *ev, int *fell_back,
+			   char *why, size_t whylen);
+/* NULL when "auto" can pick hint-faults here, else why not (in why). */
+const char *mem_event_hint_unavailable(char *why, size_t whylen);
 
 /* One line about the PMU of this machine for `memtracectl status`. */
 void mem_event_pmu_summary(char *buf, size_t len);

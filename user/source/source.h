@@ -38,6 +38,7 @@ struct record_opts {
 	const char *backend;	/* --backend NAME, "auto" by default */
 	bool kernel_addrs;	/* --kernel: also sample kernel mode (-a only) */
 	uint32_t ring_records;	/* --ring RECORDS per CPU, module and bpf backends */
+	long scan_period_ms;	/* --scan-period: hint-faults' NUMA scan period, 0 = kernel's */
 };
 
 /*

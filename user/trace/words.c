@@ -45,6 +45,20 @@ static const struct memtrace_words words[] = {
 		.series_title = "Pages first touched (resident-set growth)", .hot = "Most-faulted",
 		.curve = "Buckets by page-fault count", .activity = "Page faults",
 	},
+	[WORDS_HINT_FAULT] = {
+		.sample_class = "hint-fault",
+		.measure = "each sample is one page fault with its kind: mostly NUMA-balancing hint "
+			   "faults, the first access to a page after each scan pass (access-bit sampling "
+			   "with addresses: at most one per page per pass), plus first touches and "
+			   "copy-on-write faults; wss_data with a window of at least the scan period "
+			   "counts the pages accessed (the working set), hot_* and hot_wss count faults "
+			   "(about the scan passes a page was accessed in)",
+		.sample = "page fault", .samples = "page faults", .count = "faults",
+		.verb = "accessed", .wss = "WSS", .code_wss = "at page faults",
+		.data_series = "data working set (hint faults)", .code_series = "code at page faults",
+		.series_title = "Working-set size (NUMA hint faults)", .hot = "Hot",
+		.curve = "Buckets by hint-fault count", .activity = "Page faults",
+	},
 };
 
 enum words_class words_class_of(const char *sample_class, const char *source,

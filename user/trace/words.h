@@ -7,14 +7,14 @@
 
 #include "memtrace/trace.h"
 
-enum words_class { WORDS_SAMPLED_ACCESS, WORDS_EVERY_ACCESS, WORDS_FIRST_TOUCH };
+enum words_class { WORDS_SAMPLED_ACCESS, WORDS_EVERY_ACCESS, WORDS_FIRST_TOUCH, WORDS_HINT_FAULT };
 
 /* The class a HEADER names, else the one its source and sample_period imply
  * (page-faults: first-touch; valgrind-lackey 1 in 1: every-access; else
  * sampled-access).  Any argument may be NULL. */
 enum words_class words_class_of(const char *sample_class, const char *source,
 				const char *sample_period);
-/* "sampled-access", "every-access", "first-touch": the HEADER value. */
+/* "sampled-access", "every-access", "first-touch", "hint-fault": the HEADER value. */
 const char *words_class_name(enum words_class c);
 /* Words of a HEADER text of len bytes ("key=value\n" lines). */
 const struct memtrace_words *words_of_text(const char *text, size_t len);

@@ -1,0 +1,36 @@
+#!/bin/sh
+# guest-hint.sh - hint-faults (perf backend) inside a guest with two NUMA
+# nodes (run-guest.sh with GUEST_NUMA_NODES=2): a single-threaded target's
+# private memory on the other node is scanned (pages on the node it runs
+# on are not, and on one node nothing of it is): hintsets -x writes its
+# sets on CPU 0 (node 0) and sweeps set A from CPU 1 (node 1).  Ships the trace
+# and the workload's line to the host (tests/suites.d/55-hint-guest.sh),
+# which checks the page sets with check_hintsets.py.
+MT=/bin/memtracectl
+NB=/proc/sys/kernel/numa_balancing
+ship() {
+	echo "BEGIN-FILE $1"
+	base64 "$2"
+	echo "END-FILE"
+}
+echo "    nodes online: $(cat /sys/devices/system/node/online), numa_balancing=$(cat $NB)"
+echo 0 > $NB	# start from off: the recording turns it on and puts 0 back
+if $MT record --backend perf -e hint-faults --scan-period 500ms -o /tmp/h.mtrace -- \
+	/bin/hintsets -n 1024 -t 1 -s 25 -x >/tmp/h.out 2>/tmp/h.err; then
+	echo "ok   hint-record: $(grep -c . /tmp/h.out) workload lines, $(tail -2 /tmp/h.err | head -1 | sed 's/^memtracectl: //')"
+else
+	echo "FAIL hint-record: $(tr '\n' ' ' </tmp/h.err)"
+fi
+sed 's/^/    /' /tmp/h.err | head -8
+if [ "$(cat $NB)" = 0 ]; then
+	echo "ok   hint-restore: numa_balancing back at 0"
+else
+	echo "FAIL hint-restore: numa_balancing is $(cat $NB), want 0"
+fi
+$MT dump /tmp/h.mtrace >/tmp/h.csv 2>/dev/null
+$MT dump --meta /tmp/h.mtrace >/tmp/h.meta 2>/dev/null
+head -1 /tmp/h.out >/tmp/h.line
+gzip -1 /tmp/h.csv
+ship hint.csv.gz /tmp/h.csv.gz
+ship hint.meta /tmp/h.meta
+ship hint.line /tmp/h.line

@@ -143,6 +143,16 @@ int bpf_check(const struct record_opts *o, struct mem_event *ev, bool load, char
 			 "--backend bpf (untested on a PMU)", ev->alias ? ev->alias : ev->name);
 		return -1;
 	}
+	/* auto: hint faults (re-accesses) beat page faults; the perf backend records them */
+	bool auto_backend = !o || !o->backend || !strcmp(o->backend, "auto");
+	char hint_why[256];
+	if (o && auto_backend && (!o->event || !strcmp(o->event, "auto")) &&
+	    ev->attr.type == PERF_TYPE_SOFTWARE &&
+	    !mem_event_hint_unavailable(hint_why, sizeof(hint_why))) {
+		snprintf(why, whylen, "-e auto picks hint-faults here, which the bpf backend does "
+			 "not record yet (the perf backend does)");
+		return -1;
+	}
 	if (check_btf(why, whylen) || check_privileges(why, whylen) ||
 	    (load && check_load(why, whylen)))
 		return -1;

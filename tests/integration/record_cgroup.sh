@@ -36,7 +36,7 @@ start() {
 
 start a -c 2 -g 1 -l -k 24
 pa=$tp
-"$MT" record -G "$name" -c 1 -d 4 -o "$TMP/g.mtrace" 2>"$TMP/g.err" &
+"$MT" record -e page-faults -G "$name" -c 1 -d 4 -o "$TMP/g.mtrace" 2>"$TMP/g.err" &
 rec=$!
 wait_file "$TMP/g.mtrace" 100 || fail "record did not start: $(cat "$TMP/g.err")"
 grep -q "recording cgroup $cg: 4 processes now" "$TMP/g.err" || fail "start line: $(cat "$TMP/g.err")"

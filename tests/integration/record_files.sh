@@ -99,6 +99,7 @@ grep -qx 'memtracectl: writing /dev/full: No space left on device' err.txt || fa
 # the status line (stderr a terminal: script(1)) says "no samples", not a WSS of 0 B
 sleep 30 &
 idle=$!
+sleep 0.5	# past its start-up (exec, loader): idle from here on
 script -qc "$MT record -e page-faults -o idle.mtrace -p $idle --duration 1.2" status.log >/dev/null
 kill $idle
 last=$(tr '\r' '\n' <status.log | grep '^.*memtrace: ' | tail -1)

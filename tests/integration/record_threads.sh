@@ -5,7 +5,7 @@
 "$WL/mtfork" -b 3 -a 3 -k 40 -f -w >"$TMP/wl.out" &
 wl=$!
 wait_file "$TMP/wl.out" 5 || fail "mtfork did not start"
-"$MT" record -p $wl -c 1 -o "$TMP/t.mtrace" 2>"$TMP/rec.err" &
+"$MT" record -e page-faults -p $wl -c 1 -o "$TMP/t.mtrace" 2>"$TMP/rec.err" &
 rec=$!
 wait_file "$TMP/t.mtrace" 100 || fail "record did not start: $(cat "$TMP/rec.err")"
 kill -USR1 $wl

@@ -20,7 +20,7 @@ record_go() {
 	local trace=$1 opts=$2
 	shift 2
 	# shellcheck disable=SC2086
-	"$MT" record $opts -c 1 -o "$trace" 2>"$trace.err" &
+	"$MT" record -e page-faults $opts -c 1 -o "$trace" 2>"$trace.err" &
 	local rec=$!
 	wait_file "$trace" 100 || fail "record did not start: $(cat "$trace.err")"
 	for p in "$@"; do kill -USR1 "$p"; done
@@ -60,7 +60,7 @@ for form in comma space; do
 	[ $form = comma ] && list="$p1,$p2" || list="$p1 $p2"
 	rm -f "$TMP/c.mtrace"
 	# shellcheck disable=SC2086
-	"$MT" record -p $list -c 1 -o "$TMP/c.mtrace" 2>"$TMP/c.err" &
+	"$MT" record -e page-faults -p $list -c 1 -o "$TMP/c.mtrace" 2>"$TMP/c.err" &
 	rec=$!
 	wait_file "$TMP/c.mtrace" 100 || fail "record did not start: $(cat "$TMP/c.err")"
 	kill -USR1 $p1 $p2
@@ -79,7 +79,7 @@ done
 "$WL/mttree" -c 0 -g 0 -s 1200 -k 16 >"$TMP/s.out" &
 storm=$!
 sleep 0.3
-"$MT" record -p $storm -c 1 -o "$TMP/s.mtrace" 2>"$TMP/s.err" || fail "record failed: $(cat "$TMP/s.err")"
+"$MT" record -e page-faults -p $storm -c 1 -o "$TMP/s.mtrace" 2>"$TMP/s.err" || fail "record failed: $(cat "$TMP/s.err")"
 "$MT" dump "$TMP/s.mtrace" >"$TMP/s.csv" || fail "dump failed"
 $PY - "$TMP/s.csv" "$TMP/s.out" <<'PY' || exit 1
 import csv, re, sys

@@ -1,7 +1,7 @@
 #!/bin/bash
 # record -- CMD: starts the command, records it from exec on, ends with it.
 . "$(dirname "$0")/lib.sh"
-"$MT" record -e page-faults -c 1 -o "$TMP/t.mtrace" -- "$WL/pageramp" -n 64 -c 3 >"$TMP/wl.out" 2>"$TMP/rec.err" ||
+"$MT" record -c 1 -o "$TMP/t.mtrace" -- "$WL/pageramp" -n 64 -c 3 >"$TMP/wl.out" 2>"$TMP/rec.err" ||
 	fail "record failed: $(cat "$TMP/rec.err")"
 grep -q "recording page faults" "$TMP/rec.err" || fail "no word about the page-fault fallback"
 "$MT" dump "$TMP/t.mtrace" >"$TMP/dump.csv" || fail "dump failed"

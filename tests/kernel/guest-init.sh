@@ -32,6 +32,7 @@ if insmod /memtrace.ko; then
 		lifecycle) run lifecycle 120 /bin/mtktest lifecycle /memtrace.ko ;;
 		record) timeout 300 /bin/guest-record.sh || echo "FAIL record: exit $?" ;;
 		bench) run bench 800 /bin/mtbench 9 ;;
+		race) run race 1500 /bin/mtkrace -n 100000 -s 1 -T 1400 ;;
 		*) run "$t" 120 /bin/mtktest "$t" ;;
 		esac
 	done
@@ -43,10 +44,23 @@ if insmod /memtrace.ko; then
 else
 	echo "FAIL insmod: memtrace.ko did not load"
 fi
+# a debug kernel (tests/kernel/debug-suite.sh): its checkers were armed
+# throughout (lockdep turns itself off after its first report)
+if [ -r /proc/lockdep_stats ]; then
+	if grep -qE 'debug_locks: +1$' /proc/lockdep_stats &&
+	   dmesg | grep -q 'KernelAddressSanitizer initialized'; then
+		echo "ok   debug: lockdep still armed at the end, KASAN initialized"
+	else
+		echo "FAIL debug: lockdep turned off or KASAN not initialized"
+		grep debug_locks /proc/lockdep_stats
+	fi
+fi
 if dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|lockdep|possible circular|possible recursive|INFO: task|general protection|kernel BUG|UBSAN|KASAN|RCU stall|memtrace.*leak'; then
 	echo "FAIL dmesg: splat in the guest kernel log"
 else
 	echo "ok   dmesg: no WARN/BUG/oops/lockdep splat"
 fi
 echo "GUEST-DONE"
-poweroff -f
+# without ACPI (the debug kernel) poweroff halts: reboot ends qemu -no-reboot
+[ -d /sys/firmware/acpi ] && poweroff -f
+reboot -f

@@ -8,6 +8,8 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mkdir -p /tmp && mount -t tmpfs tmp /tmp
+# KCOV (a debug kernel: tests/kernel/mtkcov.h) lives in debugfs
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 # page faults are software events (never throttled); keep perf from lowering
 # the sample rate under the slow emulated CPU anyway
 echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent

@@ -20,7 +20,8 @@
  * what its session was configured with, and when everything is closed and
  * unmapped the module counts 0 open sessions.  Splats are the guest's part
  * (panic_on_warn, dmesg check).  One "ok race: ..." or "FAIL race: ..."
- * line; errno counts per operation follow, indented.
+ * line (with KCOV: how many code sites of the module the workers' calls
+ * reached, mtkcov.h); errno counts per operation follow, indented.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -28,6 +29,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
+#include "mtkcov.h"
 #include "mtlib.h"
 
 #define MAX_THREADS	16
@@ -65,6 +67,7 @@ struct worker {
 	uint64_t rng;
 	struct mapping map[MAX_MAPS];
 	int nmaps;
+	struct mtkcov kcov;
 };
 
 static struct slot slots[SHARED_SLOTS + MAX_THREADS];
@@ -368,10 +371,14 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 
-	while (atomic_load(&ops_done) < nops && !atomic_load(&bad))
+	mtkcov_thread_start(&w->kcov);
+	while (atomic_load(&ops_done) < nops && !atomic_load(&bad)) {
 		one_op(w);
+		mtkcov_collect(&w->kcov);
+	}
 	while (w->nmaps)
 		drop_mapping(w, 0, &w->rng);
+	mtkcov_thread_stop(&w->kcov);
 	return NULL;
 }
 
@@ -488,6 +495,18 @@ static int possible_cpus(void)
 	return n;
 }
 
+/* ", KCOV: N sites ..." on a kernel with KCOV, else "" */
+static const char *kcov_note(void)
+{
+	static char buf[96];
+	long n = mtkcov_sites();
+
+	if (n < 0)
+		return "";
+	snprintf(buf, sizeof(buf), ", KCOV: %ld code sites of memtrace.ko reached", n);
+	return buf;
+}
+
 static void print_counts(void)
 {
 	for (int op = 0; op < NR_OPS; op++) {
@@ -536,6 +555,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < NR_OPS; i++)
 		weight_total += op_weight[i];
+	mtkcov_init();
 	/* targets' children come back to us when their parent exits */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	for (int i = 0; i < SHARED_SLOTS + MAX_THREADS; i++) {
@@ -570,9 +590,10 @@ int main(int argc, char **argv)
 		       (unsigned long long)seed, atomic_load(&ops_done));
 	else
 		printf("ok   race: %ld calls on memtrace files by %d threads (seed %llu), %ld target exits, "
-		       "%ld CPU 1 on/offline switches, 0 sessions left, %.1f s\n",
+		       "%ld CPU 1 on/offline switches, 0 sessions left, %.1f s%s\n",
 		       atomic_load(&ops_done), nthreads, (unsigned long long)seed,
-		       target_exits, hotplug_toggles, (double)(mt_now_ns() - t0) / 1e9);
+		       target_exits, hotplug_toggles, (double)(mt_now_ns() - t0) / 1e9,
+		       kcov_note());
 	print_counts();
 	return atomic_load(&bad) ? 1 : 0;
 }

@@ -382,7 +382,8 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* A target: touches fresh pages, maybe forks a child that does too. */
+/* A target: touches fresh pages now and then, maybe forks a child that
+ * does too, exits after 5-150 ms. */
 static void target_body(uint64_t seed)
 {
 	uint64_t rng = seed | 1;
@@ -400,6 +401,7 @@ static void target_body(uint64_t seed)
 		for (size_t i = 0; i < len; i += PG)
 			p[i] = 1;
 		munmap(p, len);
+		usleep(500);	/* leave the 2 vCPUs to the workers */
 	}
 	_exit(0);
 }

@@ -12,7 +12,7 @@
  * with the ioctls, polls and mappings of the other workers and the last
  * reference (the release) drops in whichever thread or munmap comes last.
  * Meanwhile one thread keeps target processes coming and going (each touches
- * pages, some fork, every one exits after a random 5-150 ms: sessions end
+ * pages, some fork, every one exits after a random 20-400 ms: sessions end
  * under the workers) and one toggles CPU 1 offline/online when it can.
  *
  * Checks: no unexpected errno (EFAULT, EBADF, ENOTTY, ...: a worker only
@@ -383,11 +383,11 @@ static void *worker_main(void *arg)
 }
 
 /* A target: touches fresh pages now and then, maybe forks a child that
- * does too, exits after 5-150 ms. */
+ * does too, exits after 20-400 ms. */
 static void target_body(uint64_t seed)
 {
 	uint64_t rng = seed | 1;
-	uint64_t end = mt_now_ns() + (5 + rnd_below(&rng, 146)) * 1000000ull;
+	uint64_t end = mt_now_ns() + (20 + rnd_below(&rng, 381)) * 1000000ull;
 
 	if (rnd_below(&rng, 3) == 0 && fork() == 0)
 		rng ^= 0x9e3779b97f4a7c15ull;
@@ -456,7 +456,7 @@ static void *hotplug_main(void *arg)
 	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
 		return NULL;
 	while (!atomic_load(&stop_helpers)) {
-		usleep(20000 + 1000 * rnd_below(&rng, 200));
+		usleep(100000 + 1000 * rnd_below(&rng, 500));
 		if (set_cpu1(!on) == 0) {
 			on = !on;
 			hotplug_toggles++;

@@ -9,7 +9,8 @@
 # Prints one "abi root" line laid out like tests/kernel/fetch-kernels.sh:
 #   ROOT/boot/vmlinuz-ABI-amd64, ROOT/usr/src/linux-headers-ABI-amd64 (the
 #   kernel build tree, for building memtrace.ko).
-# The build log is ROOT/../build.log; the build runs under nice -n 10.
+# The build log is ROOT/../build.log; the build runs under nice -n 10
+# (MEMTRACE_NICE=N to change).
 set -eu
 pkg=linux-source-6.12
 ver=6.12.117-1~deb12u1
@@ -41,7 +42,7 @@ fi
 dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$pkg.tar.xz" | tar -xJ -C "$dir"
 src=$dir/$pkg
 obj=$dir/build
-mk() { nice -n 10 make -C "$src" O="$obj" "$@" >>"$log" 2>&1; }
+mk() { nice -n "${MEMTRACE_NICE:-10}" make -C "$src" O="$obj" "$@" >>"$log" 2>&1; }
 mk tinyconfig
 args=()
 while IFS='=' read -r name val; do
@@ -79,11 +80,11 @@ fi
 find "$obj" -name '*.o' ! -path '*/scripts/*' ! -path '*/tools/*' -delete
 mkdir -p "$root/boot" "$root/usr/src"
 cp "$obj/arch/x86/boot/bzImage" "$root/boot/vmlinuz-$abi-amd64"
-ln -s "$obj" "$root/usr/src/linux-headers-$abi-amd64"
+ln -s ../../../build "$root/usr/src/linux-headers-$abi-amd64"	# relative: the cache may move
 echo "built $abi in $(($(date +%s) - start)) s on $(nproc) cpus" >>"$log"
 tail -1 "$log" >&2
 touch "$dir/.done"
-for d in "$cache"/debug/*/; do
-	[ "${d%/}" = "$dir" ] || rm -rf "$d"
+for d in "$cache"/debug/*; do
+	[ "$d" = "$dir" ] || [ -L "$d" ] || [ ! -d "$d" ] || rm -rf "$d"
 done
 echo "$abi $root"

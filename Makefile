@@ -58,7 +58,7 @@ tests: $(UNIT_BINS) $(ASAN_BINS) $(WORKLOADS) $(BENCH_BINS)
 $(BUILD)/obj/%.o: user/%.c
 	@mkdir -p $(dir $@)
 	@[ -n "$(Q)" ] && echo '  CC     $<' || true
-	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(PICFLAGS) $(DEPFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(BASEFLAGS) $(CPPFLAGS) $(CFLAGS) $(PICFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(BUILD)/asan/obj/%.o: user/%.c
 	@mkdir -p $(dir $@)
@@ -68,7 +68,7 @@ $(BUILD)/asan/obj/%.o: user/%.c
 # The library: every stage but the command files.
 $(LIBSO): $(LIB_OBJS)
 	@[ -n "$(Q)" ] && echo '  LD     $@' || true
-	$(Q)$(CC) -shared -Wl,-soname,libmemtrace.so.$(SOVERSION) -o $@.$(SOVERSION) $^ $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libmemtrace.so.$(SOVERSION) -o $@.$(SOVERSION) $^ $(LIBS)
 	$(Q)ln -sf libmemtrace.so.$(SOVERSION) $@
 
 $(BUILD)/libmemtrace.a: $(LIB_OBJS)
@@ -81,7 +81,7 @@ $(BUILD)/asan/libmemtrace.a: $(ASAN_OBJS)
 
 $(BUILD)/memtracectl: $(CMD_OBJS) $(LIBSO)
 	@[ -n "$(Q)" ] && echo '  LD     $@' || true
-	$(Q)$(CC) $(CFLAGS) -o $@ $(CMD_OBJS) -L$(BUILD) -lmemtrace -Wl,-rpath,'$$ORIGIN' $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) -L$(BUILD) -lmemtrace -Wl,-rpath,'$$ORIGIN' $(LIBS)
 
 # A static memtracectl for minimal guests (tests/kernel initramfs).
 static: $(BUILD)/static/memtracectl

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * memtrace.ko: module init/exit, the misc device /dev/memtrace and its file
- * operations, the read-only module parameters.
+ * operations, the read-only module parameters (the limits are in
+ * memtrace_policy.c).
  *
  * What the module does, file by file:
  *   memtrace_session.c  one session per open file: ioctls, mmap, poll
@@ -10,6 +11,7 @@
  *   memtrace_fork.c     children forked while START attaches
  *   memtrace_cpus.c     counters of a system-wide session, CPU hotplug
  *   memtrace_ring.c     the per-CPU rings: producer, consume, stats
+ *   memtrace_policy.c   perf's rules for the caller, per-user limits
  *   pebs_hook.c         the PEBS sink of a patched kernel (optional)
  * (built as the object memtrace_main.o: see Kbuild)
  */

@@ -14,6 +14,7 @@
 #include <linux/hashtable.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/uidgid.h>
 #include <asm/local.h>
 #include <asm/local64.h>
 #include <linux/mutex.h>
@@ -73,8 +74,13 @@ struct memtrace_session {
 	enum memtrace_state state;
 	struct memtrace_config cfg;
 
-	/* rings: one vmalloc_user area, ring_bytes per possible CPU */
+	kuid_t uid;			/* the opener's real uid (sessions) */
+
+	/* rings: pages charged to the configuring task's memory cgroup,
+	 * vmapped into one area, ring_bytes per possible CPU */
 	void *area;
+	struct page **pages;
+	unsigned long nr_pages;
 	size_t ring_bytes;
 	size_t area_bytes;
 	struct memtrace_ring *rings;	/* [nr_cpu_ids] */
@@ -157,6 +163,13 @@ void memtrace_cpu_work(struct work_struct *work);
 int memtrace_start_cpus(struct memtrace_session *s);
 void memtrace_stop_cpus(struct memtrace_session *s);
 void memtrace_free_cpus(struct memtrace_session *s);
+
+/* memtrace_policy.c: perf's rules for the caller, per-user limits */
+int memtrace_perf_paranoid(void);
+int memtrace_check_caller(const struct memtrace_config *c);
+int memtrace_check_ring_bytes(size_t bytes);
+int memtrace_user_get(kuid_t uid);
+void memtrace_user_put(kuid_t uid);
 
 /* memtrace_task.c: process-target sessions */
 int memtrace_check_targets(struct memtrace_session *s, const pid_t *pids,

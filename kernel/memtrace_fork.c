@@ -233,13 +233,16 @@ int memtrace_fork_drain(struct memtrace_session *s)
 		return 0;
 	while ((c = memtrace_fork_next(s))) {
 		t = c->task;
-		/* may_read: a setuid exec since the fork ended inheritance */
-		if (t->flags & PF_EXITING || memtrace_task_traced(s, t) ||
-		    !memtrace_may_read(t)) {
+		if (t->flags & PF_EXITING || memtrace_task_traced(s, t)) {
 			memtrace_cover_del(s, c);
 			continue;
 		}
+		/* -EACCES: a setuid exec since the fork ended inheritance */
 		err = memtrace_task_counter(s, t);
+		if (err == -EACCES) {
+			memtrace_cover_del(s, c);
+			continue;
+		}
 		if (err && !ret)
 			ret = err;
 	}

@@ -2,10 +2,18 @@
 /*
  * The per-CPU sample rings of a session.
  *
- * One vmalloc_user() area holds a ring per possible CPU, ring_bytes apart.
- * Each ring is a header page (struct memtrace_ring_header) followed by
- * ring_records fixed-size records.  The collector maps the area read-only
- * and advances tail through MEMTRACE_IOC_CONSUME.
+ * One area holds a ring per possible CPU, ring_bytes apart.  Each ring is
+ * a header page (struct memtrace_ring_header) followed by ring_records
+ * fixed-size records.  The collector maps the area read-only and advances
+ * tail through MEMTRACE_IOC_CONSUME.
+ *
+ * The area is order-0 pages charged to the memory cgroup of the task that
+ * configures the session (GFP_KERNEL_ACCOUNT; vmalloc_user() takes no gfp
+ * flags and __vmalloc_node_range() is not exported), each from its CPU's
+ * node, vmapped with VM_USERMAP so that remap_vmalloc_range() maps it (as
+ * the BPF ring buffer does).  An allocation past the cgroup's limit or
+ * free memory fails with -ENOMEM instead of invoking the OOM killer
+ * (__GFP_RETRY_MAYFAIL).
  *
  * Producer: the perf overflow handler on the ring's own CPU (NMI, IRQ or a
  * preemption-disabled software-event path).  It never blocks and takes no
@@ -25,25 +33,72 @@
 /* perf's mark for a throttled event (kernel/events/core.c, not exported) */
 #define MEMTRACE_PERF_THROTTLED	(~0ULL)
 
+#define MEMTRACE_RING_GFP (GFP_KERNEL_ACCOUNT | __GFP_ZERO | \
+			   __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
+static int memtrace_area_alloc(struct memtrace_session *s)
+{
+	unsigned long per_cpu = s->ring_bytes >> PAGE_SHIFT, i;
+
+	s->nr_pages = s->area_bytes >> PAGE_SHIFT;
+	s->pages = kvcalloc(s->nr_pages, sizeof(*s->pages),
+			    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!s->pages)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_pages; i++) {
+		unsigned int cpu = i / per_cpu;
+		int node = cpu_possible(cpu) ? cpu_to_node(cpu) : NUMA_NO_NODE;
+
+		s->pages[i] = alloc_pages_node(node, MEMTRACE_RING_GFP, 0);
+		if (!s->pages[i])
+			return -ENOMEM;
+		if (!(i & 1023)) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+	}
+	s->area = vmap(s->pages, s->nr_pages, VM_MAP | VM_USERMAP, PAGE_KERNEL);
+	return s->area ? 0 : -ENOMEM;
+}
+
+static void memtrace_area_free(struct memtrace_session *s)
+{
+	unsigned long i;
+
+	if (s->area)
+		vunmap(s->area);
+	for (i = 0; s->pages && i < s->nr_pages; i++)
+		if (s->pages[i])
+			__free_page(s->pages[i]);
+	kvfree(s->pages);
+	s->area = NULL;
+	s->pages = NULL;
+	s->nr_pages = 0;
+}
+
 int memtrace_rings_alloc(struct memtrace_session *s)
 {
 	u32 n = s->cfg.ring_records;
 	unsigned int cpu;
+	int ret;
 
 	s->ring_bytes = PAGE_ALIGN(PAGE_SIZE +
 				   (size_t)n * sizeof(struct memtrace_sample));
 	s->area_bytes = s->ring_bytes * nr_cpu_ids;
 	if (s->area_bytes > MEMTRACE_MAX_TOTAL_RING_BYTES)
 		return -EINVAL;
+	ret = memtrace_check_ring_bytes(s->area_bytes);
+	if (ret)
+		return ret;
 
 	s->rings = kcalloc(nr_cpu_ids, sizeof(*s->rings), GFP_KERNEL_ACCOUNT);
 	if (!s->rings)
 		return -ENOMEM;
-	s->area = vmalloc_user(s->area_bytes);
-	if (!s->area) {
-		kfree(s->rings);
-		s->rings = NULL;
-		return -ENOMEM;
+	ret = memtrace_area_alloc(s);
+	if (ret) {
+		memtrace_rings_free(s);
+		return ret;
 	}
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
@@ -66,9 +121,8 @@ int memtrace_rings_alloc(struct memtrace_session *s)
 
 void memtrace_rings_free(struct memtrace_session *s)
 {
-	vfree(s->area);
+	memtrace_area_free(s);
 	kfree(s->rings);
-	s->area = NULL;
 	s->rings = NULL;
 }
 

@@ -6,6 +6,8 @@
  * Every open file is an independent session:
  *   open (CAP_PERFMON or CAP_SYS_ADMIN) -> CONFIGURE (once) -> mmap rings
  *   -> START -> drain rings / CONSUME / poll -> STOP -> close.
+ * open() counts the session against its real uid (memtrace_policy.c);
+ * CONFIGURE and every START apply perf's rules to their caller.
  * A process session ends by itself when no task carrying its counters is
  * left (memtrace_task.c).  The file
  * operations hold a module reference, so rmmod is refused while any session
@@ -35,12 +37,20 @@ static void memtrace_wake(struct irq_work *work)
 int memtrace_open(struct inode *inode, struct file *file)
 {
 	struct memtrace_session *s;
+	kuid_t uid = current_uid();
+	int ret;
 
 	if (!perfmon_capable())
 		return -EPERM;
+	ret = memtrace_user_get(uid);
+	if (ret)
+		return ret;
 	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
-	if (!s)
+	if (!s) {
+		memtrace_user_put(uid);
 		return -ENOMEM;
+	}
+	s->uid = uid;
 	mutex_init(&s->lock);
 	spin_lock_init(&s->consume_lock);
 	init_waitqueue_head(&s->wq);
@@ -67,6 +77,7 @@ int memtrace_release(struct inode *inode, struct file *file)
 	irq_work_sync(&s->wake_work);
 	memtrace_rings_free(s);
 	memtrace_put_targets(s);
+	memtrace_user_put(s->uid);
 	kfree(s);
 	atomic_dec(&memtrace_nr_sessions);
 	return 0;
@@ -115,7 +126,8 @@ static int memtrace_validate(struct memtrace_config *c)
 		if ((c->pid != 0 && c->pid != -1) || c->nr_pids ||
 		    (c->flags & MEMTRACE_CFG_DESCENDANTS))
 			return -EINVAL;
-	} else if (c->pid <= 0) {
+	} else if (c->pid <= 0 || (c->flags & MEMTRACE_CFG_KERNEL_ADDRS)) {
+		/* kernel addresses are not per process: system-wide only */
 		return -EINVAL;
 	}
 	return 0;
@@ -167,6 +179,9 @@ static long memtrace_configure(struct memtrace_session *s, void __user *arg)
 		return ret == -E2BIG ? -EINVAL : ret;
 	c.size = sizeof(c);
 	ret = memtrace_validate(&c);
+	if (ret)
+		return ret;
+	ret = memtrace_check_caller(&c);
 	if (ret)
 		return ret;
 	if (!(c.flags & MEMTRACE_CFG_SYSTEM_WIDE)) {
@@ -233,7 +248,11 @@ static long memtrace_start(struct memtrace_session *s)
 	switch (s->state) {
 	case MT_READY:
 	case MT_STOPPED:
-		ret = memtrace_events_start(s);
+		/* the caller now (the file may have been passed on), perf's
+		 * rules now; targets are checked again as they are attached */
+		ret = memtrace_check_caller(&s->cfg);
+		if (!ret)
+			ret = memtrace_events_start(s);
 		if (!ret)
 			s->state = MT_RUNNING;
 		else

@@ -280,18 +280,36 @@ out:
 	rcu_read_unlock();
 }
 
-/* A counter of our own for thread t; s->lock held. */
+/*
+ * A counter of our own for thread t, if the caller (current) may read it:
+ * -EACCES if not; s->lock held.  As perf_event_open() does, the check and
+ * the counter's creation hold t's exec_update_lock, so an exec that changes
+ * t's credentials (setuid) comes either after the counter exists (perf
+ * keeps such counters too) or before the check, which then sees the new
+ * credentials.
+ */
 int memtrace_task_counter(struct memtrace_session *s, struct task_struct *t)
 {
+	struct rw_semaphore *exec_lock = &t->signal->exec_update_lock;
 	struct memtrace_task_event *te;
 	struct perf_event *ev;
+	int ret;
 
 	if (s->nr_task_events >= MEMTRACE_MAX_TASK_EVENTS)
 		return -ENOSPC;
 	te = kzalloc(sizeof(*te), GFP_KERNEL_ACCOUNT);
 	if (!te)
 		return -ENOMEM;
-	ev = memtrace_counter(s, -1, t, &te->binding);
+	ret = down_read_killable(exec_lock);
+	if (ret) {
+		kfree(te);
+		return ret;
+	}
+	if (!memtrace_may_read(t))
+		ev = ERR_PTR(-EACCES);
+	else
+		ev = memtrace_counter(s, -1, t, &te->binding);
+	up_read(exec_lock);
 	if (IS_ERR(ev)) {
 		kfree(te);
 		/* a thread that is exiting needs no counter */
@@ -314,6 +332,7 @@ static int memtrace_attach_one(struct memtrace_walk *w, struct task_struct *t)
 	int ret;
 
 	if (proc < 0) {
+		/* the quick look; memtrace_task_counter() checks again */
 		proc = memtrace_may_read(t) ? 0 : MT_PROC_DENIED;
 		if (proc)
 			s->attached.denied++;
@@ -334,6 +353,13 @@ static int memtrace_attach_one(struct memtrace_walk *w, struct task_struct *t)
 		ret = memtrace_fork_cover(s, t);
 		if (!ret)
 			ret = memtrace_task_counter(s, t);
+		if (ret == -EACCES) {
+			/* its credentials changed (exec) since the quick look */
+			if (proc & MT_PROC_COUNTED)
+				return 0;
+			s->attached.denied++;
+			return memtrace_set_proc(w, t, MT_PROC_DENIED);
+		}
 		if (ret)
 			return ret;
 	}

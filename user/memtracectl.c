@@ -11,7 +11,7 @@ static const struct verb {
 } verbs[] = {
 	{ "record", cmd_record, "record memory-access samples of a process, a command or the system" },
 	{ "report", cmd_report, "working-set sizes, hot pages and peaks of a trace" },
-	{ "import", cmd_import, "turn a saved valgrind lackey log into a trace" },
+	{ "import", cmd_import, "turn a saved valgrind lackey log or a perf.data file into a trace" },
 	{ "dump", cmd_dump, "print every sample of a trace as CSV (like perf script)" },
 	{ "status", cmd_status, "which sample sources this machine offers, and why not the others" },
 };

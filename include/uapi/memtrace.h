@@ -56,7 +56,8 @@ struct memtrace_sample {
 
 /* memtrace_config.flags */
 #define MEMTRACE_CFG_SYSTEM_WIDE	(1U << 0) /* all CPUs, pid ignored */
-#define MEMTRACE_CFG_KERNEL_ADDRS	(1U << 1) /* also sample kernel mode */
+#define MEMTRACE_CFG_KERNEL_ADDRS	(1U << 1) /* also sample kernel mode;
+						   * SYSTEM_WIDE only */
 #define MEMTRACE_CFG_DESCENDANTS	(1U << 2) /* also the targets' existing
 						   * descendants (at START) */
 #define MEMTRACE_CFG_FLAGS_ALL		(MEMTRACE_CFG_SYSTEM_WIDE | \
@@ -73,7 +74,9 @@ struct memtrace_sample {
  *
  * Targets of a process session: pid and the nr_pids pids at the user
  * pointer pids (duplicates allowed), every one existing, not a kernel thread
- * and ptrace-readable by the caller.  START attaches to every thread of
+ * and ptrace-readable by the caller (checked again at every START).
+ * CONFIGURE and START also apply perf_event_open()'s capability and
+ * perf_event_paranoid rules to their caller (docs/kernel-module.md).  START attaches to every thread of
  * each, and with MEMTRACE_CFG_DESCENDANTS to every thread of their existing
  * descendants; everything any of them forks later is followed.
  */

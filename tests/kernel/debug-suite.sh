@@ -41,7 +41,7 @@ echo "ok   debug-kernel: $(cat /tmp/mt-dbgk-kernel.$$ | tail -1 | grep . || echo
 pass=$((pass + 1))
 rm -f /tmp/mt-dbgk-kernel.$$
 read -r abi root <<<"$kern"
-tests=${KERNEL_TESTS:-pages overflow ioctl fuzz perm lifecycle cpuoff targets record race}
+tests=${KERNEL_TESTS:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security record race}
 out=$build/kernel-guest/$abi
 tally < <(GUEST_TIMEOUT=${GUEST_TIMEOUT:-3000} GUEST_APPEND="kasan.fault=panic" \
 	tests/kernel/run-guest.sh "$abi" "$root" "$out" $tests)

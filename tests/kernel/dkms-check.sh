@@ -12,6 +12,9 @@
 # --dkmstree): the machine's /usr/src and /var/lib/dkms/<module> are not
 # touched (dkms does create its module-signing key /var/lib/dkms/mok.key on
 # first use for kernels that sign modules, as on any Debian machine).
+# MEMTRACE_DKMS_SRC=DIR takes the DKMS source from DIR (the memtrace-dkms
+# package's /usr/src/memtrace-VERSION, tests/install/deb_smoke.sh) instead
+# of this tree.
 # If /lib/modules/ABI-amd64 already exists (the kernel is installed), the
 # check is skipped rather than installing into a real kernel.
 set -u
@@ -32,12 +35,13 @@ if [ -e "/lib/modules/$kver" ]; then
 	echo "skip $tag dkms: /lib/modules/$kver exists (installed kernel), not installing into it"
 	exit 0
 fi
-version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+dkms_src=${MEMTRACE_DKMS_SRC:-$top}
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$dkms_src/dkms.conf")
 src=$out/src tree=$out/dkms mods=$out/modules
 rm -rf "$src" "$tree" "$mods"
 mkdir -p "$src/memtrace-$version" "$tree" "$mods/$kver"
 # what `cp -r . /usr/src/memtrace-VERSION` gives DKMS, less build outputs
-(cd "$top" && tar -c --exclude=build --exclude=.git --exclude=demo-out . ) |
+(cd "$dkms_src" && tar -c --exclude=build --exclude=.git --exclude=demo-out . ) |
 	tar -x -C "$src/memtrace-$version"
 ln -s "$root/usr/src/linux-headers-$kver" "$mods/$kver/build"
 made_dir=0

@@ -9,7 +9,7 @@
 #   GUEST_APPEND="...": more kernel command line (kasan.fault=panic)
 set -u
 abi=$1 root=$2 out=$3; shift 3
-tests=${*:-pages overflow ioctl fuzz perm lifecycle cpuoff targets record race}
+tests=${*:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security record race}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 tag="[${abi%%+*}]"

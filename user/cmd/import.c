@@ -1,12 +1,14 @@
-/* import.c - `memtracectl import`: a trace from a saved lackey log.
+/* import.c - `memtracectl import`: a trace from a saved lackey log or a
+ * perf.data file.
  *
- *   memtracectl import [--format lackey] [-c N] [--random-period] [--seed S]
+ *   memtracectl import [--format lackey|perf] [-c N] [--random-period] [--seed S]
  *                      [-o FILE [--force]] INPUT|-
  *
- * INPUT is plain text, xz or zstd; the compression is detected from the
- * first bytes, not from the name.  The log is a sample source
- * (source/lackey_file.c) run by the record loop like `record`'s backends.
- * See docs/valgrind-backend.md.
+ * lackey: INPUT is plain text, xz or zstd; the compression is detected from
+ * the first bytes, not from the name (source/lackey_file.c).  perf: a
+ * perf.data file or pipe-mode stream (source/perf_import.c).  Either is a
+ * sample source run by the record loop like `record`'s backends.  See
+ * docs/valgrind-backend.md and docs/memtracectl.md.
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -16,6 +18,7 @@
 
 #include "cmd/commands.h"
 #include "source/lackey_file.h"
+#include "source/perf_import.h"
 #include "record/loop.h"
 #include "record/recorder.h"
 #include "trace/writer.h"
@@ -24,14 +27,16 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: memtracectl import [--format lackey] [-c N] [--random-period] [--seed S]\n"
+		"usage: memtracectl import [--format lackey|perf] [-c N] [--random-period] [--seed S]\n"
 		"                          [-o FILE [--force]] INPUT|-\n"
 		"\n"
 		"Makes a trace from a saved `valgrind --tool=lackey --trace-mem=yes` log\n"
-		"(plain text, .xz or .zst: detected from the first bytes; - reads stdin).\n"
+		"(plain text, .xz or .zst: detected from the first bytes; - reads stdin),\n"
+		"or from a perf.data file with data addresses (perf record -d, perf mem\n"
+		"record, perf c2c record; also pipe mode: perf record -o - | ... import -).\n"
 		"\n"
-		"  -f, --format FMT     input format; only \"lackey\" (the default)\n"
-		"  -c, --period N       keep every N-th data access (default 1: exact)\n"
+		"  -f, --format FMT     input format: \"lackey\" (the default) or \"perf\"\n"
+		"  -c, --period N       lackey: keep every N-th data access (default 1: exact)\n"
 		"      --random-period  draw each gap uniformly from [N - N/2, N + N/2]\n"
 		"      --seed S         seed of the random period (default 1)\n"
 		"  -o, --output FILE    trace to write (default memtrace.mtrace); an existing FILE\n"
@@ -39,8 +44,10 @@ static void usage(FILE *f)
 		"      --force          overwrite an existing FILE instead (no FILE.old)\n"
 		"  -h, --help           this text\n"
 		"\n"
-		"Time in the trace is guest instructions (time_unit=insn).  A log cut in the\n"
-		"middle of a line is fine: the partial last line is ignored with a warning.\n");
+		"lackey: time in the trace is guest instructions (time_unit=insn).  A log cut\n"
+		"in the middle of a line is fine: the partial last line is ignored with a warning.\n"
+		"perf: time is perf's clock in ns; samples keep pid, tid, cpu, ip, weight and\n"
+		"data_src where the file has them; MMAP2 records become the trace's maps.\n");
 }
 
 static char *join_args(int argc, char **argv)
@@ -55,6 +62,33 @@ static char *join_args(int argc, char **argv)
 	for (int i = 0; i < argc; i++)
 		p += sprintf(p, " %s", argv[i]);
 	return s;
+}
+
+static int import_perf(const char *name, const char *output, bool force, int argc, char **argv)
+{
+	struct perf_import *pi = perf_import_open(name);
+
+	if (!pi)
+		return 1;
+	char *cmdline = join_args(argc, argv);
+	struct recorder *r = recorder_open(output, cmdline, force ? WRITER_FORCE : 0);
+
+	free(cmdline);
+	if (!r) {
+		perf_import_free(pi);
+		return 1;
+	}
+	perf_import_start(pi, r, output);
+	int loop_rc = record_loop(&source_perf_import, pi, r, 0);
+	int close_rc = recorder_close(r);
+	int rc = 1;
+
+	if (loop_rc || close_rc)
+		mt_err("%s: writing the trace failed", output);
+	else
+		rc = perf_import_result(pi);
+	perf_import_free(pi);
+	return rc;
 }
 
 int cmd_import(int argc, char **argv)
@@ -113,8 +147,8 @@ int cmd_import(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (strcmp(format, "lackey")) {
-		mt_err("import: unknown format '%s' (known: lackey)", format);
+	if (strcmp(format, "lackey") && strcmp(format, "perf")) {
+		mt_err("import: unknown format '%s' (known: lackey, perf)", format);
 		return 2;
 	}
 	if (optind != argc - 1) {
@@ -123,6 +157,15 @@ int cmd_import(int argc, char **argv)
 		return 2;
 	}
 	const char *name = argv[optind];
+
+	if (!strcmp(format, "perf")) {
+		if (period != 1 || random) {
+			mt_err("import: -c and --random-period are for lackey logs; a perf.data "
+			       "file keeps the samples perf took");
+			return 2;
+		}
+		return import_perf(name, output, force, argc, argv);
+	}
 	struct lackey_file *f = lackey_file_open(name);
 
 	if (!f)

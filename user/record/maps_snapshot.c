@@ -81,10 +81,23 @@ static char *read_maps(pid_t pid, size_t *lenp)
 	return text;
 }
 
+void recorder_offline(struct recorder *r)
+{
+	r->offline = 1;
+}
+
+int recorder_put_maps(struct recorder *r, uint64_t time, pid_t pid, const char *text,
+		      size_t len)
+{
+	if (len + MAPS_HDR_SIZE > CHUNK_MAX_LEN)
+		len = CHUNK_MAX_LEN - MAPS_HDR_SIZE;
+	return trace_write_maps(r->w, time, (uint32_t)pid, text, len);
+}
+
 int maps_snapshot(struct recorder *r, int i, uint64_t now)
 {
 	size_t len = 0;
-	char *text = read_maps(r->maps_pid[i], &len);
+	char *text = r->offline ? NULL : read_maps(r->maps_pid[i], &len);
 
 	if (!text) {		/* the process is gone: nothing to snapshot */
 		free(r->maps_text[i]);
@@ -145,7 +158,7 @@ void recorder_name_stack(struct recorder *r, pid_t pid, uint64_t addr)
 
 void recorder_maps_changed(struct recorder *r, pid_t pid)
 {
-	int i = maps_index(r, pid);
+	int i = r->offline ? -1 : maps_index(r, pid);
 
 	if (i >= 0)
 		r->maps_dirty[i] = 1;

@@ -24,7 +24,7 @@ int recorder_add_samples(struct recorder *r, const struct memtrace_sample *s, si
 	memcpy(r->pending + r->npending, s, n * sizeof(*s));
 	r->npending += n;
 	/* live (ns) recordings only: an imported trace's pids are not this machine's */
-	if (r->horizon)
+	if (r->horizon && !r->offline)
 		maps_note_samples(r, s, n);
 	/* instruction-time streams are already ordered: write as they come */
 	if (!r->horizon && r->npending >= CHUNK_MAX_SAMPLES)

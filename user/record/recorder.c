@@ -195,9 +195,10 @@ int recorder_end(struct recorder *r, const char *reason)
 		rc |= flush_side_chunks(r, r->last_time);
 	}
 	/* the recording's end, not its last sample: a clock trace ends now (the
-	 * clock of the samples); an instruction trace at its last instruction */
+	 * clock of the samples); an instruction trace, or an imported one, at
+	 * its last sample */
 	end = r->last_time;
-	if (r->time_is_ns && mt_now_ns() > end)
+	if (r->time_is_ns && !r->offline && mt_now_ns() > end)
 		end = mt_now_ns();
 	int n = snprintf(buf, sizeof(buf),
 			 "end_reason=%s\nend_time=%llu\nsamples=%llu\nlost=%llu\nthrottled=%llu\ndropped=%llu\n",

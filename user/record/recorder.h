@@ -60,6 +60,17 @@ void recorder_set_dropped(struct recorder *r, uint64_t dropped);
 int recorder_note_thread(struct recorder *r, uint64_t time, uint32_t pid,
 			 uint32_t tid, const char *comm);
 
+/*
+ * The samples are not of this machine's processes (an import): the recorder
+ * never reads /proc; the source gives each process's maps with
+ * recorder_put_maps().  Before recorder_begin().
+ */
+void recorder_offline(struct recorder *r);
+
+/* Offline: pid's maps (text as /proc/PID/maps) from time on; a MAPS chunk. */
+int recorder_put_maps(struct recorder *r, uint64_t time, pid_t pid, const char *text,
+		      size_t len);
+
 /* The target's mappings changed: snapshot /proc/PID/maps at the next tick. */
 void recorder_maps_changed(struct recorder *r, pid_t pid);
 

@@ -63,6 +63,7 @@ struct recorder {
 	uint64_t flushed_at;		/* wall clock of the last WINDOWS flush */
 	int tty;
 	int failed;
+	int offline;		/* recorder_offline(): never read /proc */
 };
 
 /* host_meta.c: host, kernel, arch, cpu_model, ... unless set already. */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "source/source.h"
+#include "source/module_limits.h"
 #include "source/perf_event_meta.h"
 #include "source/perf_event.h"
 #include "record/recorder.h"
@@ -30,7 +31,6 @@
 #include "util/util.h"
 
 #define MOD_DEF_RING	(1U << 16)	/* records per CPU: 3 MiB */
-#define MOD_PARAMS	"/sys/module/memtrace/parameters/"
 
 struct mod_session {
 	int fd;
@@ -42,21 +42,6 @@ struct mod_session {
 	struct memtrace_cpu_stats *stats;	/* last seen, per CPU */
 	struct memtrace_cpu_stats *now;
 };
-
-static const char *mod_open_error(int err)
-{
-	switch (err) {
-	case ENOENT:
-	case ENODEV:
-	case ENXIO:
-		return "memtrace.ko is not loaded (modprobe memtrace, or build it: make module)";
-	case EPERM:
-	case EACCES:
-		return "opening /dev/memtrace needs CAP_PERFMON or CAP_SYS_ADMIN";
-	default:
-		return strerror(err);
-	}
-}
 
 static int mod_probe(const struct record_opts *o, char *why, size_t whylen)
 {
@@ -193,26 +178,9 @@ static int mod_setup(struct mod_session *s, const struct record_opts *o,
 	c.precise_ip = ev->attr.precise_ip;
 	c.fields = MEMTRACE_FIELD_IP | (ev->fields & MEMTRACE_FIELDS_ALL);
 	c.sample_period = period;
-	c.ring_records = o->ring_records ? o->ring_records : MOD_DEF_RING;
+	c.ring_records = o->ring_records ? o->ring_records : mod_fit_ring(MOD_DEF_RING);
 	if (ioctl(s->fd, MEMTRACE_IOC_CONFIGURE, &c)) {
-		int e = errno;
-
-		if (e == EACCES && npids > 1)
-			mt_err("may not trace one of the listed pids (needs ptrace read access: same user, or CAP_SYS_PTRACE)");
-		else if (e == EACCES)
-			mt_err("may not trace pid %d (needs ptrace read access: same user, or CAP_SYS_PTRACE)",
-			       (int)target);
-		else if (e == ESRCH && npids > 1)
-			mt_err("one of the listed pids is not a running process");
-		else if (e == ESRCH)
-			mt_err("no process with pid %d", (int)target);
-		else if (e == EINVAL && npids > (int)MEMTRACE_MAX_PIDS)
-			mt_err("the module takes at most %u pids", MEMTRACE_MAX_PIDS + 1);
-		else if (e == EINVAL && o->ring_records)
-			mt_err("module refused the configuration: --ring must be a power of two in [%u, %u]",
-			       MEMTRACE_RING_MIN_RECORDS, MEMTRACE_RING_MAX_RECORDS);
-		else
-			mt_err("module refused the configuration: %s", strerror(e));
+		mod_configure_error(errno, o, npids, target, c.ring_records);
 		return -1;
 	}
 	if (ioctl(s->fd, MEMTRACE_IOC_STATS, &st)) {
@@ -327,8 +295,10 @@ static int mod_start(struct mod_state *m, const struct record_opts *o)
 	if (ioctl(m->s.fd, MEMTRACE_IOC_START)) {
 		char buf[512];
 
-		mem_event_open_error(&ev, errno, buf, sizeof(buf));
-		mt_err("module could not start the event: %s", buf);
+		if (!mod_start_error(errno, o)) {
+			mem_event_open_error(&ev, errno, buf, sizeof(buf));
+			mt_err("module could not start the event: %s", buf);
+		}
 		return -1;
 	}
 	event_meta(m->r, "module", o, &ev, period, m->target);

@@ -11,6 +11,7 @@
  *   lifecycle   target exit / close / rmmod in several orders
  *   cpuoff      CPU 1 offline and online during a task and a -a session
  *   targets     process trees (DESCENDANTS), pid lists, their uapi errors
+ *   security    perf's rules for the caller, setuid exec, per-user limits
  * One file per test in this folder.
  */
 #include "mtktest.h"
@@ -68,8 +69,10 @@ int main(int argc, char **argv)
 		test_cpuoff();
 	else if (!strcmp(t, "targets"))
 		test_targets();
+	else if (!strcmp(t, "security"))
+		test_security(argc > 2 ? argv[2] : NULL);
 	else {
-		fprintf(stderr, "usage: mtktest pages|overflow|ioctl|fuzz [N]|perm|lifecycle [KO]|cpuoff|targets\n");
+		fprintf(stderr, "usage: mtktest pages|overflow|ioctl|fuzz [N]|perm|lifecycle [KO]|cpuoff|targets|security\n");
 		return 2;
 	}
 	return failures ? 1 : 0;

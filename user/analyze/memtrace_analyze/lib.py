@@ -1,7 +1,8 @@
 """ctypes binding of libmemtrace (include/memtrace/trace.h, report.h,
 resolve.h): every number memtrace-analyze shows comes from here.
 
-The library is found at $MEMTRACE_LIB, else <repo>/build/libmemtrace.so
+The library is found at $MEMTRACE_LIB, else where `make install` put it
+(install_paths.py, relative to this package), else <repo>/build/libmemtrace.so
 relative to this package, else by ctypes.util.find_library('memtrace').
 The structures below mirror the C headers field for field; a failing call
 raises MemtraceError with the library's one-line reason.
@@ -204,6 +205,13 @@ def library_path():
     if env:
         return env
     here = os.path.dirname(os.path.realpath(__file__))
+    try:
+        from . import install_paths    # written by make install only
+        cand = os.path.normpath(os.path.join(here, install_paths.LIBRARY))
+        if os.path.exists(cand):
+            return cand
+    except ImportError:
+        pass
     cand = os.path.normpath(os.path.join(here, "..", "..", "..", "build", "libmemtrace.so"))
     if os.path.exists(cand):
         return cand

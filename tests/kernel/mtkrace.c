@@ -78,6 +78,7 @@ static atomic_long err_count[NR_OPS][134];	/* [op][errno], 0 = success */
 static atomic_int bad;				/* unexpected result seen */
 static char bad_msg[200];
 static atomic_int stop_helpers;
+static volatile sig_atomic_t timed_out;	/* -T passed: workers stop */
 static long target_exits, hotplug_toggles;
 static int ncpus;
 
@@ -372,7 +373,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 
 	mtkcov_thread_start(&w->kcov);
-	while (atomic_load(&ops_done) < nops && !atomic_load(&bad)) {
+	while (atomic_load(&ops_done) < nops && !atomic_load(&bad) && !timed_out) {
 		one_op(w);
 		mtkcov_collect(&w->kcov);
 	}
@@ -465,6 +466,12 @@ static void *hotplug_main(void *arg)
 	if (!on && set_cpu1(1))
 		complain("%s: CPU 1 did not come back online (%d)", "hotplug", errno);
 	return NULL;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	timed_out = 1;
 }
 
 static int open_sessions(void)
@@ -574,7 +581,8 @@ int main(int argc, char **argv)
 		w[i].rng = (seed + 1) * 0x9e3779b97f4a7c15ull + (uint64_t)i * 1000003u;
 		pthread_create(&w[i].th, NULL, worker_main, &w[i]);
 	}
-	alarm((unsigned)limit_s);	/* a hang: SIGALRM ends the test, exit != 0 */
+	signal(SIGALRM, on_alarm);	/* too slow: stop, report how far */
+	alarm((unsigned)limit_s);
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(w[i].th, NULL);
 	for (int i = 0; i < SHARED_SLOTS + MAX_THREADS; i++)
@@ -584,6 +592,8 @@ int main(int argc, char **argv)
 	pthread_join(th_targets, NULL);
 	alarm(0);
 	sessions = open_sessions();
+	if (timed_out)
+		complain("%s: -T limit reached after %d s", "time", (int)limit_s);
 	if (!atomic_load(&bad) && sessions != 0)
 		complain("%s: %d sessions still open after every file was closed",
 			 "end", sessions);

@@ -6,7 +6,8 @@
 # The kernel is built once (tests/kernel/build-debug-kernel.sh, tens of
 # minutes on 2 cores) and cached in $MEMTRACE_CACHE.  Any splat fails the
 # run with the console excerpt.  One line per test, then "N passed, N failed".
-#   KERNEL_TESTS="race"   run only these guest tests
+#   KERNEL_TESTS="race"   run only these guest tests ("race=600": the race
+#                         test stops after 600 s, FAIL with the calls made)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"

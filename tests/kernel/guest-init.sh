@@ -35,6 +35,7 @@ if insmod /memtrace.ko; then
 		record) timeout 300 /bin/guest-record.sh || echo "FAIL record: exit $?" ;;
 		bench) run bench 800 /bin/mtbench 9 ;;
 		race) run race 1500 /bin/mtkrace -n 100000 -s 1 -T 1400 ;;
+		race=*) run race $((${t#race=} + 60)) /bin/mtkrace -n 100000 -s 1 -T ${t#race=} ;;
 		*) run "$t" 120 /bin/mtktest "$t" ;;
 		esac
 	done

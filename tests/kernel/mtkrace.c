@@ -518,6 +518,27 @@ static const char *kcov_note(void)
 	return buf;
 }
 
+/*
+ * The module caps open sessions per user (max_sessions_per_user, 16): the
+ * slots and the sessions kept alive by mappings need more, else most opens
+ * would end in EMFILE.  Returns the old value to restore, or -1.
+ */
+#define MAX_SESSIONS_PARAM "/sys/module/memtrace/parameters/max_sessions_per_user"
+static int set_session_cap(int cap)
+{
+	FILE *f = fopen(MAX_SESSIONS_PARAM, "r+");
+	int old = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &old) != 1)
+		old = -1;
+	rewind(f);
+	fprintf(f, "%d\n", cap);
+	fclose(f);
+	return old;
+}
+
 static void print_counts(void)
 {
 	for (int op = 0; op < NR_OPS; op++) {
@@ -539,7 +560,7 @@ int main(int argc, char **argv)
 {
 	long limit_s = 1200;
 	uint64_t seed = 1, hrng, trng;
-	int nthreads = 4, opt, sessions;
+	int nthreads = 4, opt, sessions, old_cap;
 	static struct worker w[MAX_THREADS];
 	pthread_t th_targets, th_hotplug;
 	uint64_t t0 = mt_now_ns();
@@ -566,6 +587,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < NR_OPS; i++)
 		weight_total += op_weight[i];
+	old_cap = set_session_cap(SHARED_SLOTS + 2 * MAX_THREADS + MAX_THREADS * MAX_MAPS);
 	mtkcov_init();
 	/* targets' children come back to us when their parent exits */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -593,6 +615,8 @@ int main(int argc, char **argv)
 	pthread_join(th_hotplug, NULL);
 	pthread_join(th_targets, NULL);
 	alarm(0);
+	if (old_cap >= 0)
+		set_session_cap(old_cap);
 	sessions = open_sessions();
 	if (timed_out)
 		complain("%s: -T limit reached after %d s", "time", (int)limit_s);

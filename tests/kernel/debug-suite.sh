@@ -48,7 +48,7 @@ tally < <(GUEST_TIMEOUT=${GUEST_TIMEOUT:-3000} GUEST_APPEND="kasan.fault=panic" 
 	tests/kernel/run-guest.sh "$abi" "$root" "$out" $tests)
 # the race line counts the module's KCOV sites its calls reached; of how many
 ko=$out/module/kernel/memtrace.ko
-[ -e "$ko" ] && echo "    memtrace.ko: $(objdump -dr "$ko" | grep -c 'R_X86_64_PLT32 *__sanitizer_cov_trace_pc') KCOV sites in all"
+[ -e "$ko" ] && echo "    memtrace.ko: $(objdump -dr "$ko" | grep -c 'R_X86_64_.*__sanitizer_cov_trace_pc') KCOV sites in all"
 if echo " $tests " | grep -q " record " && [ -s "$out/console.log.txt" ]; then
 	tally < <(tests/kernel/check-record.sh "$out/console.log.txt" "$out/record" "[debug]")
 fi

@@ -58,7 +58,8 @@ if [ -r /proc/lockdep_stats ]; then
 		grep debug_locks /proc/lockdep_stats
 	fi
 fi
-if dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|lockdep|possible circular|possible recursive|INFO: task|general protection|kernel BUG|UBSAN|KASAN|RCU stall|memtrace.*leak'; then
+# (a PROVE_LOCKING kernel says "RCU lockdep checking is enabled" at boot)
+if dmesg | grep -v 'RCU lockdep checking is enabled' | grep -E 'WARNING:|BUG:|Oops|Call Trace|lockdep|possible circular|possible recursive|INFO: task|general protection|kernel BUG|UBSAN|KASAN|RCU stall|memtrace.*leak'; then
 	echo "FAIL dmesg: splat in the guest kernel log"
 else
 	echo "ok   dmesg: no WARN/BUG/oops/lockdep splat"

@@ -57,7 +57,8 @@ tr -d '\r' <"$log" >"$log.txt"
 grep -E '^(ok |FAIL |    )' "$log.txt" | sed -E "s/^(ok  |FAIL) ?/\1 $tag /"
 grep -q '^FAIL ' "$log.txt" && fail=1
 splat='WARNING:|BUG:|Oops|Kernel panic|Call Trace|lockdep|possible circular|KASAN|UBSAN'
-if first=$(grep -vE '^(ok |FAIL )' "$log.txt" | grep -nE "$splat" | head -1 | cut -d: -f1) &&
+benign='RCU lockdep checking is enabled'	# boot message of PROVE_LOCKING
+if first=$(grep -vE '^(ok |FAIL )' "$log.txt" | grep -nE "$splat" | grep -v "$benign" | head -1 | cut -d: -f1) &&
    [ -n "$first" ]; then
 	echo "FAIL $tag console: kernel splat (see $log.txt):"
 	grep -vE '^(ok |FAIL )' "$log.txt" | sed -n "$first,$((first + 40))p" | sed 's/^/    /'

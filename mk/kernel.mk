@@ -4,6 +4,9 @@
 #                      (skipped with a note when they are not installed)
 #   make kernel-tests  static guest test programs -> build/kernel-tests/
 #   make check-kernel  the qemu suite alone (tests/suites.d/50-kernel.sh)
+#   make check-kernel-debug  the guest tests in a KASAN/lockdep/KCOV build
+#                      of Debian's 6.12 kernel (tests/kernel/debug-suite.sh;
+#                      the first run builds the kernel, then it is cached)
 KDIR ?= /lib/modules/$(shell uname -r)/build
 KERNEL_SRCS = $(wildcard kernel/memtrace*.c kernel/memtrace*.h) \
 	      kernel/pebs_hook.c kernel/pebs_hook.h kernel/Kbuild \
@@ -14,7 +17,7 @@ KTEST_BINS  = $(KTEST_SRCS:tests/kernel/%.c=$(BUILD)/kernel-tests/%) \
 	      $(BUILD)/kernel-tests/mtktest
 MTKTEST_SRCS = $(wildcard tests/kernel/mtktest/*.c)
 
-.PHONY: module kernel-tests check-kernel
+.PHONY: module kernel-tests check-kernel check-kernel-debug
 all: module kernel-tests
 
 # Builds in a copy (build/module/) so that the source tree stays clean.
@@ -38,6 +41,10 @@ $(BUILD)/kernel-tests/mtktest: $(MTKTEST_SRCS) $(wildcard tests/kernel/mtktest/*
 
 check-kernel: all static kernel-tests
 	@tests/suites.d/50-kernel.sh
+
+check-kernel-debug: deps
+	@$(MAKE) --no-print-directory all static kernel-tests
+	@tests/kernel/debug-suite.sh
 
 # Guest benchmark (bench/kernel/run.sh boots it; figures: docs/kernel-module.md)
 kernel-tests: $(BUILD)/kernel-tests/mtbench

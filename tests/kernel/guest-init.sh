@@ -8,6 +8,8 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mkdir -p /tmp && mount -t tmpfs tmp /tmp
+# KCOV (a debug kernel: tests/kernel/mtkcov.h) lives in debugfs
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 # page faults are software events (never throttled); keep perf from lowering
 # the sample rate under the slow emulated CPU anyway
 echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
@@ -34,6 +36,8 @@ if insmod /memtrace.ko; then
 		bpf) timeout 300 /bin/guest-record.sh bpf || echo "FAIL bpf: exit $?" ;;
 		hint) timeout 300 /bin/guest-hint.sh || echo "FAIL hint: exit $?" ;;
 		bench) run bench 800 /bin/mtbench 9 ;;
+		race) run race 1500 /bin/mtkrace -n 100000 -s 1 -T 1400 ;;
+		race=*) run race $((${t#race=} + 60)) /bin/mtkrace -n 100000 -s 1 -T ${t#race=} ;;
 		*) run "$t" 120 /bin/mtktest "$t" ;;
 		esac
 	done
@@ -45,10 +49,24 @@ if insmod /memtrace.ko; then
 else
 	echo "FAIL insmod: memtrace.ko did not load"
 fi
-if dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|lockdep|possible circular|possible recursive|INFO: task|general protection|kernel BUG|UBSAN|KASAN|RCU stall|memtrace.*leak'; then
+# a debug kernel (tests/kernel/debug-suite.sh): its checkers were armed
+# throughout (lockdep turns itself off after its first report)
+if [ -r /proc/lockdep_stats ]; then
+	if grep -qE 'debug_locks: +1$' /proc/lockdep_stats &&
+	   dmesg | grep -q 'KernelAddressSanitizer initialized'; then
+		echo "ok   debug: lockdep still armed at the end, KASAN initialized"
+	else
+		echo "FAIL debug: lockdep turned off or KASAN not initialized"
+		grep debug_locks /proc/lockdep_stats
+	fi
+fi
+# (a PROVE_LOCKING kernel says "RCU lockdep checking is enabled" at boot)
+if dmesg | grep -v 'RCU lockdep checking is enabled' | grep -E 'WARNING:|BUG:|Oops|Call Trace|lockdep|possible circular|possible recursive|INFO: task|general protection|kernel BUG|UBSAN|KASAN|RCU stall|memtrace.*leak'; then
 	echo "FAIL dmesg: splat in the guest kernel log"
 else
 	echo "ok   dmesg: no WARN/BUG/oops/lockdep splat"
 fi
 echo "GUEST-DONE"
-poweroff -f
+# without ACPI (the debug kernel) poweroff halts: reboot ends qemu -no-reboot
+[ -d /sys/firmware/acpi ] && poweroff -f
+reboot -f

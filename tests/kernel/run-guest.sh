@@ -6,9 +6,10 @@
 # "ok"/"FAIL" lines prefixed with the kernel; exits non-zero on any failure,
 # a splat on the console, or no clean end of the guest.
 #   MEMTRACE_KO=path: boot this memtrace.ko instead of building one
+#   GUEST_APPEND="...": more kernel command line (kasan.fault=panic)
 set -u
 abi=$1 root=$2 out=$3; shift 3
-tests=${*:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security record}
+tests=${*:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security record race}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 tag="[${abi%%+*}]"
@@ -56,15 +57,18 @@ log=$out/console.log
 timeout "${GUEST_TIMEOUT:-900}" qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu max -smp 2 \
 	-m 1536 "${numa[@]}" -nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$root/boot/vmlinuz-$abi-amd64" -initrd "$out/initrd.gz" \
-	-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 loglevel=5 nokaslr" \
+	-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 loglevel=5 nokaslr ${GUEST_APPEND:-}" \
 	</dev/null >"$log" 2>&1
 rc=$?
 tr -d '\r' <"$log" >"$log.txt"
 grep -E '^(ok |FAIL |    )' "$log.txt" | sed -E "s/^(ok  |FAIL) ?/\1 $tag /"
 grep -q '^FAIL ' "$log.txt" && fail=1
-if grep -vE '^(ok |FAIL )' "$log.txt" |
-   grep -nE 'WARNING:|BUG:|Oops|Kernel panic|Call Trace|lockdep|possible circular' | head -20 | grep .; then
-	echo "FAIL $tag console: kernel splat (see $log.txt)"
+splat='WARNING:|BUG:|Oops|Kernel panic|Call Trace|lockdep|possible circular|KASAN|UBSAN'
+benign='RCU lockdep checking is enabled'	# boot message of PROVE_LOCKING
+if first=$(grep -vE '^(ok |FAIL )' "$log.txt" | grep -nE "$splat" | grep -v "$benign" | head -1 | cut -d: -f1) &&
+   [ -n "$first" ]; then
+	echo "FAIL $tag console: kernel splat (see $log.txt):"
+	grep -vE '^(ok |FAIL )' "$log.txt" | sed -n "$first,$((first + 40))p" | sed 's/^/    /'
 	fail=1
 fi
 if ! grep -q '^GUEST-DONE' "$log.txt"; then

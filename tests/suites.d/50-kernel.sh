@@ -40,11 +40,11 @@ if ! kernels=$(timeout 600 tests/kernel/fetch-kernels.sh 2>/tmp/mt-kernel-fetch.
 	exit 1
 fi
 rm -f /tmp/mt-kernel-fetch.$$
-tests=${KERNEL_TESTS:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security record bpf}
+tests=${KERNEL_TESTS:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security record bpf race}
 while read -r abi root; do
 	[ -n "${KERNELS:-}" ] && ! echo " $KERNELS " | grep -q " $abi " && continue
 	out=$build/kernel-guest/$abi
-	tally < <(GUEST_TIMEOUT=${GUEST_TIMEOUT:-600} tests/kernel/run-guest.sh "$abi" "$root" "$out" $tests)
+	tally < <(GUEST_TIMEOUT=${GUEST_TIMEOUT:-1200} tests/kernel/run-guest.sh "$abi" "$root" "$out" $tests)
 	if echo " $tests " | grep -q " record " && [ -s "$out/console.log.txt" ]; then
 		tally < <(tests/kernel/check-record.sh "$out/console.log.txt" "$out/record" "[${abi%%+*}]")
 	fi

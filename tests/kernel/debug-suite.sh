@@ -1,0 +1,55 @@
+#!/bin/bash
+# debug-suite.sh - `make check-kernel-debug`: the guest tests of memtrace.ko
+# (tests/kernel/mtktest, record, the race test mtkrace) in a debug build of
+# Debian's 6.12 kernel: KASAN (kasan.fault=panic), lockdep (PROVE_LOCKING),
+# DEBUG_ATOMIC_SLEEP, KCOV, booted with panic_on_warn and oops=panic.
+# The kernel is built once (tests/kernel/build-debug-kernel.sh, tens of
+# minutes on 2 cores) and cached in $MEMTRACE_CACHE.  Any splat fails the
+# run with the console excerpt.  One line per test, then "N passed, N failed".
+#   KERNEL_TESTS="race"   run only these guest tests ("race=600": the race
+#                         test stops after 600 s, FAIL with the calls made)
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+build=${BUILD:-build}
+pass=0 fail=0
+tally() {
+	while IFS= read -r l; do
+		echo "$l"
+		case "$l" in
+		"ok "*) pass=$((pass + 1)) ;;
+		"FAIL "*) fail=$((fail + 1)) ;;
+		esac
+	done
+}
+finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit; }
+for t in qemu-system-x86_64 cpio gzip bc flex bison; do
+	command -v $t >/dev/null || { echo "FAIL debug-prereqs: no $t (tools/deps/kernel.txt; make deps)"; fail=1; finish; }
+done
+if ! make -s --no-print-directory static kernel-tests >/tmp/mt-dbgk-make.$$ 2>&1; then
+	echo "FAIL debug-build-tests: $(tail -3 /tmp/mt-dbgk-make.$$ | tr '\n' ' ')"
+	fail=$((fail + 1))
+fi
+rm -f /tmp/mt-dbgk-make.$$
+t0=$(date +%s)
+if ! kern=$(tests/kernel/build-debug-kernel.sh 2>/tmp/mt-dbgk-kernel.$$); then
+	echo "FAIL debug-kernel: $(tail -5 /tmp/mt-dbgk-kernel.$$ | tr '\n' ' ')"
+	rm -f /tmp/mt-dbgk-kernel.$$
+	fail=$((fail + 1))
+	finish
+fi
+echo "ok   debug-kernel: $(cat /tmp/mt-dbgk-kernel.$$ | tail -1 | grep . || echo cached), ready in $(($(date +%s) - t0)) s"
+pass=$((pass + 1))
+rm -f /tmp/mt-dbgk-kernel.$$
+read -r abi root <<<"$kern"
+tests=${KERNEL_TESTS:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security record race}
+out=$build/kernel-guest/$abi
+tally < <(GUEST_TIMEOUT=${GUEST_TIMEOUT:-3000} GUEST_APPEND="kasan.fault=panic" \
+	tests/kernel/run-guest.sh "$abi" "$root" "$out" $tests)
+# the race line counts the module's KCOV sites its calls reached; of how many
+ko=$out/module/kernel/memtrace.ko
+[ -e "$ko" ] && echo "    memtrace.ko: $(objdump -dr "$ko" | grep -c 'R_X86_64_.*__sanitizer_cov_trace_pc') KCOV sites in all"
+if echo " $tests " | grep -q " record " && [ -s "$out/console.log.txt" ]; then
+	tally < <(tests/kernel/check-record.sh "$out/console.log.txt" "$out/record" "[debug]")
+fi
+finish

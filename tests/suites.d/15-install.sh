@@ -5,7 +5,6 @@
 # install into the machine, smoke test, purge; ~2-4 min) when
 # MEMTRACE_TEST_DEB=1 or dpkg-buildpackage and dh_dkms are installed.
 cd "$(dirname "$0")/../.." || exit 1
-pass=0 fail=0
 tests="readme_commands"
 if [ "${MEMTRACE_TEST_DEB:-auto}" = 1 ] ||
    { [ "${MEMTRACE_TEST_DEB:-auto}" = auto ] && command -v dpkg-buildpackage >/dev/null &&
@@ -14,15 +13,6 @@ if [ "${MEMTRACE_TEST_DEB:-auto}" = 1 ] ||
 else
 	echo "skip deb_smoke: MEMTRACE_TEST_DEB=0 or debhelper/dh-dkms missing (tools/deps/install.txt)"
 fi
-for t in $tests; do
-	start=$(date +%s.%N)
-	if out=$(timeout 600 bash "tests/install/$t.sh" 2>&1); then
-		printf 'ok   %s (%.1f s)\n' "$t" "$(echo "$(date +%s.%N) - $start" | bc)"
-		pass=$((pass + 1))
-	else
-		echo "FAIL $t: $(echo "$out" | tail -5 | tr '\n' ' ')"
-		fail=$((fail + 1))
-	fi
-done
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+. tests/suite-lib.sh
+run_scripts tests/install 600 "" none $tests
+suite_end

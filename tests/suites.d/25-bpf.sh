@@ -16,17 +16,7 @@ case "$why" in
 	;;
 esac
 export MEMTRACE_BACKEND=bpf
-pass=0 fail=0
-for t in record_pageramp record_threads record_tree record_cgroup record_postgres record_command \
-	 record_stop record_files record_shmpair record_words bpf_drops bpf_status; do
-	start=$(date +%s.%N)
-	if out=$(timeout 180 bash "tests/integration/$t.sh" 2>&1); then
-		printf 'ok   %s (bpf) (%.1f s)\n' "$t" "$(echo "$(date +%s.%N) - $start" | bc)"
-		pass=$((pass + 1))
-	else
-		echo "FAIL $t (bpf): $(echo "$out" | tail -5 | tr '\n' ' ')"
-		fail=$((fail + 1))
-	fi
-done
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+. tests/suite-lib.sh
+run_scripts tests/integration 180 " (bpf)" none record_pageramp record_threads record_tree record_cgroup record_postgres record_command \
+	record_stop record_files record_shmpair record_words bpf_drops bpf_status
+suite_end

@@ -4,17 +4,6 @@
 # hand-built files with weight/data_src, pipe mode, bad input; ~25 s).
 # Needs perf (linux-perf) and the software page-fault event.
 cd "$(dirname "$0")/../.." || exit 1
-pass=0 fail=0
-for t in perf_import; do
-	start=$(date +%s.%N)
-	if out=$(timeout 300 bash "tests/import/$t.sh" 2>&1); then
-		printf 'ok   %s (%.1f s): %s\n' "$t" "$(echo "$(date +%s.%N) - $start" | bc)" \
-			"$(echo "$out" | tr '\n' ';' | sed 's/;$//')"
-		pass=$((pass + 1))
-	else
-		echo "FAIL $t: $(echo "$out" | tail -5 | tr '\n' ' ')"
-		fail=$((fail + 1))
-	fi
-done
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+. tests/suite-lib.sh
+run_scripts tests/import 300 "" all perf_import
+suite_end

@@ -49,6 +49,10 @@ FIXTURES = {
 # 5 % / 15 % and 90 % coverage, are not all met: see the docs)
 BOUNDS = {100: 0.10, 1000: 0.20}        # median |estimate/exact - 1|
 MIN_COVERAGE = 0.35
+# sort's windows hold ~20 pages: an interval of whole buckets covers or misses
+# by one page, and its coverage moved from 17 % to 63 % between recordings
+# (ASLR shifts page boundaries); its errors are still checked
+NO_COVERAGE_CHECK = {"sort"}
 MAX_FLAGGED = {100: 0.10}               # these fixtures are well sampled at N = 100
 
 
@@ -181,7 +185,7 @@ def check(results):
         if r["rel_med"] == r["rel_med"]:        # some windows reliable
             if r["rel_med"] > BOUNDS[r["period"]]:
                 why.append("reliable median |err| %.3f > %.2f" % (r["rel_med"], BOUNDS[r["period"]]))
-            if r["coverage"] < MIN_COVERAGE:
+            if r["coverage"] < MIN_COVERAGE and r["fixture"] not in NO_COVERAGE_CHECK:
                 why.append("coverage %.2f < %.2f" % (r["coverage"], MIN_COVERAGE))
         if r["flagged"] > MAX_FLAGGED.get(r["period"], 1.0):
             why.append("flagged %.2f > %.2f" % (r["flagged"], MAX_FLAGGED[r["period"]]))

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "trace/format.h"
 #include "util/util.h"
 
 #define PERF_MAGIC	0x32454c4946524550ull	/* "PERFILE2" little-endian */
@@ -23,22 +24,6 @@
 #define FEAT_ARCH	6
 #define FEAT_CPUDESC	8
 #define FEAT_EVENT_DESC	12
-
-static uint64_t le64(const void *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t le32(const void *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
 
 static int id_cmp(const void *a, const void *b)
 {
@@ -66,7 +51,7 @@ static void default_name(struct perf_file_attr *a)
 static int add_attr(struct perf_file *f, const unsigned char *p, size_t len,
 		    const unsigned char *ids, size_t nids)
 {
-	uint32_t size = len >= 8 ? le32(p + 4) : 0;
+	uint32_t size = len >= 8 ? get_le32(p + 4) : 0;
 
 	if (size < PERF_ATTR_SIZE_VER0 || size > len) {
 		mt_err("%s: bad event attribute (size %u)", f->name, size);
@@ -83,7 +68,7 @@ static int add_attr(struct perf_file *f, const unsigned char *p, size_t len,
 		f->ids = mt_xrealloc(f->ids, f->ids_cap * sizeof(*f->ids));
 	}
 	for (size_t i = 0; i < nids; i++)
-		f->ids[f->nids++] = (struct perf_id_map){ le64(ids + 8 * i), (uint32_t)f->nattrs };
+		f->ids[f->nids++] = (struct perf_id_map){ get_le64(ids + 8 * i), (uint32_t)f->nattrs };
 	f->ids_sorted = false;
 	f->nattrs++;
 	return 0;
@@ -106,9 +91,9 @@ const struct perf_file_attr *perf_file_attr_of_id(struct perf_file *f, uint64_t 
 /* A perf_header_string: u32 len, then len bytes (NUL-padded). */
 static size_t header_string(const unsigned char *p, size_t len, char *out, size_t outlen)
 {
-	if (len < 4 || le32(p) > len - 4)
+	if (len < 4 || get_le32(p) > len - 4)
 		return 0;
-	uint32_t n = le32(p);
+	uint32_t n = get_le32(p);
 
 	snprintf(out, outlen, "%.*s", (int)strnlen((const char *)p + 4, n), (const char *)p + 4);
 	return 4 + (size_t)n;
@@ -118,11 +103,11 @@ static void event_desc(struct perf_file *f, const unsigned char *p, size_t len)
 {
 	if (len < 8)
 		return;
-	uint32_t nr = le32(p), asz = le32(p + 4);
+	uint32_t nr = get_le32(p), asz = get_le32(p + 4);
 	size_t at = 8;
 
 	for (uint32_t i = 0; i < nr && at + asz + 4 <= len; i++) {
-		uint32_t nids = le32(p + at + asz);
+		uint32_t nids = get_le32(p + at + asz);
 		char name[64];
 		size_t sl = header_string(p + at + asz + 4, len - at - asz - 4, name, sizeof(name));
 
@@ -132,7 +117,7 @@ static void event_desc(struct perf_file *f, const unsigned char *p, size_t len)
 		if (at + 8ull * nids > len)
 			return;
 		if (nids && f->nattrs) {
-			const struct perf_file_attr *a = perf_file_attr_of_id(f, le64(p + at));
+			const struct perf_file_attr *a = perf_file_attr_of_id(f, get_le64(p + at));
 			if (a)
 				snprintf(((struct perf_file_attr *)a)->name, sizeof(a->name), "%s", name);
 		} else if (nr == f->nattrs) {
@@ -177,8 +162,8 @@ static int pread_all(struct perf_file *f, void *buf, size_t len, uint64_t off)
 /* File mode: attrs with their ids, features (best effort), data bounds. */
 static int open_file_mode(struct perf_file *f, const unsigned char *h)
 {
-	uint64_t attr_size = le64(h + 16), attrs_off = le64(h + 24), attrs_len = le64(h + 32);
-	uint64_t data_off = le64(h + 40), data_len = le64(h + 48);
+	uint64_t attr_size = get_le64(h + 16), attrs_off = get_le64(h + 24), attrs_len = get_le64(h + 32);
+	uint64_t data_off = get_le64(h + 40), data_len = get_le64(h + 48);
 	struct stat st;
 
 	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode)) {
@@ -199,7 +184,7 @@ static int open_file_mode(struct perf_file *f, const unsigned char *h)
 			free(a);
 			return -1;
 		}
-		uint64_t ids_off = le64(a + attr_size - 16), ids_len = le64(a + attr_size - 8);
+		uint64_t ids_off = get_le64(a + attr_size - 16), ids_len = get_le64(a + attr_size - 8);
 		if (ids_len > (uint64_t)st.st_size || ids_len % 8) {
 			mt_err("%s: corrupt event id list", f->name);
 			free(a);
@@ -221,13 +206,13 @@ static int open_file_mode(struct perf_file *f, const unsigned char *h)
 	uint64_t sec = data_off + data_len;
 
 	for (unsigned bit = 1; bit < 256; bit++) {
-		if (!(le64(h + FEAT_OFFSET + 8 * (bit / 64)) >> (bit % 64) & 1))
+		if (!(get_le64(h + FEAT_OFFSET + 8 * (bit / 64)) >> (bit % 64) & 1))
 			continue;
 		unsigned char s[16];
 		if (pread(f->fd, s, 16, (off_t)sec) != 16)
 			break;
 		sec += 16;
-		uint64_t off = le64(s), len = le64(s + 8);
+		uint64_t off = get_le64(s), len = get_le64(s + 8);
 		if (len > (1u << 24) || off + len > (uint64_t)st.st_size)
 			continue;
 		unsigned char *p = mt_xmalloc(len + 1);
@@ -266,21 +251,21 @@ int perf_file_open(struct perf_file *f, const char *name)
 		}
 		got += (size_t)n;
 	}
-	if (le64(h) == PERF_MAGIC_BE) {
+	if (get_le64(h) == PERF_MAGIC_BE) {
 		mt_err("%s: a big-endian perf.data file (not supported)", f->name);
 		return -1;
 	}
-	if (le64(h) != PERF_MAGIC) {
+	if (get_le64(h) != PERF_MAGIC) {
 		mt_err("%s: not a perf.data file (no PERFILE2 magic)", f->name);
 		return -1;
 	}
-	if (le64(h + 8) == 16) {	/* pipe mode: attrs and features come as records */
+	if (get_le64(h + 8) == 16) {	/* pipe mode: attrs and features come as records */
 		f->pipe = true;
 		f->pos = 16;
 		f->data_end = UINT64_MAX;
 		return 0;
 	}
-	if (le64(h + 8) < FILE_HDR_SIZE || pread_all(f, h, FILE_HDR_SIZE, 0))
+	if (get_le64(h + 8) < FILE_HDR_SIZE || pread_all(f, h, FILE_HDR_SIZE, 0))
 		return -1;
 	return open_file_mode(f, h);
 }
@@ -372,7 +357,7 @@ int perf_file_next(struct perf_file *f, const struct perf_event_header **rec)
 		f->records++;
 		switch (hdr.type) {
 		case PERF_FILE_HEADER_ATTR: {
-			uint32_t asz = size >= 16 ? le32(p + 12) : 0;
+			uint32_t asz = size >= 16 ? get_le32(p + 12) : 0;
 			if (asz > size - 8) {
 				mt_err("%s: bad attribute record", f->name);
 				return -1;
@@ -383,20 +368,20 @@ int perf_file_next(struct perf_file *f, const struct perf_event_header **rec)
 		}
 		case PERF_FILE_HEADER_FEATURE:
 			if (size >= 16)
-				feature(f, le64(p + 8), p + 16, size - 16);
+				feature(f, get_le64(p + 8), p + 16, size - 16);
 			break;
 		case PERF_FILE_HEADER_TRACING_DATA:
-			extra = size >= 12 ? (le32(p + 8) + 7ull) & ~7ull : 0;
+			extra = size >= 12 ? (get_le32(p + 8) + 7ull) & ~7ull : 0;
 			break;
 		case PERF_FILE_AUXTRACE:
-			extra = size >= 16 ? le64(p + 8) : 0;
+			extra = size >= 16 ? get_le64(p + 8) : 0;
 			break;
 		case PERF_FILE_COMPRESSED:
 		case PERF_FILE_COMPRESSED2: {
 			size_t at = hdr.type == PERF_FILE_COMPRESSED ? 8 : 16;
 			size_t n = size - (size < at ? size : at);
-			if (hdr.type == PERF_FILE_COMPRESSED2 && size >= 16 && le64(p + 8) < n)
-				n = (size_t)le64(p + 8);
+			if (hdr.type == PERF_FILE_COMPRESSED2 && size >= 16 && get_le64(p + 8) < n)
+				n = (size_t)get_le64(p + 8);
 			if (size < at || perf_unzip_feed(&f->unzip, f->name, p + at, n))
 				return -1;
 			consume(f, size);

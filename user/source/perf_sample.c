@@ -4,21 +4,7 @@
 
 #include <string.h>
 
-static uint64_t le64(const void *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t le32(const void *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
+#include "trace/format.h"
 
 struct cursor {
 	const unsigned char *p, *end;
@@ -32,7 +18,7 @@ static uint64_t take(struct cursor *c)
 		c->p = c->end;
 		return 0;
 	}
-	uint64_t v = le64(c->p);
+	uint64_t v = get_le64(c->p);
 
 	c->p += 8;
 	return v;
@@ -86,7 +72,7 @@ static const struct perf_file_attr *sample_attr(struct perf_file *f, const unsig
 	}
 	if (8 * (pos + 1) > len)
 		return NULL;
-	const struct perf_file_attr *a = perf_file_attr_of_id(f, le64(p + 8 * pos));
+	const struct perf_file_attr *a = perf_file_attr_of_id(f, get_le64(p + 8 * pos));
 
 	if (!a)		/* an event the file does not describe: perf script stops here */
 		f->unknown_ids++;
@@ -139,10 +125,10 @@ int perf_file_sample(struct perf_file *f, const struct perf_event_header *rec,
 	if (t & PERF_SAMPLE_RAW) {	/* u32 size, data: together a multiple of 8 */
 		if (c.end - c.p < 4)
 			c.cut = true;
-		else if ((uint64_t)le32(c.p) + 4 > (uint64_t)(c.end - c.p))
+		else if ((uint64_t)get_le32(c.p) + 4 > (uint64_t)(c.end - c.p))
 			c.cut = true;
 		else
-			c.p += (le32(c.p) + 4 + 7) & ~7u;
+			c.p += (get_le32(c.p) + 4 + 7) & ~7u;
 	}
 	if (t & PERF_SAMPLE_BRANCH_STACK) {
 		uint64_t nr = take(&c);
@@ -183,7 +169,7 @@ void perf_file_sample_id(struct perf_file *f, const struct perf_event_header *re
 
 	/* with several attrs, IDENTIFIER (the last word) says whose layout it is */
 	if (f->nattrs > 1 && (t & PERF_SAMPLE_IDENTIFIER) && end - start >= 8) {
-		const struct perf_file_attr *b = perf_file_attr_of_id(f, le64(end - 8));
+		const struct perf_file_attr *b = perf_file_attr_of_id(f, get_le64(end - 8));
 		if (b)
 			a = b;
 		t = a->attr.sample_type;
@@ -198,19 +184,19 @@ void perf_file_sample_id(struct perf_file *f, const struct perf_event_header *re
 
 	s->attr = a;
 	if (t & PERF_SAMPLE_TID) {
-		s->pid = le32(p);
-		s->tid = le32(p + 4);
+		s->pid = get_le32(p);
+		s->tid = get_le32(p + 4);
 		s->has_tid = true;
 		p += 8;
 	}
 	if (t & PERF_SAMPLE_TIME) {
-		s->time = le64(p);
+		s->time = get_le64(p);
 		s->has_time = true;
 		p += 8;
 	}
 	p += 8 * (!!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID));
 	if (t & PERF_SAMPLE_CPU) {
-		s->cpu = le32(p);
+		s->cpu = get_le32(p);
 		s->has_cpu = true;
 	}
 }

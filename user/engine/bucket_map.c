@@ -92,9 +92,9 @@ static void insert(struct bucket_slot *slots, size_t cap, struct bucket_slot s)
 	slots[i] = s;
 }
 
-static void grow(struct bucket_map *m)
+/* A new slot table of cap slots holding the leaves of the old one. */
+static void rehash(struct bucket_map *m, size_t cap)
 {
-	size_t cap = m->cap * 2;
 	struct bucket_slot *slots = mt_xcalloc(cap, sizeof(*slots));
 
 	for (size_t i = 0; i < m->cap; i++)
@@ -103,6 +103,11 @@ static void grow(struct bucket_map *m)
 	free(m->slots);
 	m->slots = slots;
 	m->cap = cap;
+}
+
+static void grow(struct bucket_map *m)
+{
+	rehash(m, m->cap * 2);
 }
 
 struct bucket_leaf *bucket_map_leaf_slow(struct bucket_map *m, uint64_t key)
@@ -185,13 +190,7 @@ size_t bucket_map_expire(struct bucket_map *m, uint64_t k)
 	m->nleaves -= released;
 	while (cap < m->nleaves * 4)
 		cap *= 2;
-	struct bucket_slot *slots = mt_xcalloc(cap, sizeof(*slots));
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->slots[i].leaf)
-			insert(slots, cap, m->slots[i]);
-	free(m->slots);
-	m->slots = slots;
-	m->cap = cap;
+	rehash(m, cap);
 	return released;
 }
 

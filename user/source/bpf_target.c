@@ -105,13 +105,10 @@ int bpf_set_target(struct bpf_session *s, const struct record_opts *o)
 		s->cgroup_fd = target_cgroup_open(o->cgroup, s->cgroup_dir, sizeof(s->cgroup_dir));
 		return s->cgroup_fd < 0 ? -1 : 0;
 	}
-	for (int i = 0; i < o->npids; i++)
-		if (target_check(o->pids[i]))
-			return -1;
-	s->watch = mt_xcalloc((size_t)o->npids, sizeof(*s->watch));
+	s->watch = target_watch_pids(o->pids, o->npids);
+	if (!s->watch)
+		return -1;
 	s->nwatch = o->npids;
-	for (int i = 0; i < o->npids; i++)
-		s->watch[i] = target_watch(o->pids[i]);
 	return add_trees(s, o);
 }
 

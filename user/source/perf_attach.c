@@ -325,13 +325,10 @@ int perf_attach(struct perf_session *s, const struct record_opts *o, uint64_t pe
 	}
 	if (o->cgroup)
 		return attach_cgroup(s, o, period);
-	for (int i = 0; i < o->npids; i++)
-		if (target_check(o->pids[i]))
-			return -1;
-	s->watch = mt_xcalloc((size_t)o->npids, sizeof(*s->watch));
+	s->watch = target_watch_pids(o->pids, o->npids);
+	if (!s->watch)
+		return -1;
 	s->nwatch = o->npids;
-	for (int i = 0; i < o->npids; i++)
-		s->watch[i] = target_watch(o->pids[i]);
 	uint64_t t0 = mt_now_ns();
 	if (attach_tree(s, o, period, why, sizeof(why))) {
 		mt_err("%s", why);

@@ -165,6 +165,17 @@ int target_watch(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
+int *target_watch_pids(const pid_t *pids, int npids)
+{
+	for (int i = 0; i < npids; i++)
+		if (target_check(pids[i]))
+			return NULL;
+	int *watch = mt_xcalloc((size_t)npids, sizeof(*watch));
+	for (int i = 0; i < npids; i++)
+		watch[i] = target_watch(pids[i]);
+	return watch;
+}
+
 bool target_exited(pid_t pid, int watch_fd, bool is_child)
 {
 	if (is_child) {

@@ -38,6 +38,11 @@ int target_check(pid_t pid);
 
 /* pidfd (or -1) that becomes readable when pid exits. */
 int target_watch(pid_t pid);
+/*
+ * -p: target_check() of every pid, then a malloc'ed array of their
+ * target_watch() fds; NULL after the one-line error of the first bad pid.
+ */
+int *target_watch_pids(const pid_t *pids, int npids);
 /* True once the process behind target_watch()/target_spawn() has exited. */
 bool target_exited(pid_t pid, int watch_fd, bool is_child);
 

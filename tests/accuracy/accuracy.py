@@ -41,6 +41,8 @@ FIXTURES = {
     "uniform": [WL + "/probe", "uniform", "4096", "200000"],
     "zipf": [WL + "/probe", "zipf", "4096", "100000"],
     "sort": [WL + "/probe", "sort", "16"],
+    # a real program: sqlite3 building, indexing, sorting and joining a table
+    "sqlite3": ["sqlite3", ":memory:", ".read " + os.path.join(TOP, "tests", "accuracy", "sqlite-queries.sql")],
 }
 
 # --check (make check, tests/suites.d/75-accuracy.sh): regression bounds on

@@ -143,3 +143,37 @@ def test_info(trace):
 def test_no_verb_usage():
     rc, so, se = run()
     assert rc == 2 and "usage" in se.lower()
+
+
+def test_info_estimates(tmp_path):
+    """A sampled trace (1 in 100): info shows the library's estimated WSS
+    beside the seen one, and why windows are flagged; an exact one does not."""
+    import json
+    from memtrace_analyze import lib
+    rng = np.random.default_rng(7)
+    n = 20000
+    time = np.arange(n, dtype=np.uint64) * 100      # 2M instructions, 100 per sample
+    addr = 0x7f0000000000 + rng.integers(0, 300, n).astype(np.uint64) * 4096
+    sampled = write_trace(tmp_path / "s.mtrace", time, addr, sample_period=100)
+    rc, so, se = run("info", sampled, "--json")
+    assert rc == 0, se
+    got = json.loads(so)["wss"]["data_est"]
+    rep = lib.report(str(sampled), window=100000, interval=100000)
+    e = rep["data_est"]
+    (tau, s), = got.items()
+    assert int(tau) == 100000
+    for k in ("avg", "p95", "peak", "total", "total_lo", "total_hi"):
+        assert s[k] == pytest.approx(e[k]), k
+    assert s["windows"] == e["flags"].size == 20 and s["flagged"] == int((e["flags"] != 0).sum())
+    # 1000 samples per window over 300 pages (~290 seen): estimated within 2 %, nothing flagged
+    assert s["flagged"] == 0 and abs(s["avg"] - 300) <= 6, s
+    rc, so, se = run("info", sampled)
+    assert rc == 0 and "WSS est.   τ=100k instructions: avg " in so and "unreliable" not in so, so
+    # 10 samples per window: every window flagged, and the text says why
+    sparse = write_trace(tmp_path / "p.mtrace", time[::100], addr[::100], sample_period=100)
+    rc, so, se = run("info", sparse)
+    assert rc == 0, se
+    assert "unreliable 20 of 20 windows (20 with < 100 samples" in so, so
+    exact = write_trace(tmp_path / "e.mtrace", time, addr, sample_period=1)
+    rc, so, se = run("info", exact)
+    assert rc == 0 and "WSS est." not in so

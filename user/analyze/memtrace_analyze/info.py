@@ -24,8 +24,9 @@ def windows_check(tr):
     """One dict per (window, interval, bucket_shift) of the WINDOWS rows:
     how many recorded points equal the library's series at the same time."""
     groups = {}
-    for (window, interval, shift, time, wss_data, _code) in tr.windows():
-        groups.setdefault((window, interval, shift), []).append((time, wss_data))
+    for row in tr.window_rows():
+        (window, interval, shift, time, wss_data, _code, n, f1, f2, has_counts) = row
+        groups.setdefault((window, interval, shift), []).append((time, wss_data, (n, f1, f2) if has_counts else None))
     out = []
     for (window, interval, shift), rows in groups.items():
         entry = {"window": int(window), "interval": int(interval), "bucket": 1 << shift, "points": len(rows)}
@@ -40,16 +41,21 @@ def windows_check(tr):
             entry["error"] = str(e)
             out.append(entry)
             continue
-        times, wss = rep["data"]["time"], rep["data"]["wss"]
-        got = []
-        for t, v in rows:   # the series is sorted by time: no dict of every row
+        times, wss, est = rep["data"]["time"], rep["data"]["wss"], rep["data_est"]
+        got, counts = [], []
+        for t, v, c in rows:   # the series is sorted by time: no dict of every row
             rel = t - tr.start_time
             i = int(np.searchsorted(times, np.uint64(rel))) if 0 <= rel < 1 << 64 else len(times)
             if i < len(times) and int(times[i]) == rel:
                 got.append((int(wss[i]), v))
+                if c is not None:   # WINDOWS2: the estimator's n, f1, f2 too
+                    counts.append(((int(est["samples"][i]), int(est["f1"][i]), int(est["f2"][i])), c))
         entry["compared"] = len(got)
         entry["matches"] = sum(1 for a, b in got if a == b)
         entry["max_abs_diff"] = max((abs(a - b) for a, b in got), default=0)
+        if counts:
+            entry["counts_compared"] = len(counts)
+            entry["counts_match"] = sum(1 for a, b in counts if a == tuple(int(x) for x in b))
         out.append(entry)
     return out
 
@@ -85,7 +91,42 @@ def summarize(tr, res=None):
                              for r in res.reps},
                     "code": {str(r["window"]): {"avg": r["code"]["avg"], "peak": r["code"]["peak"]}
                              for r in res.reps} if r0["have_ip"] else {}}
+        if estimated(tr):
+            s["wss"]["data_est"] = {str(r["window"]): est_summary(r["data_est"]) for r in res.reps}
     return s
+
+
+def estimated(tr):
+    """Sampled accesses with N > 1: seen WSS is a floor, the library estimates the rest."""
+    return (tr.sample_period or 1) > 1 and tr.words["sample_class"] == "sampled-access"
+
+
+def est_summary(e):
+    """The estimated data series' summaries and why windows are flagged (docs/accuracy.md)."""
+    f = e["flags"]
+    return {"avg": e["avg"], "avg_lo": e["avg_lo"], "avg_hi": e["avg_hi"], "p95": e["p95"], "peak": e["peak"],
+            "total": e["total"], "total_lo": e["total_lo"], "total_hi": e["total_hi"],
+            "windows": int(f.size), "flagged": int((f != 0).sum()),
+            "few_samples": int(((f & lib.EST_FEW_SAMPLES) != 0).sum()),
+            "mostly_unseen": int(((f & lib.EST_MOSTLY_UNSEEN) != 0).sum()),
+            "not_counted": int(((f & lib.EST_NOT_COUNTED) != 0).sum())}
+
+
+def format_est(w, u):
+    """Lines of the estimated WSS under the seen one."""
+    lines = []
+    for tau, e in w.get("data_est", {}).items():
+        why = ", ".join("%d %s" % (n, what) for n, what in ((e["few_samples"], "with < 100 samples"),
+                                                            (e["mostly_unseen"], "mostly unseen"),
+                                                            (e["not_counted"], "not counted")) if n)
+        lines.append("WSS est.   τ=%s: avg %.1f [%.1f–%.1f], p95 %.1f, peak %.1f, total %.0f [%.0f–%.0f] buckets "
+                     "(avg %s, total %s)" % (fmt_time(int(tau), u), e["avg"], e["avg_lo"], e["avg_hi"], e["p95"],
+                                             e["peak"], e["total"], e["total_lo"], e["total_hi"],
+                                             fmt_bytes(e["avg"] * w["bucket"]), fmt_bytes(e["total"] * w["bucket"])))
+        if e["flagged"]:
+            lines.append("unreliable %d of %d windows (%s): use a longer --window or a smaller sampling period"
+                         % (e["flagged"], e["windows"], why))
+    return lines
 
 
 def format_summary(s, tr):
@@ -122,6 +163,7 @@ def format_summary(s, tr):
                     "WSS " + kind if tr.words["wss"] == "WSS" else tr.words["%s_series" % kind], fmt_time(int(tau), u), v["avg"], v["peak"], total,
                     fmt_bytes(v["avg"] * w["bucket"]), fmt_bytes(v["peak"] * w["bucket"]),
                     fmt_bytes(total * w["bucket"])))
+        lines += format_est(w, u)
     for c in s["windows_check"]:
         if "error" in c:
             lines.append("live WSS   recorder's WINDOWS series (τ=%s, T=%s): not recomputed: %s" % (
@@ -132,6 +174,9 @@ def format_summary(s, tr):
                                                   fmt_bytes(c["bucket"]), c["matches"], c["compared"],
                                                   "" if c["matches"] == c["compared"]
                                                   else " (max difference %d buckets)" % c["max_abs_diff"]))
+            if "counts_compared" in c:
+                lines.append("live est.  WINDOWS2 counts (samples, f1, f2): %d of %d rows equal the recomputation"
+                             % (c["counts_match"], c["counts_compared"]))
     for wmsg in s["warnings"]:
         lines.append("warning    %s" % wmsg)
     return "\n".join(lines)

@@ -128,7 +128,7 @@ class Region(C.Structure):
                 ("samples", C.c_uint64), ("buckets", C.c_uint64)]
 
 
-EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN = 1, 2      # MEMTRACE_EST_* reasons
+EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN, EST_NOT_COUNTED = 1, 2, 4   # MEMTRACE_EST_* reasons
 
 
 class Estimate(C.Structure):
@@ -480,6 +480,11 @@ class Trace(_Handle):
     def windows(self):
         return [(w.window, w.interval, w.bucket_shift, w.time, w.wss_data, w.wss_code)
                 for w in self._records("memtrace_trace_windows", WindowRow)]
+
+    def window_rows(self):
+        """windows() plus the WINDOWS2 counts: (..., samples, f1, f2, has_counts)."""
+        return [(w.window, w.interval, w.bucket_shift, w.time, w.wss_data, w.wss_code, w.samples, w.f1, w.f2,
+                 bool(w.has_counts)) for w in self._records("memtrace_trace_windows", WindowRow)]
 
     def maps(self):
         return [(m.time, m.pid, C.string_at(m.text, m.len).decode("utf-8", "replace"))

@@ -364,7 +364,7 @@ static void *bpf_open(const struct record_opts *o, struct recorder *r)
 	if (mem_event_resolve(o->event, &s->ev, &fell_back, why, sizeof(why)) == 0 && fell_back)
 		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
 			"recording page faults, which see first touches and re-faults only\n");
-	uint64_t period = o->period ? o->period : s->ev.default_period;
+	uint64_t period = mem_event_period(&s->ev, o->period);
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0) {
 		mt_err("cannot count the possible CPUs");

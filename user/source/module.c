@@ -273,7 +273,7 @@ static int mod_start(struct mod_state *m, const struct record_opts *o)
 	if (fell_back)
 		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
 			"recording page faults, which see first touches and re-faults only\n");
-	uint64_t period = o->period ? o->period : ev.default_period;
+	uint64_t period = mem_event_period(&ev, o->period);
 
 	m->s.fd = open(MEMTRACE_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (m->s.fd < 0) {

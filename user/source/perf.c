@@ -370,7 +370,7 @@ static void *perf_open(const struct record_opts *o, struct recorder *r)
 		mt_err("--random-period is for the valgrind backend and import; perf uses a fixed period");
 		goto fail;
 	}
-	uint64_t period = o->period ? o->period : s->ev.default_period;
+	uint64_t period = mem_event_period(&s->ev, o->period);
 	perf_session_init(s, r);
 	raise_fd_limit();
 	if (s->ev.hint_faults) {

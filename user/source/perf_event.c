@@ -122,6 +122,57 @@ static int pfm_encode(const char *str, struct perf_event_attr *attr)
 	return PFM_SUCCESS;
 }
 
+/*
+ * Default periods are primes: a fixed period sharing a factor with the
+ * number of accesses in a loop samples the same few of them every pass
+ * (docs/accuracy.md).  IBS counts ops: its periods are large.
+ */
+#define PMU_DEFAULT_PERIOD	997
+#define IBS_DEFAULT_PERIOD	100003
+
+static int is_prime(uint64_t n)
+{
+	if (n < 2)
+		return 0;
+	for (uint64_t d = 2; d * d <= n; d++)
+		if (n % d == 0)
+			return 0;
+	return 1;
+}
+
+int mem_event_alias_risk(const struct mem_event *ev, uint64_t period, uint64_t *prime)
+{
+	static const unsigned small[] = { 2, 3, 5, 7 };
+	int risk = 0;
+
+	*prime = period;
+	if (!ev->sample_class || strcmp(ev->sample_class, words_class_name(WORDS_SAMPLED_ACCESS)) ||
+	    period < 2 || period > 1000000000)	/* beyond any useful period */
+		return 0;
+	for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
+		if (period % small[i] == 0 && period != small[i])
+			risk = 1;
+	if (risk)
+		for (uint64_t p = period; p < period + 100000; p++)	/* prime gaps < 300 here */
+			if (is_prime(p)) {
+				*prime = p;
+				break;
+			}
+	return risk;
+}
+
+uint64_t mem_event_period(const struct mem_event *ev, uint64_t asked)
+{
+	uint64_t period = asked ? asked : ev->default_period, prime;
+
+	if (mem_event_alias_risk(ev, period, &prime))
+		fprintf(stderr, "memtracectl: warning: %s samples exactly every %llu-th event: a loop whose "
+			"accesses repeat every 2, 3, 5 or 7 (or a multiple) is sampled at the same few of them "
+			"every pass; a prime period such as -c %llu avoids most of it (docs/accuracy.md)\n",
+			ev->alias, (unsigned long long)period, (unsigned long long)prime);
+	return period;
+}
+
 static void set_page_faults(struct mem_event *ev)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -183,7 +234,7 @@ static int resolve_ibs(struct mem_event *ev, const char *alias, char *why, size_
 	ev->sample_class = words_class_name(WORDS_SAMPLED_ACCESS);
 	ev->attr.type = (uint32_t)type;
 	ev->attr.config = 0;
-	ev->default_period = 100000;	/* IBS counts ops; periods are large */
+	ev->default_period = IBS_DEFAULT_PERIOD;
 	ev->fields = MEMTRACE_FIELD_IP | MEMTRACE_FIELD_WEIGHT | MEMTRACE_FIELD_DATA_SRC;
 	ev->skip_zero_addr = 1;
 	return 0;
@@ -204,7 +255,7 @@ static int resolve_pebs(struct mem_event *ev, const char *alias, const char *con
 			ev->sees = SEES_PEBS;
 			ev->sample_class = words_class_name(WORDS_SAMPLED_ACCESS);
 			ev->attr.precise_ip = 2;
-			ev->default_period = 1000;
+			ev->default_period = PMU_DEFAULT_PERIOD;
 			ev->fields = MEMTRACE_FIELD_IP | MEMTRACE_FIELD_WEIGHT |
 				     MEMTRACE_FIELD_DATA_SRC;
 			return 0;
@@ -321,7 +372,7 @@ int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
 	ev->sees = SEES_PEBS;
 	ev->sample_class = words_class_name(WORDS_SAMPLED_ACCESS);
 	ev->attr.precise_ip = 2;
-	ev->default_period = 1000;
+	ev->default_period = PMU_DEFAULT_PERIOD;
 	ev->fields = MEMTRACE_FIELD_IP | MEMTRACE_FIELD_WEIGHT | MEMTRACE_FIELD_DATA_SRC;
 	return 0;
 }

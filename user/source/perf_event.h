@@ -44,6 +44,17 @@ int mem_event_resolve_auto(const char *name, struct mem_event *ev, int *fell_bac
 /* NULL when "auto" can pick hint-faults here, else why not (in why). */
 const char *mem_event_hint_unavailable(char *why, size_t whylen);
 
+/*
+ * The period to program: asked (-c N), or the event's default.  A sampled
+ * hardware memory event (PEBS, IBS) counts with a fixed period; when it has
+ * a prime factor <= 7 a one-line warning says that short loops alias with it
+ * and names the next prime (docs/accuracy.md, "Fixed periods alias").
+ */
+uint64_t mem_event_period(const struct mem_event *ev, uint64_t asked);
+/* Whether period aliases with loops of 2..7 accesses (a factor <= 7); the
+ * smallest prime >= period in *prime.  Page faults and hint faults never. */
+int mem_event_alias_risk(const struct mem_event *ev, uint64_t period, uint64_t *prime);
+
 /* One line about the PMU of this machine for `memtracectl status`. */
 void mem_event_pmu_summary(char *buf, size_t len);
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# hint-faults on a known workload: two threads read set A all along, set B
+# hint-faults on a known workload (MEMTRACE_BACKEND: perf or bpf): two threads read set A all along, set B
 # is written once, set C never touched (check_hintsets.py says what is
 # expected); numa_balancing is back at its value afterwards.
 . "$(dirname "$0")/lib.sh"
@@ -14,5 +14,8 @@ grep -q "one NUMA node: private memory of a single-threaded process" "$TMP/err.t
 "$MT" dump --meta "$TMP/h.mtrace" >"$TMP/meta.txt"
 grep -qx "sample_class=hint-fault" "$TMP/meta.txt" || fail "sample_class is not hint-fault"
 grep -qx "fault_kinds=1" "$TMP/meta.txt" || fail "no fault_kinds=1"
+# the backend asked for (25-hint runs this with perf and with bpf)
+[ -z "${MEMTRACE_BACKEND:-}" ] || grep -qx "backend=$MEMTRACE_BACKEND" "$TMP/meta.txt" ||
+	fail "recorded by $(grep '^backend=' "$TMP/meta.txt"), not $MEMTRACE_BACKEND"
 "$MT" dump "$TMP/h.mtrace" >"$TMP/h.csv" || fail "dump failed"
 $PY "$TOP/tests/integration/check_hintsets.py" "$TMP/h.csv" "$TMP/meta.txt" "$(head -1 "$TMP/out.txt")"

@@ -1,7 +1,8 @@
 /* bpf.c - the bpf backend: one perf event per CPU (or per CPU of a cgroup)
  * carries bpf/sample.bpf.c's on_sample, which keeps the target's samples in
  * the kernel (a tgid set kept up to date at fork and exec) and writes them
- * into one shared BPF ring buffer; a full ring counts drops per CPU, which
+ * into one shared BPF ring buffer (hint-faults: on_hint on the
+ * exceptions:page_fault_user tracepoint instead, once for all CPUs); a full ring counts drops per CPU, which
  * become LOST records.  The events' own perf rings carry only side-band
  * records (mmap, comm, fork) for the maps snapshots and thread names.
  * Targets (bpf_target.c) come from target.c / target_tree.c as for the
@@ -54,10 +55,13 @@ static int on_rec(void *ctx, void *data, size_t len)
 		return 0;
 	struct bpf_cpu *c = &s->cpus[b->cpu];
 	c->read++;
+	uint64_t data_src = b->data_src;
+	if (s->ev.hint_faults)	/* on_hint left the error code there */
+		data_src = hint_classify(&s->hint, (pid_t)b->pid, b->addr, b->data_src);
 	c->batch[c->nbatch++] = (struct memtrace_sample){
 		.time = b->time, .addr = b->addr, .ip = b->ip,
 		.pid = b->pid, .tid = b->tid, .cpu = b->cpu,
-		.weight = b->weight, .data_src = b->data_src,
+		.weight = b->weight, .data_src = data_src,
 	};
 	/* a process we have no maps of yet (forked, joined the cgroup) */
 	if (!s->o->system_wide && pid_set_add(&s->maps_seen, (pid_t)b->pid))
@@ -170,7 +174,9 @@ static void bpf_free(struct bpf_session *s)
 	bpf_link__destroy(s->fork_link);
 	bpf_link__destroy(s->exec_link);
 	bpf_link__destroy(s->exit_link);
+	bpf_link__destroy(s->hint_link);
 	mt_sample_bpf__destroy(s->skel);
+	hint_close(&s->hint, false);	/* every exit path puts NUMA balancing back */
 	if (s->release_fd >= 0)
 		close(s->release_fd);
 	for (int i = 0; i < s->nwatch; i++)
@@ -238,7 +244,12 @@ static int load_programs(struct bpf_session *s, const struct record_opts *o)
 	s->skel->rodata->filter_mode = tgids ? MT_BPF_FILTER_TGIDS : MT_BPF_FILTER_ALL;
 	s->skel->rodata->keep_kernel = o->kernel_addrs;
 	s->skel->rodata->per_cpu_rings = s->per_cpu_rings;
-	s->skel->rodata->want_weight = !!(s->ev.fields & (MEMTRACE_FIELD_WEIGHT | MEMTRACE_FIELD_DATA_SRC));
+	s->skel->rodata->want_weight = !s->ev.hint_faults &&
+		!!(s->ev.fields & (MEMTRACE_FIELD_WEIGHT | MEMTRACE_FIELD_DATA_SRC));
+	s->skel->rodata->hint_cgroup = s->ev.hint_faults && o->cgroup;
+	/* a program for the event at hand: on_hint needs the x86 tracepoint */
+	bpf_program__set_autoload(s->skel->progs.on_hint, s->ev.hint_faults);
+	bpf_program__set_autoload(s->skel->progs.on_sample, !s->ev.hint_faults);
 	s->ring_bytes = ring_bytes(o, s->per_cpu_rings ? 1 : s->ncpus);
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
 	bpf_map__set_max_entries(s->skel->maps.samples,
@@ -276,6 +287,11 @@ static int open_cpu(struct bpf_session *s, int cpu, uint64_t period, char *why, 
 	struct bpf_cpu *c = &s->cpus[cpu];
 	const struct record_opts *o = s->o;
 
+	if (s->ev.hint_faults) {	/* on_hint is on the tracepoint: side-band only here */
+		memset(&a, 0, sizeof(a));
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_DUMMY;
+	}
 	a.size = sizeof(a);
 	a.sample_period = period;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
@@ -312,10 +328,32 @@ static int open_cpu(struct bpf_session *s, int cpu, uint64_t period, char *why, 
 			 strerror(errno));
 		return -1;
 	}
+	if (s->ev.hint_faults)
+		return 0;
 	c->link = bpf_program__attach_perf_event(s->skel->progs.on_sample, c->fd);
 	if (!c->link) {
 		snprintf(why, whylen, "attaching the BPF program to the event failed: %s",
 			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* hint-faults: on_hint on the tracepoint, once; --cgroup in target_cgroup. */
+static int attach_hint(struct bpf_session *s)
+{
+	if (s->o->cgroup) {
+		uint32_t key = 0;
+		if (bpf_map__update_elem(s->skel->maps.target_cgroup, &key, sizeof(key), &s->cgroup_fd,
+					 sizeof(s->cgroup_fd), BPF_ANY)) {
+			mt_errno("the cgroup of the hint-fault filter");
+			return -1;
+		}
+	}
+	s->hint_link = bpf_program__attach(s->skel->progs.on_hint);
+	if (!s->hint_link) {
+		mt_err("attaching the BPF program to exceptions:page_fault_user failed: %s",
+		       strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -343,7 +381,7 @@ static int open_events(struct bpf_session *s, uint64_t period)
 			mt_errno("enabling the perf event");
 			return -1;
 		}
-	return 0;
+	return s->ev.hint_faults ? attach_hint(s) : 0;
 }
 
 static void *bpf_open(const struct record_opts *o, struct recorder *r)
@@ -361,10 +399,11 @@ static void *bpf_open(const struct record_opts *o, struct recorder *r)
 		goto fail;
 	}
 	int fell_back = 0;
-	if (mem_event_resolve(o->event, &s->ev, &fell_back, why, sizeof(why)) == 0 && fell_back)
-		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
-			"recording page faults, which see first touches and re-faults only\n");
+	if (mem_event_resolve_auto(o->event, &s->ev, &fell_back, why, sizeof(why)) == 0 && fell_back)
+		mem_event_say_fallback(&s->ev);
 	uint64_t period = mem_event_period(&s->ev, o->period);
+	if (s->ev.hint_faults && hint_open(&s->hint, o))
+		goto fail;
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0) {
 		mt_err("cannot count the possible CPUs");
@@ -381,6 +420,8 @@ static void *bpf_open(const struct record_opts *o, struct recorder *r)
 
 	event_meta(r, "bpf", o, &s->ev, period, s->target);
 	recorder_meta(r, "bpf_ring", "%s %u", s->per_cpu_rings ? "percpu" : "shared", s->ring_bytes);
+	if (s->ev.hint_faults)
+		hint_meta(&s->hint, r);
 	if (event_begin(r, o, s->target, &start))
 		goto fail_child;
 	if (!o->system_wide)
@@ -469,9 +510,12 @@ static void say_counts(struct bpf_session *s)
 
 static int bpf_close(void *state, int rc)
 {
+	struct bpf_session *s = state;
+
 	if (rc == 0)
-		say_counts(state);
-	bpf_free(state);
+		say_counts(s);
+	hint_close(&s->hint, rc == 0);
+	bpf_free(s);
 	return rc;
 }
 

@@ -106,8 +106,8 @@ static int check_privileges(char *why, size_t whylen)
 	return 0;
 }
 
-/* Opens and loads the programs (the verifier runs), then frees them. */
-static int check_load(char *why, size_t whylen)
+/* Opens and loads the programs for ev (the verifier runs), then frees them. */
+static int check_load(const struct mem_event *ev, char *why, size_t whylen)
 {
 	struct mt_sample_bpf *skel;
 	int rc;
@@ -120,6 +120,8 @@ static int check_load(char *why, size_t whylen)
 		return -1;
 	}
 	bpf_map__set_max_entries(skel->maps.samples, 4096);
+	bpf_program__set_autoload(skel->progs.on_hint, ev->hint_faults);
+	bpf_program__set_autoload(skel->progs.on_sample, !ev->hint_faults);
 	rc = mt_sample_bpf__load(skel);
 	if (rc)
 		snprintf(why, whylen, "loading the BPF programs failed: %s%s%s", strerror(-rc),
@@ -135,26 +137,18 @@ int bpf_check(const struct record_opts *o, struct mem_event *ev, bool load, char
 		snprintf(why, whylen, "--random-period is for the valgrind backend and import");
 		return -1;
 	}
-	if (mem_event_resolve(o && o->event ? o->event : "page-faults", ev, NULL, why, whylen))
+	/* "auto" as the perf backend picks it: hint faults before page faults */
+	if (mem_event_resolve_auto(o && o->event ? o->event : "page-faults", ev, NULL, why, whylen))
 		return -1;
 	/* hardware events: only when asked for (never tried on a PMU) */
-	if (ev->attr.type != PERF_TYPE_SOFTWARE && (!o || !o->backend || !strcmp(o->backend, "auto"))) {
+	bool auto_backend = !o || !o->backend || !strcmp(o->backend, "auto");
+	if (ev->attr.type != PERF_TYPE_SOFTWARE && !ev->hint_faults && auto_backend) {
 		snprintf(why, whylen, "hardware event %s: the bpf backend takes it only with "
 			 "--backend bpf (untested on a PMU)", ev->alias ? ev->alias : ev->name);
 		return -1;
 	}
-	/* auto: hint faults (re-accesses) beat page faults; the perf backend records them */
-	bool auto_backend = !o || !o->backend || !strcmp(o->backend, "auto");
-	char hint_why[256];
-	if (o && auto_backend && (!o->event || !strcmp(o->event, "auto")) &&
-	    ev->attr.type == PERF_TYPE_SOFTWARE &&
-	    !mem_event_hint_unavailable(hint_why, sizeof(hint_why))) {
-		snprintf(why, whylen, "-e auto picks hint-faults here, which the bpf backend does "
-			 "not record yet (the perf backend does)");
-		return -1;
-	}
 	if (check_btf(why, whylen) || check_privileges(why, whylen) ||
-	    (load && check_load(why, whylen)))
+	    (load && check_load(ev, why, whylen)))
 		return -1;
 	return 0;
 }
@@ -180,4 +174,9 @@ void bpf_status_lines(FILE *out)
 	else
 		fprintf(out, "  bpf: page-faults: available (programs load; libbpf %s)\n",
 			libbpf_version_string());
+	struct record_opts hint = { .event = "hint-faults" };
+	if (bpf_check(&hint, &ev, true, why, sizeof(why)))
+		fprintf(out, "  bpf: hint-faults: unavailable - %s\n", why);
+	else
+		fprintf(out, "  bpf: hint-faults: available (on_hint loads on exceptions:page_fault_user)\n");
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "source/hint.h"
 #include "source/perf_event.h"
 #include "source/perf_ring.h"
 #include "source/perf_session.h"	/* struct pid_set */
@@ -32,6 +33,8 @@ struct bpf_session {
 	struct mt_sample_bpf *skel;
 	struct ring_buffer *rb;
 	struct bpf_link *fork_link, *exec_link, *exit_link;
+	struct bpf_link *hint_link;	/* on_hint on exceptions:page_fault_user */
+	struct hint_state hint;		/* -e hint-faults: NUMA balancing, kinds */
 	struct bpf_cpu *cpus;
 	int ncpus;
 	uint64_t *vals;		/* a per-CPU map value, ncpus entries */

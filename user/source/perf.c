@@ -308,7 +308,7 @@ static void raise_fd_limit(void)
 
 static void perf_free(struct perf_session *s)
 {
-	perf_hint_close(s, false);	/* every exit path puts NUMA balancing back */
+	hint_close(&s->hint, false);	/* every exit path puts NUMA balancing back */
 	if (s->release_fd >= 0)
 		close(s->release_fd);
 	for (int i = 0; i < s->nwatch; i++)
@@ -358,14 +358,8 @@ static void *perf_open(const struct record_opts *o, struct recorder *r)
 		mt_err("%s", why);
 		goto fail;
 	}
-	if (fell_back && s->ev.hint_faults)
-		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
-			"recording page faults with their kind, NUMA hint faults among them (re-accesses, "
-			"once per page per scan pass); -e page-faults for page faults alone\n");
-	else if (fell_back)
-		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
-			"recording page faults, which see first touches and re-faults only (no hint faults: %s)\n",
-			mem_event_hint_unavailable(why, sizeof(why)) ? why : "hint faults unavailable");
+	if (fell_back)
+		mem_event_say_fallback(&s->ev);
 	if (o->random_period) {
 		mt_err("--random-period is for the valgrind backend and import; perf uses a fixed period");
 		goto fail;
@@ -374,7 +368,7 @@ static void *perf_open(const struct record_opts *o, struct recorder *r)
 	perf_session_init(s, r);
 	raise_fd_limit();
 	if (s->ev.hint_faults) {
-		if (perf_hint_open(s, o))
+		if (hint_open(&s->hint, o))
 			goto fail;
 	} else {
 		nb_check_stale(stderr, NULL);
@@ -384,7 +378,7 @@ static void *perf_open(const struct record_opts *o, struct recorder *r)
 
 	event_meta(r, "perf", o, &s->ev, period, s->target);
 	if (s->ev.hint_faults)
-		perf_hint_meta(s, r);
+		hint_meta(&s->hint, r);
 	if (event_begin(r, o, s->target, &start))
 		goto fail;
 	/* every attached process's maps now, before any of them can exit */
@@ -464,11 +458,11 @@ static int perf_finish(void *state, struct recorder *r, int failed, const char *
 	if (s->child > 0 && (failed || strcmp(*reason, "target-exited")))
 		target_stop_child(s->child);
 	if (failed) {
-		perf_hint_close(s, false);
+		hint_close(&s->hint, false);
 		return -1;
 	}
 	drain(s, true);
-	perf_hint_close(s, true);
+	hint_close(&s->hint, true);
 	uint64_t dup = s->dd.dropped_copies + s->dd.dropped_lineage;
 	if (dup)
 		fprintf(stderr, "memtracectl: dropped %llu duplicate sample%s of %llu event%s that "

@@ -161,6 +161,20 @@ int mem_event_alias_risk(const struct mem_event *ev, uint64_t period, uint64_t *
 	return risk;
 }
 
+void mem_event_say_fallback(const struct mem_event *ev)
+{
+	char why[512];
+
+	if (ev->hint_faults)
+		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
+			"recording page faults with their kind, NUMA hint faults among them (re-accesses, "
+			"once per page per scan pass); -e page-faults for page faults alone\n");
+	else
+		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
+			"recording page faults, which see first touches and re-faults only (no hint faults: %s)\n",
+			mem_event_hint_unavailable(why, sizeof(why)) ? why : "hint faults unavailable");
+}
+
 uint64_t mem_event_period(const struct mem_event *ev, uint64_t asked)
 {
 	uint64_t period = asked ? asked : ev->default_period, prime;

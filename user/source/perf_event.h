@@ -41,6 +41,9 @@ int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
  */
 int mem_event_resolve_auto(const char *name, struct mem_event *ev, int *fell_back,
 			   char *why, size_t whylen);
+/* The one line saying what "auto" fell back to (page faults, with their
+ * kinds when hint faults were picked) on a machine without a PMU. */
+void mem_event_say_fallback(const struct mem_event *ev);
 /* NULL when "auto" can pick hint-faults here, else why not (in why). */
 const char *mem_event_hint_unavailable(char *why, size_t whylen);
 

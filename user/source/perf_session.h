@@ -8,8 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "source/fault_kind.h"
-#include "source/numa_balancing.h"
+#include "source/hint.h"
 #include "source/perf_dedupe.h"
 #include "source/perf_event.h"
 #include "source/perf_ring.h"
@@ -71,11 +70,7 @@ struct perf_session {
 	int cgroup_fd;
 	char cgroup_dir[4096];
 	const struct record_opts *o;
-	/* hint-faults (perf_hint.c) */
-	struct numa_balancing nb;
-	bool nb_active;			/* nb_enable ran: restore at the end */
-	struct fault_kinds fk;
-	uint64_t vm_hint_start;		/* /proc/vmstat numa_hint_faults at the start */
+	struct hint_state hint;		/* hint-faults (hint.c, perf_hint.c) */
 };
 
 /* perf_attach.c */
@@ -88,14 +83,10 @@ void perf_attach_maps(struct perf_session *s);
 /* Closes the events dedupe found redundant (never a ring's owner). */
 void perf_close_redundant(struct perf_session *s);
 
-/* perf_hint.c: the hint-faults source */
-int perf_hint_open(struct perf_session *s, const struct record_opts *o);
-void perf_hint_meta(struct perf_session *s, struct recorder *r);
+/* perf_hint.c: the hint-faults source (hint.c: NUMA balancing, kinds) */
 /* Sets addr, ip and data_src (fault kind) from the tracepoint's raw record. */
 void perf_hint_sample(struct perf_session *s, struct memtrace_sample *m, const unsigned char *raw,
 		      uint32_t rawlen);
-/* Restores NUMA balancing (idempotent); report: one line of counts. */
-void perf_hint_close(struct perf_session *s, bool report);
 
 /* pid sets (perf.c) */
 bool pid_set_add(struct pid_set *set, pid_t pid);	/* true if it was new */

@@ -5,7 +5,8 @@
  * on_sample runs on every overflow of the perf events the collector opens
  * (one per CPU): it keeps the samples of the target (a tgid set kept up to
  * date at fork and exec, or everything), drops kernel addresses unless
- * asked, and writes a struct mt_bpf_rec into one shared ring buffer.  A
+ * asked, and writes a struct mt_bpf_rec into one shared ring buffer.
+ * on_hint does the same for the hint-faults source's tracepoint.  A
  * full ring counts the sample in counts[0] of its CPU.  Returning 0 keeps the kernel
  * from also writing the sample into the perf event's own ring.
  */
@@ -91,6 +92,33 @@ static __always_inline void read_weight(struct bpf_perf_event_data *ctx, struct 
 			      bpf_core_field_offset(data->data_src));
 }
 
+/* The ring for this CPU's records; NULL counts the sample as dropped. */
+static __always_inline void *ring_of_cpu(void)
+{
+	__u32 cpu;
+
+	if (!per_cpu_rings)
+		return &samples;
+	cpu = bpf_get_smp_processor_id();
+	return bpf_map_lookup_elem(&cpu_rings, &cpu);
+}
+
+static __always_inline bool tgid_recorded(__u32 tgid)
+{
+	__u8 *on;
+
+	if (filter_mode != MT_BPF_FILTER_TGIDS)
+		return true;
+	on = bpf_map_lookup_elem(&tgids, &tgid);
+	return on && *on == MT_BPF_TGID_ON;
+}
+
+static __always_inline void submit(void *ring, struct mt_bpf_rec *r)
+{
+	bpf_ringbuf_submit(r, bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+}
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -98,27 +126,15 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	__u32 tgid = id >> 32;
 	__u64 addr = ctx->addr;
 	struct mt_bpf_rec *r;
-	void *ring = &samples;
+	void *ring;
 
-	if (filter_mode == MT_BPF_FILTER_TGIDS) {
-		__u8 *on = bpf_map_lookup_elem(&tgids, &tgid);
-
-		if (!on || *on != MT_BPF_TGID_ON)
-			return 0;
-	}
+	if (!tgid_recorded(tgid))
+		return 0;
 	if (!keep_kernel && (__s64)addr < 0)
 		return 0;
 	count(1);
-	if (per_cpu_rings) {
-		__u32 cpu = bpf_get_smp_processor_id();
-
-		ring = bpf_map_lookup_elem(&cpu_rings, &cpu);
-		if (!ring) {
-			count(0);
-			return 0;
-		}
-	}
-	r = bpf_ringbuf_reserve(ring, sizeof(*r), 0);
+	ring = ring_of_cpu();
+	r = ring ? bpf_ringbuf_reserve(ring, sizeof(*r), 0) : NULL;
 	if (!r) {
 		count(0);
 		return 0;
@@ -133,8 +149,65 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	r->data_src = 0;
 	if (want_weight)
 		read_weight(ctx, r);
-	bpf_ringbuf_submit(r, bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
-			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	submit(ring, r);
+	return 0;
+}
+
+/*
+ * hint-faults: every user page fault (exceptions:page_fault_user), NUMA
+ * hinting faults among them.  A tracepoint runs each program attached to
+ * it for every hit, whatever perf event carries it, so on_hint is attached
+ * once and filters here: the tgid set, or the --cgroup (target_cgroup) and
+ * its descendants.  The error code goes in data_src; the collector turns
+ * it into the fault's kind (user/source/hint.c).
+ */
+const volatile bool hint_cgroup = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} target_cgroup SEC(".maps");
+
+/* the tracepoint's record as its tracefs format gives it (the same since
+ * 3.15, and what perf_hint.c reads): an 8-byte common header, then
+ * address, ip and error_code; not every kernel's BTF has the struct */
+struct mt_page_fault_user {
+	__u64 common;
+	__u64 address;
+	__u64 ip;
+	__u64 error_code;
+};
+
+SEC("tracepoint/exceptions/page_fault_user")
+int on_hint(struct mt_page_fault_user *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	struct mt_bpf_rec *r;
+	void *ring;
+
+	if (!tgid_recorded(tgid))
+		return 0;
+	if (hint_cgroup && bpf_current_task_under_cgroup(&target_cgroup, 0) != 1)
+		return 0;
+	count(1);
+	ring = ring_of_cpu();
+	r = ring ? bpf_ringbuf_reserve(ring, sizeof(*r), 0) : NULL;
+	if (!r) {
+		count(0);
+		return 0;
+	}
+	r->time = bpf_ktime_get_ns();
+	r->addr = ctx->address;
+	r->ip = ctx->ip;
+	r->pid = tgid;
+	r->tid = (__u32)id;
+	r->cpu = bpf_get_smp_processor_id();
+	r->weight = 0;
+	r->data_src = ctx->error_code;
+	submit(ring, r);
 	return 0;
 }
 

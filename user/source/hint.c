@@ -1,0 +1,119 @@
+/* hint.c - the hint-faults source's state for any backend (hint.h): NUMA
+ * balancing on for the recording and restored, fault kinds by error code
+ * and first-seen pages (fault_kind.c), what this machine cannot show. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memtrace/trace.h"
+#include "record/recorder.h"
+#include "source/hint.h"
+#include "source/target.h"
+#include "util/util.h"
+
+static uint64_t vmstat(const char *key)
+{
+	char line[128];
+	size_t klen = strlen(key);
+	uint64_t v = 0;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ' ') {
+			v = strtoull(line + klen + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* What pages were already there: -p trees and cgroups, before the events. */
+static void seed_targets(struct hint_state *h, const struct record_opts *o)
+{
+	if (o->npids > 0) {
+		struct target_tasks t = { 0 };
+		target_tree(o->pids, o->npids, !o->no_children, &t);
+		for (size_t i = 0; i < t.n; i++)
+			if (t.t[i].pid == t.t[i].tid)
+				fault_kinds_seed(&h->fk, t.t[i].pid);
+		target_tasks_free(&t);
+	} else if (o->cgroup) {
+		pid_t pids[4096];
+		char dir[4096];
+		int fd = target_cgroup_open(o->cgroup, dir, sizeof(dir));
+		if (fd < 0)
+			return;
+		close(fd);
+		int n = target_cgroup_procs(dir, pids, 4096);
+		for (int i = 0; i < n && i < 4096; i++)
+			fault_kinds_seed(&h->fk, pids[i]);
+	}
+}
+
+int hint_open(struct hint_state *h, const struct record_opts *o)
+{
+	char why[512];
+
+	fault_kinds_init(&h->fk);
+	nb_check_stale(stderr, &h->nb);
+	if (nb_enable(&h->nb, o->scan_period_ms, why, sizeof(why))) {
+		mt_err("%s", why);
+		return -1;
+	}
+	h->active = true;
+	int nodes = nb_nodes();
+	if (nodes == 1)
+		fprintf(stderr, "memtracectl: hint-faults on one NUMA node: private memory of a "
+			"single-threaded process (mm_users == 1) and shared anonymous memory without an "
+			"MPOL_MF_MOF policy are not scanned, so their re-accesses are not seen; no page "
+			"moves (one node)\n");
+	else
+		fprintf(stderr, "memtracectl: hint-faults on %d NUMA nodes: pages of a single-threaded "
+			"process on the node it runs on, and shared anonymous memory without an "
+			"MPOL_MF_MOF policy, are not scanned%s\n", nodes, h->nb.changed ?
+			"; NUMA balancing is on while recording: the kernel may move pages and tasks "
+			"between nodes, as where it is on by default" : "");
+	h->vm_hint_start = vmstat("numa_hint_faults");
+	if (o->system_wide)
+		fprintf(stderr, "memtracectl: hint-faults with -a: pages resident before the recording "
+			"count their first fault as a first touch\n");
+	seed_targets(h, o);
+	return 0;
+}
+
+uint64_t hint_classify(struct hint_state *h, pid_t pid, uint64_t addr, uint64_t error_code)
+{
+	return fault_kinds_classify(&h->fk, pid, addr, error_code);
+}
+
+void hint_meta(struct hint_state *h, struct recorder *r)
+{
+	recorder_meta(r, "fault_kinds", "1");
+	recorder_meta(r, "numa_balancing", "%d", h->nb.changed ? h->nb.prev | 1 : nb_read());
+	recorder_meta(r, "numa_balancing_before", "%d", h->nb.changed ? h->nb.prev : nb_read());
+	recorder_meta(r, "numa_nodes", "%d", nb_nodes());
+	long ms = nb_scan_period_min_ms();
+	if (ms > 0)
+		recorder_meta(r, "scan_period_ms", "%ld", ms);
+}
+
+void hint_close(struct hint_state *h, bool report)
+{
+	if (!h->active)
+		return;
+	uint64_t kernel = vmstat("numa_hint_faults") - h->vm_hint_start;
+	nb_restore(&h->nb);
+	h->active = false;
+	if (report)
+		fprintf(stderr, "memtracectl: %llu hint faults, %llu first touches, %llu write-protect "
+			"faults (the kernel counted %llu hint faults system-wide meanwhile)\n",
+			(unsigned long long)h->fk.count[MEMTRACE_FAULT_HINT],
+			(unsigned long long)h->fk.count[MEMTRACE_FAULT_FIRST_TOUCH],
+			(unsigned long long)h->fk.count[MEMTRACE_FAULT_WRITE_PROTECT],
+			(unsigned long long)kernel);
+	fault_kinds_free(&h->fk);
+}

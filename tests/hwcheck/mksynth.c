@@ -39,19 +39,25 @@ static uint64_t t_addr[MAX], t_time[MAX], t_src[MAX];
 static uint32_t t_pid[MAX], t_tid[MAX], t_cpu[MAX], t_weight[MAX];
 static size_t n;
 
-static void add(uint64_t addr, uint64_t src, uint32_t weight)
+/* a sample at time (0: 2 ms + 1 us per sample so far, inside the loop) */
+static void add_at(uint64_t time, uint64_t addr, uint64_t src, uint32_t weight)
 {
 	if (n == MAX) {
 		fprintf(stderr, "mksynth: too many samples\n");
 		exit(1);
 	}
-	t_time[n] = 2000000 + n * 1000;
+	t_time[n] = time ? time : 2000000 + n * 1000;
 	t_addr[n] = addr;
 	t_src[n] = src;
 	t_weight[n] = weight;
 	t_pid[n] = t_tid[n] = PID;
 	t_cpu[n] = (uint32_t)(n % 2);
 	n++;
+}
+
+static void add(uint64_t addr, uint64_t src, uint32_t weight)
+{
+	add_at(0, addr, src, weight);
 }
 
 /* count samples spread over [base, base + span) */
@@ -123,6 +129,9 @@ static void loads_pass(void)
 static int make_case(const char *name, const char *trace)
 {
 	if (!strcmp(name, "loads-pass")) {
+		/* startup: 2 samples in a mapping no snapshot has, before the loop */
+		add_at(1500000, UNMAPPED, LOAD_L1, 4);
+		add_at(1500001, UNMAPPED + 64, LOAD_L1, 4);
 		loads_pass();
 		add_many(20, STACK, 4096, LOAD_L1, 4, 0);	/* the stack: outside the buffers */
 		return write_trace(trace, "pebs", "loads", 1, 0, 0, 1);

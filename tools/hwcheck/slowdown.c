@@ -117,13 +117,13 @@ static double median(uint64_t *v, unsigned n)
 
 static void print_header(const struct table *t)
 {
-	printf("| | ");
+	printf("| period |");
 	for (unsigned p = 0; p < t->nperiods; p++)
-		printf("%" PRIu64 " | ", t->periods[p]);
+		printf(" %" PRIu64 " |", t->periods[p]);
 	printf("\n|---|");
 	for (unsigned p = 0; p < t->nperiods; p++)
 		printf("---|");
-	printf("\n| paper 002 Table 1 (PEBS, SAP HANA JCC-H) | ");
+	printf("\n| paper 002 Table 1 (PEBS, SAP HANA JCC-H) |");
 	for (unsigned p = 0; p < t->nperiods; p++) {
 		static const uint64_t at[] = { 200, 400, 600, 800, 1000, 2000, 4000 };
 		static const char *const x[] = { "×2.30", "×1.67", "×1.45", "×1.34", "×1.27", "×1.13",
@@ -132,7 +132,7 @@ static void print_header(const struct table *t)
 		for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
 			if (at[i] == t->periods[p])
 				v = x[i];
-		printf("%s | ", v);
+		printf(" %s |", v[0] ? v : "-");
 	}
 	putchar('\n');
 }
@@ -140,17 +140,18 @@ static void print_header(const struct table *t)
 /* A cell's note: runs below min_runs, failed runs. */
 static void note(const struct cell *c, unsigned min_runs)
 {
-	if (c->n < min_runs)
-		printf(" (%u runs)", c->n);
-	if (c->failed)
+	if (c->n && c->n < min_runs)
+		printf(" (%u run%s)", c->n, c->n == 1 ? "" : "s");
+	if (c->n && c->failed)
 		printf(" (%u failed)", c->failed);
 }
 
 static void print_tracer(struct table *t, unsigned e, unsigned k, unsigned min_runs)
 {
-	printf("| %s | ", tracer_title[k]);
+	printf("| %s |", tracer_title[k]);
 	for (unsigned p = 0; p < t->nperiods; p++) {
 		struct cell *c = &t->cell[e][k][p], *u = &t->cell[e][0][p];
+		putchar(' ');
 		if (!c->n)
 			printf("%s", c->failed ? "failed" : "-");
 		else if (k == 0)
@@ -160,21 +161,20 @@ static void print_tracer(struct table *t, unsigned e, unsigned k, unsigned min_r
 		else
 			printf("×%.2f", median(c->ns, c->n) / median(u->ns, u->n));
 		note(c, min_runs);
-		printf(" | ");
+		printf(" |");
 	}
 	if (k == 0) {
 		putchar('\n');
 		return;
 	}
-	printf("\n| ns/sample | ");
+	printf("\n| ns/sample |");
 	for (unsigned p = 0; p < t->nperiods; p++) {
 		struct cell *c = &t->cell[e][k][p], *u = &t->cell[e][0][p];
 		double s = c->n ? median(c->samples, c->n) : 0;
 		if (c->n && u->n && s > 0)
-			printf("%.0f", (median(c->ns, c->n) - median(u->ns, u->n)) / s);
+			printf(" %.0f |", (median(c->ns, c->n) - median(u->ns, u->n)) / s);
 		else
-			printf("-");
-		printf(" | ");
+			printf(" - |");
 	}
 	putchar('\n');
 }

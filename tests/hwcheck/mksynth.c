@@ -91,14 +91,18 @@ static const char maps_text[] =
 	"40000000-40040000 rw-p 00000000 00:00 0\n"
 	"7ffe00000000-7ffe00021000 rw-p 00000000 00:00 0 [stack]\n";
 
+/* module runs: HEADER mode and large_pebs, as the module backend writes them */
+static const char *module_meta = "";
+
 static int write_trace(const char *path, const char *source, const char *event, int columns,
 		       uint64_t lost, uint64_t throttled, int complete)
 {
 	char meta[512], err[256];
 
 	snprintf(meta, sizeof(meta), "time_unit=ns\nstart_time=1000000\nclock=monotonic\n"
-		 "backend=perf\nsource=%s\nevent=%s\nsample_period=10\ntarget_pid=%d\n"
-		 "target_comm=hwload\n", source, event, PID);
+		 "backend=%s\nsource=%s\nevent=%s\nsample_period=10\ntarget_pid=%d\n"
+		 "target_comm=hwload\n%s", module_meta[0] ? "module" : "perf", source, event, PID,
+		 module_meta);
 	struct memtrace_writer *w = memtrace_writer_open(path, meta, err, sizeof(err));
 	struct memtrace_columns c = { .time = t_time, .addr = t_addr, .pid = t_pid, .tid = t_tid,
 				      .cpu = t_cpu, .cap = n };
@@ -134,6 +138,12 @@ static int make_case(const char *name, const char *trace)
 		add_at(1500001, UNMAPPED + 64, LOAD_L1, 4);
 		loads_pass();
 		add_many(20, STACK, 4096, LOAD_L1, 4, 0);	/* the stack: outside the buffers */
+		return write_trace(trace, "pebs", "loads", 1, 0, 0, 1);
+	}
+	if (!strcmp(name, "module-hooked") || !strcmp(name, "module-compatible")) {
+		module_meta = !strcmp(name, "module-hooked") ? "mode=pebs-hook\nlarge_pebs=1\n"
+							     : "mode=perf-overflow\nlarge_pebs=0\n";
+		loads_pass();
 		return write_trace(trace, "pebs", "loads", 1, 0, 0, 1);
 	}
 	if (!strcmp(name, "loads-fail")) {

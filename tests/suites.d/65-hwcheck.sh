@@ -7,5 +7,5 @@
 # tree.  The hardware path itself needs a PMU: `make hwcheck` on such a machine.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/suite-lib.sh
-run_scripts tests/hwcheck 180 "" none synth_verdicts slowdown_table analyze_errors no_pmu installed
+run_scripts tests/hwcheck 180 "" none synth_verdicts slowdown_table analyze_errors no_pmu fake_pmu installed
 suite_end

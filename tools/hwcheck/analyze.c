@@ -3,7 +3,8 @@
  * (docs/hwcheck.md):
  *
  *   memtrace-hwcheck-analyze check --kind loads|stores|page-faults
- *                            [--tolerance S] [--count-tolerance C] TRACE LAYOUT
+ *                            [--tolerance S] [--count-tolerance C] [--pmis N]
+ *                            TRACE LAYOUT
  *   memtrace-hwcheck-analyze slowdown [--min-runs N] RUNS
  *   memtrace-hwcheck-analyze meta TRACE KEY     (HEADER key, or samples/lost/
  *                                                throttled/dropped)
@@ -23,7 +24,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: memtrace-hwcheck-analyze check --kind loads|stores|page-faults "
-		"[--tolerance S] [--count-tolerance C] TRACE LAYOUT\n"
+		"[--tolerance S] [--count-tolerance C] [--pmis N] TRACE LAYOUT\n"
 		"       memtrace-hwcheck-analyze slowdown [--min-runs N] RUNS\n"
 		"       memtrace-hwcheck-analyze meta TRACE KEY\n");
 	return 2;
@@ -43,7 +44,7 @@ static int parse_fraction(const char *s, double *v)
 
 static int cmd_check(int argc, char **argv)
 {
-	struct hw_check_opts o = { HW_LOADS, 0.05, 0.10, 20 };
+	struct hw_check_opts o = { HW_LOADS, 0.05, 0.10, 20, -1 };
 	struct hw_layout l;
 	char err[512];
 	int kind = 0, i;
@@ -62,6 +63,14 @@ static int cmd_check(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--tolerance")) {
 			if (parse_fraction(argv[i + 1], &o.share_tolerance))
 				return 2;
+		} else if (!strcmp(argv[i], "--pmis")) {
+			char *end;
+			o.pmis = strtoll(argv[i + 1], &end, 10);
+			if (*end || o.pmis < 0) {
+				fprintf(stderr, "memtrace-hwcheck-analyze: --pmis wants a count, not '%s'\n",
+					argv[i + 1]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--count-tolerance")) {
 			if (parse_fraction(argv[i + 1], &o.count_tolerance))
 				return 2;

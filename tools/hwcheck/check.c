@@ -426,6 +426,29 @@ static int check_pages(const struct tally *t, const struct hw_layout *l)
 	return bad + repeats;
 }
 
+/*
+ * Module runs: the PMIs the run took.  perf-overflow (compatible) mode takes
+ * one per sample (large PEBS off); pebs-hook mode with large PEBS one per
+ * buffer of ~300-1000 records, so at most a tenth of the samples.
+ */
+static int check_interrupts(struct memtrace_trace *tr, const struct memtrace_trace_info *info,
+			    const struct hw_check_opts *o)
+{
+	const char *mode = memtrace_trace_meta(tr, "mode"), *large = memtrace_trace_meta(tr, "large_pebs");
+	uint64_t n = info->samples + info->lost + info->dropped;
+
+	if (o->pmis < 0 || !mode)
+		return 0;
+	double per = n ? (double)o->pmis / (double)n : 0;
+	int hooked = !strcmp(mode, "pebs-hook") && large && !strcmp(large, "1");
+	int ok = hooked ? per <= 0.1 : per >= 0.9;
+	hw_verdict(ok ? HW_PASS : HW_FAIL, "interrupts", "%lld PMIs for %" PRIu64 " samples (%.3f per "
+		   "sample) in mode %s, large_pebs %s: %s", o->pmis, n, per, mode, large ? large : "?",
+		   hooked ? "at most 0.1 expected (one PMI per PEBS buffer)"
+			  : "at least 0.9 expected (one PMI per sample)");
+	return !ok;
+}
+
 static int check_accounting(const struct memtrace_trace_info *info, const struct tally *t)
 {
 	hw_verdict(info->complete ? HW_PASS : HW_FAIL, "accounting", "%s; lost %" PRIu64 ", dropped %"
@@ -435,7 +458,7 @@ static int check_accounting(const struct memtrace_trace_info *info, const struct
 	return !info->complete;
 }
 
-static int run_checks(const struct memtrace_trace_info *info,
+static int run_checks(struct memtrace_trace *tr, const struct memtrace_trace_info *info,
 		      struct tally *t, const struct hw_layout *l, const struct hw_check_opts *o,
 		      const char *source)
 {
@@ -453,7 +476,7 @@ static int run_checks(const struct memtrace_trace_info *info,
 	if (o->kind == HW_STORES)
 		fails += check_stores_only(t, l);
 	fails += check_op_kind(t, o->kind) + check_latency(t, l, o) + check_data_source(t, l, o);
-	return fails;
+	return fails + check_interrupts(tr, info, o);
 }
 
 static int alloc_per_buffer(struct tally *t, const struct hw_layout *l, size_t n)
@@ -502,7 +525,7 @@ int hw_check_trace(const char *path, const struct hw_layout *l, const struct hw_
 	long nmaps = memtrace_resolver_layout(r, l->pid, &maps);
 	for (size_t i = 0; i < s.n; i++)
 		tally_sample(&t, l, &s, i, maps, nmaps < 0 ? 0 : nmaps, o->kind, filter_kind);
-	fails = run_checks(&info, &t, l, o, source);
+	fails = run_checks(tr, &info, &t, l, o, source);
 out:
 	free_tally(&t);
 	free_samples(&s);

@@ -39,6 +39,7 @@ struct hw_check_opts {
 	double share_tolerance;		/* absolute, of the share of samples (0.05) */
 	double count_tolerance;		/* relative, of the expected sample count (0.10) */
 	unsigned min_latency_samples;	/* per buffer, for the latency/data-source checks (20) */
+	long long pmis;			/* PMIs (/proc/interrupts) during the run; -1: not counted */
 };
 
 /* The verdicts, one line each, on stdout; the number of failed checks, or -1. */

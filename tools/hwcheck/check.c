@@ -246,8 +246,9 @@ static int check_shares(const struct tally *t, const struct hw_layout *l,
 	for (int i = 0; i < l->nbuf; i++)
 		total += expected_per_round(l, i, o->kind);
 	if (!total || !t->considered) {
-		hw_verdict(HW_FAIL, "shares", "no %s %s", t->considered ? "expected" : "sampled",
-			   kind_name(o->kind));
+		hw_verdict(HW_FAIL, "shares", "no %s %s (%" PRIu64 " samples of the other kind or "
+			   "without a load/store data source)", t->considered ? "expected" : "sampled",
+			   kind_name(o->kind), t->other_kind);
 		return 1;
 	}
 	for (int i = 0; i < l->nbuf; i++) {

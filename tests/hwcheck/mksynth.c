@@ -146,6 +146,11 @@ static int make_case(const char *name, const char *trace)
 		loads_pass();
 		return write_trace(trace, "pebs", "loads", 1, 0, 0, 1);
 	}
+	if (!strcmp(name, "loads-early")) {	/* a sample before the recording started */
+		add_at(999000, A, LOAD_L1, 4);
+		loads_pass();
+		return write_trace(trace, "pebs", "loads", 1, 0, 0, 1);
+	}
 	if (!strcmp(name, "loads-fail")) {
 		add_many(2000, A, 1 << 20, LOAD_L1, 300, 0);	/* slower than B */
 		add_many(1980, B, 4 << 20, LOAD_L1, 200, 0);	/* B in L1 too, share 0.495 */

@@ -33,7 +33,7 @@ for b in $backends; do
 	grep -qE -- '^- PASS repeats: [0-9]+ faults on 10752 pages' "$dir/$b.txt" || fail "$b: repeats"
 	n=$((n + 1))
 done
-grep -qx "Checks: $((n * 5)) passed, 0 failed, $((n * 2)) skipped (tolerance of shares ±0.05; docs/hwcheck.md says what each check means)." "$dir/report.md" ||
+grep -qx "Checks: $((n * 6)) passed, 0 failed, $((n * 2)) skipped (tolerance of shares ±0.05; docs/hwcheck.md says what each check means)." "$dir/report.md" ||
 	fail "$(grep '^Checks:' "$dir/report.md")"
 grep -q '^| PEBS sink hook in the kernel | ' "$dir/report.md" || fail "machine table"
 
@@ -51,4 +51,4 @@ rc=$?
 [ "$rc" = 1 ] || fail "halved faults: exit $rc, not 1"
 grep -qE '^- FAIL pages: pages faulted: A 10[0-9]{2} \(expected 2048\)' "$dir/report2.md" ||
 	fail "halved faults: $(grep pages "$dir/report2.md")"
-tail -1 "$dir/stderr" | grep -q ': 4 checks passed, 1 failed, 2 skipped: ' || fail "summary: $(tail -1 "$dir/stderr")"
+tail -1 "$dir/stderr" | grep -q ': 5 checks passed, 1 failed, 2 skipped: ' || fail "summary: $(tail -1 "$dir/stderr")"

@@ -30,6 +30,7 @@ loads-lost loads-lost loads 0
 loads-throttled loads-throttled loads 0
 loads-short loads-short loads 1
 loads-incomplete loads-incomplete loads 1
+loads-early loads-early loads 1
 loads-tolerance loads-pass loads 1 --tolerance 0.003
 stores-pass stores-pass stores 0
 stores-fail stores-fail stores 1

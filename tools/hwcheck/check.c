@@ -459,11 +459,25 @@ static int check_accounting(const struct memtrace_trace_info *info, const struct
 	return !info->complete;
 }
 
+/* Sample times lie inside the recording: [HEADER start_time, END end_time]. */
+static int check_times(const struct memtrace_trace_info *info)
+{
+	int ok = !info->samples ||
+		 (info->first_time >= info->start_time && info->last_time <= info->end_time);
+
+	hw_verdict(ok ? HW_PASS : HW_FAIL, "times", "samples from %+.6f s to %+.6f s of a recording "
+		   "of %.6f s", ((double)info->first_time - (double)info->start_time) / 1e9,
+		   ((double)info->last_time - (double)info->start_time) / 1e9,
+		   ((double)info->end_time - (double)info->start_time) / 1e9);
+	return !ok;
+}
+
 static int run_checks(struct memtrace_trace *tr, const struct memtrace_trace_info *info,
 		      struct tally *t, const struct hw_layout *l, const struct hw_check_opts *o,
 		      const char *source)
 {
-	int fails = check_accounting(info, t) + check_mapped(t) + check_untouched(t, l);
+	int fails = check_accounting(info, t) + check_times(info) + check_mapped(t) +
+		    check_untouched(t, l);
 
 	if (o->kind == HW_FAULTS) {
 		fails += check_pages(t, l);

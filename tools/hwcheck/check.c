@@ -38,6 +38,7 @@ struct tally {
 	uint64_t considered;		/* the workload's samples of the checked kind */
 	uint64_t other_pid, other_kind, kernel, unmapped, outside;
 	uint64_t first_unmapped, unmapped_outside_loop;
+	int time_is_ns;			/* else instructions (valgrind): no loop window */
 	uint64_t with_src, src_match, src_wrong;
 	struct per_buffer b[HW_MAX_BUFFERS];
 };
@@ -191,7 +192,7 @@ static void tally_sample(struct tally *t, const struct hw_layout *l, const struc
 		return;
 	/* before or after the access loop: the dynamic loader's and libc's
 	 * short-lived mappings, which maps snapshots can miss (design.md, Limits) */
-	if (s->time[i] < l->loop_start_ns || s->time[i] > l->loop_end_ns)
+	if (t->time_is_ns && (s->time[i] < l->loop_start_ns || s->time[i] > l->loop_end_ns))
 		t->unmapped_outside_loop++;
 	else if (!t->unmapped++)
 		t->first_unmapped = a;
@@ -255,11 +256,11 @@ static int check_shares(const struct tally *t, const struct hw_layout *l,
 		double want = (double)expected_per_round(l, i, o->kind) / (double)total;
 		double got = (double)t->b[i].n / (double)t->considered;
 		bad |= fabs(got - want) > o->share_tolerance;
-		at += (size_t)snprintf(text + at, sizeof(text) - at, "%s %.3f (expected %.3f), ",
-				       l->buf[i].name, got, want);
+		at += (size_t)snprintf(text + at, sizeof(text) - at, "%s %.3f (expected %.3f; %"
+				       PRIu64 "), ", l->buf[i].name, got, want, t->b[i].n);
 	}
-	snprintf(text + at, sizeof(text) - at, "outside the buffers %.3f; tolerance +-%.3f",
-		 (double)t->outside / (double)t->considered, o->share_tolerance);
+	snprintf(text + at, sizeof(text) - at, "outside the buffers %.3f (%" PRIu64 "); tolerance "
+		 "+-%.3f", (double)t->outside / (double)t->considered, t->outside, o->share_tolerance);
 	hw_verdict(bad ? HW_FAIL : HW_PASS, "shares", "%s", text);
 	return bad;
 }
@@ -465,10 +466,15 @@ static int check_times(const struct memtrace_trace_info *info)
 	int ok = !info->samples ||
 		 (info->first_time >= info->start_time && info->last_time <= info->end_time);
 
-	hw_verdict(ok ? HW_PASS : HW_FAIL, "times", "samples from %+.6f s to %+.6f s of a recording "
-		   "of %.6f s", ((double)info->first_time - (double)info->start_time) / 1e9,
-		   ((double)info->last_time - (double)info->start_time) / 1e9,
-		   ((double)info->end_time - (double)info->start_time) / 1e9);
+	double unit = info->time_is_ns ? 1e9 : 1;
+	int digits = info->time_is_ns ? 6 : 0;
+
+	const char *u = info->time_is_ns ? "s" : "instructions";
+
+	hw_verdict(ok ? HW_PASS : HW_FAIL, "times", "samples from %+.*f to %+.*f %s of a recording "
+		   "of %.*f %s", digits, ((double)info->first_time - (double)info->start_time) / unit,
+		   digits, ((double)info->last_time - (double)info->start_time) / unit, u, digits,
+		   ((double)info->end_time - (double)info->start_time) / unit, u);
 	return !ok;
 }
 
@@ -536,8 +542,10 @@ int hw_check_trace(const char *path, const struct hw_layout *l, const struct hw_
 	}
 	const char *source = memtrace_trace_meta(tr, "source");
 	source = source ? source : "?";
-	int filter_kind = !strcmp(source, "ibs");
+	/* IBS and valgrind record loads and stores in one stream: keep the checked kind */
+	int filter_kind = !strcmp(source, "ibs") || !strcmp(source, "valgrind-lackey");
 	long nmaps = memtrace_resolver_layout(r, l->pid, &maps);
+	t.time_is_ns = info.time_is_ns;
 	for (size_t i = 0; i < s.n; i++)
 		tally_sample(&t, l, &s, i, maps, nmaps < 0 ? 0 : nmaps, o->kind, filter_kind);
 	fails = run_checks(tr, &info, &t, l, o, source);

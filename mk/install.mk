@@ -5,7 +5,8 @@
 #
 # Installs memtracectl, memtrace-analyze and its Python package,
 # libmemtrace.so.1 with include/memtrace/*.h and memtrace.pc, the man pages
-# memtracectl(1) and memtrace-analyze(1), bash completion and the docs.
+# memtracectl(1), memtrace-analyze(1) and memtrace-hwcheck(1), bash completion
+# and the docs (memtrace-hwcheck and its programs: mk/hwcheck.mk).
 # The installed programs find the library and the Python package through
 # paths relative to themselves ($ORIGIN rpath, memtrace_analyze/install_paths.py),
 # so an install under DESTDIR runs in place, and PREFIX may be anywhere.
@@ -39,7 +40,7 @@ else
 INSTALL_RPATH = -Wl,-rpath,'$$ORIGIN/$(call rel,$(BINDIR),$(LIBDIR))'
 endif
 
-MANPAGES = docs/man/memtracectl.1 docs/man/memtrace-analyze.1
+MANPAGES = docs/man/memtracectl.1 docs/man/memtrace-analyze.1 docs/man/memtrace-hwcheck.1
 INSTALL_DOCS = README.md $(wildcard docs/*.md)
 PY_FILES = $(wildcard user/analyze/memtrace_analyze/*.py)
 D = $(DESTDIR)

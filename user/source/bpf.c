@@ -122,6 +122,14 @@ static void on_side(void *ctx, const struct perf_event_header *h)
 		if (tracked(s, pid))
 			recorder_maps_changed(s->r, (pid_t)pid);
 		break;
+	case PERF_RECORD_EXIT:
+		memcpy(&pid, p, 4);
+		memcpy(&tid, p + 8, 4);
+		/* the process is gone: the set stays as big as the live processes
+		 * (its pid may come back as another, which gets a new snapshot) */
+		if (pid == tid)
+			pid_set_del(&s->maps_seen, (pid_t)pid);
+		break;
 	default:
 		break;
 	}

@@ -23,3 +23,24 @@ rc=$?; [ $rc = 3 ] || fail "record of a command that exits 3 exited $rc"
 expect_error "cannot execute /nonexistent/program: No such file or directory" "$MT" record -o "$TMP/n.mtrace" -- /nonexistent/program
 expect_error "cannot execute no-such-program-here: command not found" "$MT" record -o "$TMP/n.mtrace" -- no-such-program-here
 [ ! -e "$TMP/n.mtrace" ] || fail "a failed record left a file behind"
+# the command's maps are its own from its first sample on: one snapshot
+# stamped at the start, taken after its exec (never the collector's own
+# maps from before the exec), so its first faults already resolve
+"$MT" record -e page-faults -c 1 -o "$TMP/m.mtrace" -- "$WL/pageramp" -n 256 -c 2 >/dev/null 2>&1 ||
+	fail "record of pageramp failed"
+"$MT" dump --meta "$TMP/m.mtrace" >"$TMP/m.meta"
+start=$(sed -n 's/^start_time=//p' "$TMP/m.meta")
+first=$(grep -m1 '^# maps' "$TMP/m.meta")
+[ "$first" = "# maps time=$start pid=$(sed -n 's/^target_pid=//p' "$TMP/m.meta")" ] ||
+	fail "first maps snapshot '$first', want the target's at start_time=$start"
+grep -q 'build/memtracectl$' "$TMP/m.meta" && fail "a maps snapshot of the command shows the collector's binary"
+grep -q 'workloads/pageramp$' "$TMP/m.meta" || fail "no maps snapshot names pageramp"
+"$MT" report "$TMP/m.mtrace" --json -n 3 >"$TMP/m.json" || fail "report failed"
+$PY - "$TMP/m.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+# every faulting instruction of the command resolves to one of its functions
+names = [f["name"] for h in r["hot_code"] for f in h["functions"]]
+assert names and "?" not in names, names
+PY
+exit 0

@@ -79,6 +79,10 @@ static char *read_maps(pid_t pid, size_t *lenp)
 			break;
 	}
 	fclose(f);
+	if (!len) {		/* a zombie has no mappings: gone, not empty */
+		free(text);
+		return NULL;
+	}
 	*lenp = len;
 	return text;
 }
@@ -164,6 +168,16 @@ void recorder_maps_changed(struct recorder *r, pid_t pid)
 
 	if (i >= 0)
 		r->maps_dirty[i] = 1;
+}
+
+int recorder_snapshot_maps(struct recorder *r, pid_t pid, uint64_t time)
+{
+	int i = r->offline ? -1 : maps_index(r, pid);
+
+	if (i < 0)
+		return 0;
+	r->maps_dirty[i] = 0;
+	return maps_snapshot(r, i, time);
 }
 
 /*

@@ -111,6 +111,11 @@ int recorder_begin(struct recorder *r, uint64_t start, pid_t pid)
 	return 0;
 }
 
+void recorder_set_target(struct recorder *r, pid_t pid)
+{
+	r->target = pid;
+}
+
 int recorder_add_lost(struct recorder *r, uint64_t time, uint32_t cpu, uint64_t lost,
 		      uint64_t throttled)
 {

@@ -45,6 +45,9 @@ void recorder_meta(struct recorder *r, const char *key, const char *fmt, ...)
  * the trace origin in the trace's time unit.  Returns 0 or -1.
  */
 int recorder_begin(struct recorder *r, uint64_t start, pid_t pid);
+/* The target is pid (its comm names the trace, its maps stay in the
+ * table) without a snapshot now: a command before its exec. */
+void recorder_set_target(struct recorder *r, pid_t pid);
 
 /* Samples of one stream, time-ordered within the call. */
 int recorder_add_samples(struct recorder *r, const struct memtrace_sample *s,
@@ -73,6 +76,10 @@ int recorder_put_maps(struct recorder *r, uint64_t time, pid_t pid, const char *
 
 /* The target's mappings changed: snapshot /proc/PID/maps at the next tick. */
 void recorder_maps_changed(struct recorder *r, pid_t pid);
+/* Snapshot /proc/PID/maps now, stamped time (a MAPS chunk unless unchanged
+ * or the process is gone). */
+int recorder_snapshot_maps(struct recorder *r, pid_t pid, uint64_t time);
+
 
 /*
  * addr is known to lie in pid's main stack, which its maps show as an

@@ -124,8 +124,9 @@ void bpf_maps_at_start(struct bpf_session *s)
 			"process that joins it\n", s->cgroup_dir, n < 0 ? 0 : n, n == 1 ? "" : "es");
 		return;
 	}
+	/* a command not before its exec: its mmap records mark it */
 	for (size_t i = 0; i < s->maps_seen.cap; i++)
-		if (s->maps_seen.v[i])
+		if (s->maps_seen.v[i] && s->maps_seen.v[i] != s->child)
 			recorder_maps_changed(s->r, s->maps_seen.v[i]);
 }
 

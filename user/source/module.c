@@ -332,15 +332,8 @@ static void *mod_open(const struct record_opts *o, struct recorder *r)
 	}
 	if (mod_start(m, o) || event_begin(r, o, m->target, &start))
 		goto fail;
-	if (m->child > 0) {
-		int e = target_release(m->release_fd);
-
-		m->release_fd = -1;
-		if (e) {
-			recorder_end(r, "exec-failed");
-			goto fail;
-		}
-	}
+	if (m->child > 0 && event_release(r, &m->release_fd, m->child, start))
+		goto fail;
 	return m;
 fail:
 	mod_free(m, 1);

@@ -387,15 +387,8 @@ static void *perf_open(const struct record_opts *o, struct recorder *r)
 		recorder_end(r, "failed");
 		goto fail;
 	}
-	if (s->child > 0) {
-		int e = target_release(s->release_fd);
-
-		s->release_fd = -1;
-		if (e) {
-			recorder_end(r, "exec-failed");
-			goto fail;
-		}
-	}
+	if (s->child > 0 && event_release(r, &s->release_fd, s->child, start))
+		goto fail;
 	return s;
 fail:
 	perf_free(s);

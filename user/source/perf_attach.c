@@ -362,8 +362,9 @@ void perf_attach_maps(struct perf_session *s)
 		if (pid_set_add(&s->maps_seen, pid))
 			recorder_maps_changed(s->r, pid);
 	}
-	if (s->child > 0 && pid_set_add(&s->maps_seen, s->child))
-		recorder_maps_changed(s->r, s->child);
+	/* a command: not before its exec (its mmap records mark it) */
+	if (s->child > 0)
+		pid_set_add(&s->maps_seen, s->child);
 }
 
 void perf_close_redundant(struct perf_session *s)

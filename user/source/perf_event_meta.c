@@ -1,8 +1,10 @@
 /* perf_event_meta.c - header keys for perf-event recordings (docs/trace-format.md). */
 #include "source/perf_event_meta.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sched.h>
 
 #include "uapi/memtrace.h"
 #include "record/recorder.h"
@@ -56,5 +58,60 @@ void event_meta(struct recorder *r, const char *backend, const struct record_opt
 int event_begin(struct recorder *r, const struct record_opts *o, pid_t target, uint64_t *start)
 {
 	*start = mt_now_ns();
-	return recorder_begin(r, *start, o->system_wide ? 0 : target);
+	if (recorder_begin(r, *start, o->system_wide || o->argv ? 0 : target))
+		return -1;
+	if (o->argv)	/* its maps once it has exec'd: event_release */
+		recorder_set_target(r, target);
+	return 0;
+}
+
+/*
+ * Has the kernel finished mapping pid's new image?  The ELF loader maps the
+ * program, its interpreter and the stack, and the vDSO last, before the
+ * exec returns to user space: [vdso] in the new maps says it is done.
+ * 1 done, 0 not yet, -1 gone (no maps: exited already).
+ */
+static int exec_mapped(pid_t pid)
+{
+	char path[64], line[512];
+	int done = 0, lines = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (!done && fgets(line, sizeof(line), f)) {
+		lines++;
+		done = strstr(line, "[vdso]") != NULL;
+	}
+	fclose(f);
+	return done ? 1 : lines ? 0 : -1;
+}
+
+int event_release(struct recorder *r, int *release_fd, pid_t child, uint64_t start)
+{
+	int e = target_release(*release_fd), mapped = 0;
+
+	*release_fd = -1;
+	if (e) {
+		recorder_end(r, "exec-failed");
+		return -1;
+	}
+	/* the exec is past its point of no return, its new image being mapped:
+	 * poll closely (a short command may exit a millisecond later), 200 ms at most */
+	uint64_t until = mt_now_ns() + 200000000ull;
+	while ((mapped = exec_mapped(child)) == 0 && mt_now_ns() < until)
+		sched_yield();
+	if (mapped < 0)		/* exited already: nothing to name */
+		return 0;
+	if (mapped == 0) {	/* no vDSO in 200 ms: at the next tick */
+		recorder_maps_changed(r, child);
+		return 0;
+	}
+	if (recorder_snapshot_maps(r, child, start)) {	/* a write error: as SIGINT would */
+		target_stop_child(child);
+		recorder_end(r, "failed");
+		return -1;
+	}
+	return 0;
 }

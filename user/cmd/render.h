@@ -20,4 +20,8 @@ void render_json_str(FILE *f, const char *s);
 void render_text_procs(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w);
 void render_json_procs(FILE *f, const struct memtrace_report *r);
 
+/* render_damon.c: the region-level part (nothing without REGIONS chunks) */
+void render_text_damon(FILE *f, const char *path);
+void render_json_damon(FILE *f, const char *path);
+
 #endif

@@ -236,4 +236,5 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r)
 			N > 1.0 && r->curve[i].min_count < 10 ? "  (< 10 samples: noisy)" : "");
 	print_peaks(f, r, w);
 	render_text_procs(f, r, w);
+	render_text_damon(f, path);
 }

@@ -204,6 +204,7 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r)
 	print_header(f, path, r, w);
 	if (!r->samples) {
 		fprintf(f, "\nno samples in this trace\n");
+		render_text_damon(f, path);	/* a damon trace has regions instead */
 		return;
 	}
 	fputc('\n', f);

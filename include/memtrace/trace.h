@@ -161,7 +161,8 @@ int memtrace_trace_read(struct memtrace_trace *t, const struct memtrace_filter *
 enum memtrace_chunk_type {
 	MEMTRACE_CHUNK_HEADER = 1, MEMTRACE_CHUNK_SAMPLES, MEMTRACE_CHUNK_MAPS,
 	MEMTRACE_CHUNK_THREADS, MEMTRACE_CHUNK_LOST, MEMTRACE_CHUNK_WINDOWS,
-	MEMTRACE_CHUNK_END
+	MEMTRACE_CHUNK_END,
+	MEMTRACE_CHUNK_REGIONS = 8,	/* DAMON regions (memtrace_trace_damon_regions) */
 };
 
 struct memtrace_chunk {

@@ -19,7 +19,8 @@ static void compact(struct keys *k)
 {
 	size_t m = 0;
 
-	qsort(k->v, k->n, sizeof(*k->v), cmp_u64);
+	if (k->n)
+		qsort(k->v, k->n, sizeof(*k->v), cmp_u64);
 	for (size_t i = 0; i < k->n; i++)
 		if (!m || k->v[m - 1] != k->v[i])
 			k->v[m++] = k->v[i];

@@ -7,6 +7,7 @@
 
 #include "cmd/render.h"
 #include "memtrace/damon.h"
+#include "memtrace/resolve.h"
 #include "util/util.h"
 
 #define HOT_REGIONS	10
@@ -85,6 +86,15 @@ static struct memtrace_trace *open_summary(const char *path, struct damon_summar
 	return t;
 }
 
+/* "where the region starts" by the trace's maps, "?" when unmapped */
+static const char *start_in(struct memtrace_resolver *res, const struct memtrace_damon_region *h,
+			    char *buf, size_t len)
+{
+	if (!res || memtrace_describe(res, h->pid, h->time, h->start, buf, len) < 0)
+		snprintf(buf, len, "?");
+	return buf;
+}
+
 void render_text_damon(FILE *f, const char *path)
 {
 	struct damon_summary s;
@@ -104,12 +114,20 @@ void render_text_damon(FILE *f, const char *path)
 		mt_fmt_bytes(s.peak, b[2], 32), mt_fmt_bytes(s.last, b[3], 32),
 		mt_fmt_bytes(s.monitored_last, b[4], 32));
 	fprintf(f, "  hot regions of the last aggregation (region-level):\n");
-	fprintf(f, "    %-8s %-11s %5s %10s  %s\n", "pid", "nr_accesses", "age", "size", "range");
-	for (long i = 0; i < s.nhot; i++)
-		fprintf(f, "    %-8u %-11u %5u %10s  0x%" PRIx64 "-0x%" PRIx64 "\n", s.hot[i].pid,
-			s.hot[i].nr_accesses, s.hot[i].age,
-			mt_fmt_bytes(s.hot[i].end - s.hot[i].start, b[0], 32), s.hot[i].start,
-			s.hot[i].end);
+	fprintf(f, "    %-8s %-11s %5s %10s  %-29s %s\n", "pid", "nr_accesses", "age", "size", "range",
+		"start in");
+	char err[256], name[256];
+	struct memtrace_resolver *res = memtrace_resolver_open(path, NULL, NULL, err, sizeof(err));
+	for (long i = 0; i < s.nhot; i++) {
+		const struct memtrace_damon_region *h = &s.hot[i];
+		char range[64];
+		snprintf(range, sizeof(range), "0x%" PRIx64 "-0x%" PRIx64, h->start, h->end);
+		fprintf(f, "    %-8u %-11u %5u %10s  %-29s %s\n", h->pid, h->nr_accesses, h->age,
+			mt_fmt_bytes(h->end - h->start, b[0], 32), range,
+			start_in(res, h, name, sizeof(name)));
+	}
+	if (res)
+		memtrace_resolver_close(res);
 	free(s.pts);
 	memtrace_trace_close(t);
 }
@@ -135,11 +153,18 @@ void render_json_damon(FILE *f, const char *path)
 			i ? "," : "", s.pts[i].time, s.pts[i].wss_bytes, s.pts[i].monitored_bytes,
 			s.pts[i].regions, s.pts[i].accessed_regions);
 	fprintf(f, "],\n    \"hot_regions\": [");
-	for (long i = 0; i < s.nhot; i++)
+	char err[256], name[256];
+	struct memtrace_resolver *res = memtrace_resolver_open(path, NULL, NULL, err, sizeof(err));
+	for (long i = 0; i < s.nhot; i++) {
+		const struct memtrace_damon_region *h = &s.hot[i];
 		fprintf(f, "%s\n      {\"pid\": %u, \"start\": %" PRIu64 ", \"end\": %" PRIu64
-			   ", \"bytes\": %" PRIu64 ", \"nr_accesses\": %u, \"age\": %u}",
-			i ? "," : "", s.hot[i].pid, s.hot[i].start, s.hot[i].end,
-			s.hot[i].end - s.hot[i].start, s.hot[i].nr_accesses, s.hot[i].age);
+			   ", \"bytes\": %" PRIu64 ", \"nr_accesses\": %u, \"age\": %u, \"start_in\": ",
+			i ? "," : "", h->pid, h->start, h->end, h->end - h->start, h->nr_accesses, h->age);
+		render_json_str(f, start_in(res, h, name, sizeof(name)));
+		fputc('}', f);
+	}
+	if (res)
+		memtrace_resolver_close(res);
 	fprintf(f, "]}");
 	free(s.pts);
 	memtrace_trace_close(t);

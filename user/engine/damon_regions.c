@@ -73,7 +73,8 @@ int memtrace_damon_heatmap(const struct memtrace_damon_region *rows, size_t n, u
 		for (; j < naddr; j++) {
 			/* address bin j is [lo, hi) */
 			uint64_t lo = a0 + (uint64_t)((double)j * aspan / (double)naddr);
-			uint64_t hi = j + 1 == naddr ? a1 : a0 + (uint64_t)((double)(j + 1) * aspan / (double)naddr);
+			uint64_t hi = j + 1 == naddr ? a1 :
+				      a0 + (uint64_t)((double)(j + 1) * aspan / (double)naddr);
 			if (lo >= e)
 				break;
 			uint64_t os = s > lo ? s : lo, oe = e < hi ? e : hi;

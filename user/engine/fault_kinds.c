@@ -90,7 +90,8 @@ static int count_chunks(struct memtrace_trace *t, uint32_t pid, unsigned shift,
 				continue;
 			int r = row_of(MEMTRACE_FAULT_KIND(col.data_src[i]));
 			out[r].samples++;
-			add(&keys[r], (uint64_t)col.pid[i] << 36 | ((col.addr[i] >> shift) & ((1ull << 36) - 1)));
+			uint64_t page = (col.addr[i] >> shift) & ((1ull << 36) - 1);
+			add(&keys[r], (uint64_t)col.pid[i] << 36 | page);
 		}
 	}
 out:

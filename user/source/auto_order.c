@@ -51,5 +51,6 @@ void auto_order_status(FILE *out)
 			fprintf(out, "  %d. %s: unavailable - %s\n", i + 1, names[i], why[i]);
 	}
 	if (pick == 2)
-		fprintf(out, "  (damon is picked for -p and -- CMD targets; -a and --cgroup take page-faults)\n");
+		fprintf(out, "  (damon is picked for -p and -- CMD targets; -a and --cgroup take "
+			"page-faults)\n");
 }

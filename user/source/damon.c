@@ -64,6 +64,7 @@ struct damon_session {
 	uint64_t aggregations, total_rows, lost, bad_records;
 	uint64_t wss_last;	/* bytes of the last aggregation's accessed regions */
 	uint64_t wss_now;
+	uint64_t maps_at;	/* wall time of the last maps check */
 };
 
 /* "field:unsigned long start;	offset:16;	size:8;	signed:0;" */
@@ -401,10 +402,16 @@ static int damon_drain(void *state, struct recorder *r, const struct pollfd *p, 
 {
 	struct damon_session *s = state;
 
-	(void)r;
 	(void)p;
 	(void)n;
 	perf_ring_drain(&s->ring, on_record, s);
+	/* the regions' mappings (names in reports): a snapshot is written when
+	 * the maps text changed, checked once a second */
+	if (step->wall - s->maps_at >= 1000000000ull) {
+		s->maps_at = step->wall;
+		for (int i = 0; i < s->npids; i++)
+			recorder_maps_changed(r, s->pids[i]);
+	}
 	step->now = step->wall;
 	step->tick = true;
 	return flush_rows(s);

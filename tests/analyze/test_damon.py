@@ -49,6 +49,10 @@ def test_damon_plot_and_report_agree(tmp):
     assert d["level"] == "region"
     assert [p["wss_bytes"] for p in d["series"]] == list(lib.Trace(path).damon_regions().wss()["wss_bytes"])
     assert d["wss_bytes"]["peak"] == 64 * K and d["aggregations"] == 2
+    dump = subprocess.run([TOP + "/build/memtracectl", "dump", "--regions", path], capture_output=True, text=True)
+    assert dump.returncode == 0, dump.stderr
+    assert dump.stdout.splitlines() == ["time,pid,start,end,nr_accesses,age"] + [
+        "%d,%d,0x%x,0x%x,%d,%d" % (t, p, s, e, a, g) for (t, s, e, p, a, g) in ROWS]
 
 
 def test_damon_verb_refuses_trace_without_regions(tmp):

@@ -32,6 +32,13 @@ else
 	echo "FAIL damon-record: $(tr '\n' ' ' </tmp/d.err)"
 fi
 sed 's/^/    /' /tmp/d.err | head -6
+rows=$($MT dump --regions /tmp/d.mtrace | tail -n +2 | grep -c .)
+want=$(sed -n 's/.*damon: [0-9]* aggregations, \([0-9]*\) region rows.*/\1/p' /tmp/d.err)
+if [ -n "$want" ] && [ "$rows" = "$want" ] && [ "$rows" -gt 0 ]; then
+	echo "ok   damon-rows: dump --regions prints the $rows region rows the recorder wrote"
+else
+	echo "FAIL damon-rows: dump --regions $rows rows, recorder '$want'"
+fi
 after=$(cat $ADM/nr_kdamonds)
 if [ "$after" = "$before" ] && [ ! -e /run/memtrace/damon.state ]; then
 	echo "ok   damon-restore: nr_kdamonds $after as before, no state file"

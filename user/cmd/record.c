@@ -373,7 +373,9 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		return child;	/* could not be executed (said so) */
 	if (rc)
 		return 1;
-	if (strcmp(o->output, "-"))
+	if (strcmp(o->output, "-") && !strcmp(b->name, "damon"))
+		fprintf(stderr, "memtracectl: wrote DAMON regions to %s (damon backend)\n", o->output);
+	else if (strcmp(o->output, "-"))
 		fprintf(stderr, "memtracectl: wrote %llu samples to %s (%s backend)\n",
 			(unsigned long long)samples, o->output, b->name);
 	return child >= 0 ? child : 0;

@@ -71,9 +71,9 @@ static int kernel_has_vaddr(void)
 int damon_vaddr_usable(char *why, size_t whylen)
 {
 	char buf[64];
-	int n = damon_nr_kdamonds();
+	struct stat st;
 
-	if (n < 0) {
+	if (stat(DAMON_KDAMONDS, &st)) {
 		snprintf(why, whylen, "no %s (kernel without CONFIG_DAMON_SYSFS)", DAMON_KDAMONDS);
 		return -1;
 	}
@@ -82,13 +82,18 @@ int damon_vaddr_usable(char *why, size_t whylen)
 			 "which per-process regions need");
 		return -1;
 	}
+	if (geteuid() != 0) {
+		snprintf(why, whylen, "not root (a kdamond is set up through sysfs)");
+		return -1;
+	}
 	if (kfs_read("tracefs", "events/" DAMON_TRACEPOINT "/id", buf, sizeof(buf))) {
 		snprintf(why, whylen, "no %s tracepoint in tracefs (%s)", DAMON_TRACEPOINT,
 			 strerror(errno));
 		return -1;
 	}
-	if (geteuid() != 0) {
-		snprintf(why, whylen, "not root (a kdamond is set up through sysfs)");
+	int n = damon_nr_kdamonds();
+	if (n < 0) {
+		snprintf(why, whylen, "%s/nr_kdamonds: %s", DAMON_KDAMONDS, strerror(errno));
 		return -1;
 	}
 	if (n > 0) {

@@ -315,8 +315,8 @@ long memtrace_trace_maps(struct memtrace_trace *t, const struct memtrace_maps_sn
 	return (long)t->nmaps;
 }
 
-long memtrace_trace_damon_regions(struct memtrace_trace *t, const struct memtrace_damon_region **v,
-			    char *err, size_t errlen)
+long memtrace_trace_damon_regions(struct memtrace_trace *t,
+				  const struct memtrace_damon_region **v, char *err, size_t errlen)
 {
 	if (api_scan(t, err, errlen))
 		return -1;

@@ -160,8 +160,9 @@ int memtrace_writer_lost(struct memtrace_writer *mw, uint64_t time, uint32_t cpu
 	return rc;
 }
 
-int memtrace_writer_damon_regions(struct memtrace_writer *mw, const struct memtrace_damon_region *r,
-			    size_t n, char *err, size_t errlen)
+int memtrace_writer_damon_regions(struct memtrace_writer *mw,
+				  const struct memtrace_damon_region *r, size_t n, char *err,
+				  size_t errlen)
 {
 	const size_t per_chunk = CHUNK_MAX_LEN / REGION_REC_SIZE;
 	struct bytebuf b = { 0 };

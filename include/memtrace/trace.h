@@ -161,7 +161,8 @@ int memtrace_trace_read(struct memtrace_trace *t, const struct memtrace_filter *
 enum memtrace_chunk_type {
 	MEMTRACE_CHUNK_HEADER = 1, MEMTRACE_CHUNK_SAMPLES, MEMTRACE_CHUNK_MAPS,
 	MEMTRACE_CHUNK_THREADS, MEMTRACE_CHUNK_LOST, MEMTRACE_CHUNK_WINDOWS,
-	MEMTRACE_CHUNK_END
+	MEMTRACE_CHUNK_END,
+	MEMTRACE_CHUNK_REGIONS = 8,	/* DAMON regions (memtrace_trace_damon_regions) */
 };
 
 struct memtrace_chunk {
@@ -198,6 +199,14 @@ struct memtrace_window_row {
 	int has_counts;
 };
 struct memtrace_maps_snapshot { uint64_t time; uint32_t pid; const char *text; size_t len; };
+/*
+ * REGIONS rows (source damon): one DAMON region of pid's address space
+ * [start, end) as kdamond aggregated it at time: nr_accesses = how many
+ * of the aggregation interval's checks (one per sample interval) found it
+ * accessed (0 .. damon_max_nr_accesses of the HEADER), age = aggregation
+ * intervals since its size or frequency last changed much.
+ */
+struct memtrace_damon_region { uint64_t time, start, end; uint32_t pid, nr_accesses, age; };
 
 long memtrace_trace_threads(struct memtrace_trace *t, const struct memtrace_thread **v,
 			    char *err, size_t errlen);
@@ -207,6 +216,8 @@ long memtrace_trace_windows(struct memtrace_trace *t, const struct memtrace_wind
 			    char *err, size_t errlen);
 long memtrace_trace_maps(struct memtrace_trace *t, const struct memtrace_maps_snapshot **v,
 			 char *err, size_t errlen);
+long memtrace_trace_damon_regions(struct memtrace_trace *t,
+				  const struct memtrace_damon_region **v, char *err, size_t errlen);
 
 /*
  * Writing (tools and tests that make traces; memtracectl record uses the
@@ -227,6 +238,10 @@ int memtrace_writer_thread(struct memtrace_writer *w, uint64_t time, uint32_t pi
 /* One LOST record (a LOST chunk of count 1). */
 int memtrace_writer_lost(struct memtrace_writer *w, uint64_t time, uint32_t cpu,
 			 uint64_t lost, uint64_t throttled, char *err, size_t errlen);
+/* n REGIONS rows (one or more REGIONS chunks). */
+int memtrace_writer_damon_regions(struct memtrace_writer *w,
+				  const struct memtrace_damon_region *r, size_t n, char *err,
+				  size_t errlen);
 /* end_meta: "key=value\n" lines of the END chunk (NULL: no END chunk).
  * Always frees w. */
 int memtrace_writer_close(struct memtrace_writer *w, const char *end_meta, char *err,

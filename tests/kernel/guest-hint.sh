@@ -27,6 +27,18 @@ if [ "$(cat $NB)" = 0 ]; then
 else
 	echo "FAIL hint-restore: numa_balancing is $(cat $NB), want 0"
 fi
+# report's rows per fault kind: the hint row holds every hint fault the recorder counted
+$MT report --json /tmp/h.mtrace >/tmp/h.json 2>/dev/null
+kinds=$(tr -d ' \n' </tmp/h.json | sed -n 's/.*"fault_kinds":\[\(.*\)\].*/\1/p' | sed 's/,"page_size":4096//g')
+hs=$(echo "$kinds" | sed -n 's/.*"kind":"hint","samples":\([0-9]*\),.*/\1/p')
+ft=$(echo "$kinds" | sed -n 's/.*"kind":"first-touch","samples":\([0-9]*\),.*/\1/p')
+want=$(sed -n 's/^memtracectl: \([0-9]*\) hint faults, \([0-9]*\) first touches.*/\1 \2/p' /tmp/h.err)
+if [ -n "$hs" ] && [ "$hs $ft" = "$want" ]; then
+	echo "ok   hint-report-kinds: $kinds"
+else
+	echo "FAIL hint-report-kinds: report '$hs $ft', recorder '$want': $kinds"
+fi
+$MT report /tmp/h.mtrace 2>/dev/null | sed -n '/^Fault kinds/,/^$/p' | sed 's/^/    /'
 $MT dump /tmp/h.mtrace >/tmp/h.csv 2>/dev/null
 $MT dump --meta /tmp/h.mtrace >/tmp/h.meta 2>/dev/null
 head -1 /tmp/h.out >/tmp/h.line

@@ -6,5 +6,5 @@ cd "$(dirname "$0")/../.." || exit 1
 export MEMTRACE_BACKEND=perf
 . tests/suite-lib.sh
 run_scripts tests/integration 180 "" none record_pageramp record_threads record_tree record_cgroup record_postgres record_command \
-	record_stop record_files record_shmpair record_words record_memory bad_input
+	record_stop record_files record_shmpair record_words record_memory bad_input damon_status
 suite_end

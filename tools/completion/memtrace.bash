@@ -15,7 +15,7 @@ _memtrace()
 	prog=${COMP_WORDS[0]}
 	case ${prog##*/} in
 	memtracectl) verbs="record report import dump status" ;;
-	*) verbs="report heatmap wss hot regions compare info" ;;
+	*) verbs="report heatmap wss hot regions damon compare info" ;;
 	esac
 	verb=
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -32,11 +32,11 @@ _memtrace()
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")); return ;;
 	--backend)
-		COMPREPLY=($(compgen -W "auto module perf valgrind" -- "$cur")); return ;;
+		COMPREPLY=($(compgen -W "auto module bpf perf valgrind damon" -- "$cur")); return ;;
 	-f|--format)
 		COMPREPLY=($(compgen -W "lackey perf" -- "$cur")); return ;;
 	-e|--event)
-		COMPREPLY=($(compgen -W "auto loads stores llc-miss-loads load-latency ibs-op page-faults" -- "$cur")); return ;;
+		COMPREPLY=($(compgen -W "auto loads stores llc-miss-loads load-latency ibs-op page-faults hint-faults damon" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(_memtrace_opts "$prog" "$verb")" -- "$cur"))

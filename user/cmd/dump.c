@@ -13,6 +13,7 @@ struct dump {
 	FILE *out;
 	int header;
 	int maps;
+	int regions;	/* --regions: REGIONS rows instead of samples */
 };
 
 static void on_samples(void *ctx, const struct memtrace_sample *s, size_t n, uint32_t columns)
@@ -20,6 +21,8 @@ static void on_samples(void *ctx, const struct memtrace_sample *s, size_t n, uin
 	struct dump *d = ctx;
 
 	(void)columns;
+	if (d->regions)
+		return;
 	for (size_t i = 0; i < n; i++)
 		fprintf(d->out, "%llu,%u,%u,%u,0x%llx,0x%llx,%u,0x%llx\n",
 			(unsigned long long)s[i].time, s[i].pid, s[i].tid, s[i].cpu,
@@ -35,6 +38,13 @@ static void on_chunk(void *ctx, const struct trace_chunk *c)
 		fprintf(d->out, "# maps time=%" PRIu64 " pid=%" PRIu32 "\n%.*s", get_le64(c->data),
 			get_le32(c->data + 8), (int)(c->len - MAPS_HDR_SIZE),
 			(const char *)c->data + MAPS_HDR_SIZE);
+	if (d->regions && c->type == CHUNK_REGIONS && c->len == (size_t)c->count * REGION_REC_SIZE)
+		for (uint32_t i = 0; i < c->count; i++) {
+			const unsigned char *p = c->data + (size_t)i * REGION_REC_SIZE;
+			fprintf(d->out, "%" PRIu64 ",%u,0x%" PRIx64 ",0x%" PRIx64 ",%u,%u\n",
+				get_le64(p), get_le32(p + 24), get_le64(p + 8), get_le64(p + 16),
+				get_le32(p + 28), get_le32(p + 32));
+		}
 	if (d->maps && (c->type == CHUNK_HEADER || c->type == CHUNK_END))
 		fprintf(d->out, "# %s\n%.*s", c->type == CHUNK_HEADER ? "header" : "end", (int)c->len,
 			(const char *)c->data);
@@ -44,6 +54,7 @@ int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "meta", no_argument, NULL, 'm' },
+		{ "regions", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -54,11 +65,14 @@ int cmd_dump(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "mh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': d.maps = 1; break;
+		case 'r': d.regions = 1; break;
 		case 'h':
-			printf("usage: memtracectl dump FILE [--meta]\n\n"
+			printf("usage: memtracectl dump FILE [--meta] [--regions]\n\n"
 			       "Prints every sample as CSV: time,pid,tid,cpu,addr,ip,weight,data_src\n"
 			       "(time in the trace's unit). --meta also prints the header, the memory\n"
-			       "maps snapshots and the end record as lines starting with '#'.\n");
+			       "maps snapshots and the end record as lines starting with '#'.\n"
+			       "--regions prints the DAMON regions of a -e damon trace instead:\n"
+			       "time,pid,start,end,nr_accesses,age (one row per region per aggregation).\n");
 			return 0;
 		default:
 			fprintf(stderr, "memtracectl: see 'memtracectl dump --help'\n");
@@ -70,7 +84,8 @@ int cmd_dump(int argc, char **argv)
 		return 2;
 	}
 	const struct trace_scan_ops ops = { on_samples, on_chunk };
-	fprintf(d.out, "time,pid,tid,cpu,addr,ip,weight,data_src\n");
+	fprintf(d.out, d.regions ? "time,pid,start,end,nr_accesses,age\n"
+				 : "time,pid,tid,cpu,addr,ip,weight,data_src\n");
 	if (trace_scan(argv[optind], &ops, &d, 0, NULL))
 		return 1;
 	if (fflush(stdout)) {

@@ -34,15 +34,19 @@ static void usage(FILE *out)
 		"                         system.slice/postgresql@15-main.service) or absolute\n"
 		"  -a, --all-cpus         every process on every CPU\n"
 		"  CMD ARGS...            run CMD and record it (use -- before CMD if it has options)\n"
-		"  -e, --event EVENT      auto (default), page-faults, hint-faults, loads, stores,\n"
+		"  -e, --event EVENT      auto (default), page-faults, hint-faults, damon, loads, stores,\n"
 		"                         llc-miss-loads, load-latency, ibs-op, or a libpfm4 event\n"
 		"                         name (hint-faults: NUMA-balancing hint faults, root; turns\n"
 		"                         the scanner on for the recording and back off after)\n"
 		"      --scan-period T    hint-faults: NUMA scan period (e.g. 1s, 500ms) where the\n"
 		"                         kernel lets debugfs set it; restored after\n"
+		"      --damon-intervals SAMPLE,AGGR\n"
+		"                         damon: sample and aggregation intervals (default 5ms,100ms)\n"
+		"      --damon-regions MIN,MAX\n"
+		"                         damon: bounds of the number of regions (default 10,1000)\n"
 		"  -c, --period N         sample every N-th event (default: per event; 1 for page faults)\n"
 		"  -b, --backend NAME     auto (default; $MEMTRACE_BACKEND when set), module, bpf,\n"
-		"                         perf, valgrind\n"
+		"                         perf, valgrind, damon (-e damon picks it)\n"
 		"  -o, --output FILE      trace file (default memtrace.mtrace; - for stdout); an\n"
 		"                         existing FILE is renamed to FILE.old once the recording\n"
 		"                         is under way, never overwritten or followed if a link\n"
@@ -64,14 +68,35 @@ static void usage(FILE *out)
 		"is a terminal.\n");
 }
 
+/* "A,B": two durations (in us, each >= 1 us) or two counts. */
+static int parse_pair(const char *s, bool durations, uint64_t *a, uint64_t *b)
+{
+	char first[64];
+	const char *comma = strchr(s, ',');
+
+	if (!comma || (size_t)(comma - s) >= sizeof(first))
+		return -1;
+	memcpy(first, s, (size_t)(comma - s));
+	first[comma - s] = 0;
+	if (!durations)
+		return mt_parse_u64(first, a) || mt_parse_u64(comma + 1, b) || !*a || !*b ? -1 : 0;
+	if (mt_parse_duration(first, true, a) || mt_parse_duration(comma + 1, true, b))
+		return -1;
+	*a /= 1000;
+	*b /= 1000;
+	return *a && *b ? 0 : -1;
+}
+
 static int pick_backend(const struct record_opts *o, const struct source_ops **out)
 {
 	char why[512];
 
-	if (strcmp(o->backend, "auto")) {
-		const struct source_ops *b = source_by_name(o->backend);
+	/* -e damon is its own backend whatever $MEMTRACE_BACKEND says */
+	const char *name = !strcmp(o->event, "damon") ? "damon" : o->backend;
+	if (strcmp(name, "auto")) {
+		const struct source_ops *b = source_by_name(name);
 		if (!b) {
-			mt_err("unknown backend '%s' (auto, module, bpf, perf, valgrind)", o->backend);
+			mt_err("unknown backend '%s' (auto, module, bpf, perf, valgrind, damon)", name);
 			return 2;
 		}
 		if (b->probe(o, why, sizeof(why))) {
@@ -191,6 +216,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "kernel", no_argument, NULL, 'K' },
 		{ "ring", required_argument, NULL, 'r' },
 		{ "scan-period", required_argument, NULL, 'P' },
+		{ "damon-intervals", required_argument, NULL, 'I' },
+		{ "damon-regions", required_argument, NULL, 'M' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -255,6 +282,21 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return 2;
 			}
 			o->scan_period_ms = (long)(v / 1000000);
+			break;
+		case 'I':
+			if (parse_pair(optarg, true, &o->damon_sample_us, &o->damon_aggr_us) ||
+			    o->damon_sample_us > o->damon_aggr_us) {
+				mt_err("invalid --damon-intervals '%s' (SAMPLE,AGGR with SAMPLE <= AGGR, "
+				       "e.g. 5ms,100ms)", optarg);
+				return 2;
+			}
+			break;
+		case 'M':
+			if (parse_pair(optarg, false, &o->damon_min_regions, &o->damon_max_regions) ||
+			    o->damon_min_regions < 3 || o->damon_min_regions > o->damon_max_regions) {
+				mt_err("invalid --damon-regions '%s' (MIN,MAX with 3 <= MIN <= MAX)", optarg);
+				return 2;
+			}
 			break;
 		case 'h': usage(stdout); return 0;
 		default:
@@ -331,7 +373,9 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		return child;	/* could not be executed (said so) */
 	if (rc)
 		return 1;
-	if (strcmp(o->output, "-"))
+	if (strcmp(o->output, "-") && !strcmp(b->name, "damon"))
+		fprintf(stderr, "memtracectl: wrote DAMON regions to %s (damon backend)\n", o->output);
+	else if (strcmp(o->output, "-"))
 		fprintf(stderr, "memtracectl: wrote %llu samples to %s (%s backend)\n",
 			(unsigned long long)samples, o->output, b->name);
 	return child >= 0 ? child : 0;

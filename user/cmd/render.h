@@ -6,12 +6,14 @@
 #define MEMTRACE_CMD_RENDER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "memtrace/report.h"
 
-void render_text(FILE *f, const char *path, const struct memtrace_report *r);
-void render_json(FILE *f, const char *path, const struct memtrace_report *r);
+/* pid: report --pid (0: all), for the fault-kind rows */
+void render_text(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid);
+void render_json(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid);
 
 /* s as a JSON string literal (NULL: ""). */
 void render_json_str(FILE *f, const char *s);
@@ -19,5 +21,13 @@ void render_json_str(FILE *f, const char *s);
 /* render_procs.c: the --per-process part (nothing without r->nprocesses) */
 void render_text_procs(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w);
 void render_json_procs(FILE *f, const struct memtrace_report *r);
+
+/* render_kinds.c: samples and pages per fault kind (nothing without fault kinds) */
+void render_text_kinds(FILE *f, const char *path, uint32_t pid);
+void render_json_kinds(FILE *f, const char *path, uint32_t pid);
+
+/* render_damon.c: the region-level part (nothing without REGIONS chunks) */
+void render_text_damon(FILE *f, const char *path);
+void render_json_damon(FILE *f, const char *path);
 
 #endif

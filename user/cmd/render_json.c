@@ -121,7 +121,7 @@ static void json_est(FILE *f, const char *title, const struct memtrace_estimate 
 		few, unseen);
 }
 
-void render_json(FILE *f, const char *path, const struct memtrace_report *r)
+void render_json(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid)
 {
 	unsigned shift = r->bucket_shift;
 
@@ -159,5 +159,7 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r)
 	}
 	fprintf(f, "%s]", r->npeaks ? "\n  " : "");
 	render_json_procs(f, r);
+	render_json_kinds(f, path, pid);
+	render_json_damon(f, path);
 	fprintf(f, "\n}\n");
 }

@@ -196,7 +196,7 @@ static void print_peaks(FILE *f, const struct memtrace_report *r, const struct m
 	}
 }
 
-void render_text(FILE *f, const char *path, const struct memtrace_report *r)
+void render_text(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid)
 {
 	const struct memtrace_words *w = memtrace_words_of_meta(r->meta);
 	char b1[64], c1[64], c2[64];
@@ -204,8 +204,10 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r)
 	print_header(f, path, r, w);
 	if (!r->samples) {
 		fprintf(f, "\nno samples in this trace\n");
+		render_text_damon(f, path);	/* a damon trace has regions instead */
 		return;
 	}
+	render_text_kinds(f, path, pid);
 	fputc('\n', f);
 	print_wss(f, "Data", w->wss, &r->data, r->bucket, r->bucket_shift);
 	print_est(f, &r->data_est, r->data.n);
@@ -236,4 +238,5 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r)
 			N > 1.0 && r->curve[i].min_count < 10 ? "  (< 10 samples: noisy)" : "");
 	print_peaks(f, r, w);
 	render_text_procs(f, r, w);
+	render_text_damon(f, path);
 }

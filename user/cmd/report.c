@@ -213,9 +213,9 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	}
 	if (o.json)
-		render_json(stdout, path, r);
+		render_json(stdout, path, r, o.pid);
 	else
-		render_text(stdout, path, r);
+		render_text(stdout, path, r, o.pid);
 	memtrace_report_free(r);
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "source/auto_order.h"
 #include "source/source.h"
 #include "source/target.h"
 #include "cmd/commands.h"
@@ -36,6 +37,7 @@ int cmd_status(int argc, char **argv)
 		printf("%s:\n", sources[i]->name);
 		sources[i]->status(stdout);
 	}
+	auto_order_status(stdout);
 	char mnt[2048];
 	bool v1;
 	printf("targets:\n  -p PID[,PID...]: the processes, their descendants and all their threads (from /proc)\n");

@@ -128,6 +128,17 @@ int recorder_add_lost(struct recorder *r, uint64_t time, uint32_t cpu, uint64_t 
 	return 0;
 }
 
+int recorder_add_regions(struct recorder *r, const void *rows, size_t len, uint32_t n)
+{
+	if (!r->begun || r->failed)
+		return -1;
+	if (n && trace_write_chunk(r->w, CHUNK_REGIONS, CODEC_ZSTD, rows, len, n)) {
+		r->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
 void recorder_set_dropped(struct recorder *r, uint64_t dropped)
 {
 	r->dropped = dropped;

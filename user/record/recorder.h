@@ -57,6 +57,13 @@ int recorder_add_samples(struct recorder *r, const struct memtrace_sample *s,
 int recorder_add_lost(struct recorder *r, uint64_t time, uint32_t cpu,
 		      uint64_t lost, uint64_t throttled);
 
+/*
+ * DAMON regions of one aggregation (source damon): n rows of REGION_REC_SIZE
+ * bytes (trace/writer.h trace_region_rec_put) written as one REGIONS chunk
+ * now.  0 or -1.
+ */
+int recorder_add_regions(struct recorder *r, const void *rows, size_t len, uint32_t n);
+
 /* Module ring drops, total so far (END chunk and status line). */
 void recorder_set_dropped(struct recorder *r, uint64_t dropped);
 

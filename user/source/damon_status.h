@@ -5,9 +5,8 @@
 
 #include <stdio.h>
 
-/* One "  damon: ..." line: DAMON_SYSFS present or not, the operations an
- * existing kdamond context lists (vaddr is what a per-process source needs);
- * reads sysfs only, changes nothing. */
+/* One "  damon: ..." line (two with a stale kdamond note): whether a vaddr
+ * kdamond can be made here, and why not (damon_vaddr_usable). */
 void damon_status(FILE *out);
 
 #endif

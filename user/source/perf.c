@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "source/source.h"
-#include "source/damon_status.h"
 #include "source/perf_event_meta.h"
 #include "source/perf_session.h"
 #include "record/recorder.h"
@@ -515,11 +514,9 @@ static void perf_status(FILE *out)
 	else
 		fprintf(out, "  perf: page-faults: unavailable - %s\n", why);
 	perf_hint_status(out);
-	damon_status(out);
 	struct mem_event ev;
 	mem_event_resolve_auto("auto", &ev, NULL, why, sizeof(why));
-	fprintf(out, "  perf: -e auto picks %s (order: PMU memory events, hint-faults, DAMON (not built "
-		"yet), page-faults)\n", ev.alias);
+	fprintf(out, "  perf: -e auto on the perf backend picks %s (see -e auto below)\n", ev.alias);
 	static const char *const hw[] = { "loads", "stores", "llc-miss-loads", "load-latency", NULL };
 	for (int i = 0; hw[i]; i++) {
 		o.event = hw[i];

@@ -337,7 +337,7 @@ static int resolve_auto(struct mem_event *ev, int *fell_back, bool with_hint)
 	if (with_hint && !mem_event_hint_unavailable(ignore, sizeof(ignore)) &&
 	    !resolve_hint_faults(ev, ignore, sizeof(ignore)))
 		return 0;
-	/* DAMON would come here (not built yet) */
+	/* DAMON comes here: the damon backend (source/damon.c) probes before perf */
 	set_page_faults(ev);
 	return 0;
 }

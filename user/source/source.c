@@ -4,6 +4,7 @@
 #include <string.h>
 
 const struct source_ops *const sources[] = {
+	&source_damon,	/* -e damon; -e auto only without PMU and hint faults */
 	&source_module,
 	&source_bpf,
 	&source_perf,

@@ -3,7 +3,8 @@
  * A source turns a record request into memtrace_sample records handed to
  * the recorder, driven by the one record loop (record/loop.h).  sources[]
  * in source.c lists the record backends in "auto" preference order:
- * module, bpf, perf, valgrind.
+ * damon (taken for -e auto only when no PMU and no hint faults), module,
+ * bpf, perf, valgrind.
  */
 #ifndef MEMTRACE_SOURCE_H
 #define MEMTRACE_SOURCE_H
@@ -39,6 +40,8 @@ struct record_opts {
 	bool kernel_addrs;	/* --kernel: also sample kernel mode (-a only) */
 	uint32_t ring_records;	/* --ring RECORDS per CPU, module and bpf backends */
 	long scan_period_ms;	/* --scan-period: hint-faults' NUMA scan period, 0 = kernel's */
+	/* -e damon: --damon-intervals SAMPLE,AGGR and --damon-regions MIN,MAX, 0 = default */
+	uint64_t damon_sample_us, damon_aggr_us, damon_min_regions, damon_max_regions;
 };
 
 /*
@@ -120,6 +123,7 @@ struct source_ops {
 	int (*close)(void *state, int rc);
 };
 
+extern const struct source_ops source_damon;
 extern const struct source_ops source_module;
 extern const struct source_ops source_bpf;
 extern const struct source_ops source_perf;

@@ -26,6 +26,8 @@ struct memtrace_trace {
 	size_t nlost;
 	struct memtrace_window_row *windows;
 	size_t nwindows;
+	struct memtrace_damon_region *regions;
+	size_t nregions;
 	struct memtrace_maps_snapshot *maps;
 	size_t nmaps;
 	uint64_t maps_bytes;

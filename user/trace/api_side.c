@@ -28,13 +28,14 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 	return mt_xrealloc(p, n * size);
 }
 
-struct caps { size_t threads, lost, windows, maps; uint64_t maps_lines; };
+struct caps { size_t threads, lost, windows, maps, regions; uint64_t maps_lines; };
 
 /* More side records than a reader keeps (reader.h): refused before allocating. */
 static int too_many(const struct memtrace_trace *t, const struct trace_chunk *c, char *err,
 		    size_t errlen)
 {
-	if ((uint64_t)t->nthreads + t->nlost + t->nwindows + c->count <= TRACE_MAX_SIDE_RECORDS)
+	if ((uint64_t)t->nthreads + t->nlost + t->nwindows + t->nregions + c->count <=
+	    TRACE_MAX_SIDE_RECORDS)
 		return 0;
 	snprintf(err, errlen, "chunk at offset %" PRIu64 ": more than %u THREADS, LOST and "
 		 "WINDOWS records in the trace", c->offset, TRACE_MAX_SIDE_RECORDS);
@@ -119,6 +120,24 @@ static int side_windows(struct memtrace_trace *t, struct caps *cap, const struct
 	return 0;
 }
 
+static int side_regions(struct memtrace_trace *t, struct caps *cap, const struct trace_chunk *c,
+			char *err, size_t errlen)
+{
+	if (c->len != (size_t)c->count * REGION_REC_SIZE)
+		return bad_records(c, "REGIONS", err, errlen);
+	if (too_many(t, c, err, errlen))
+		return -1;
+	t->regions = grow(t->regions, &cap->regions, t->nregions + c->count, sizeof(*t->regions));
+	for (uint32_t i = 0; i < c->count; i++) {
+		const unsigned char *p = c->data + (size_t)i * REGION_REC_SIZE;
+		t->regions[t->nregions++] = (struct memtrace_damon_region){
+			.time = get_le64(p), .start = get_le64(p + 8), .end = get_le64(p + 16),
+			.pid = get_le32(p + 24), .nr_accesses = get_le32(p + 28),
+			.age = get_le32(p + 32) };
+	}
+	return 0;
+}
+
 static int side_maps(struct memtrace_trace *t, struct caps *cap, const struct trace_chunk *c,
 		     char *err, size_t errlen)
 {
@@ -184,6 +203,7 @@ static int scan_chunk(struct memtrace_trace *t, struct caps *cap, const struct t
 	case CHUNK_WINDOWS:
 	case CHUNK_WINDOWS2: return side_windows(t, cap, c, err, errlen);
 	case CHUNK_MAPS: return side_maps(t, cap, c, err, errlen);
+	case CHUNK_REGIONS: return side_regions(t, cap, c, err, errlen);
 	default: return 0;
 	}
 }
@@ -219,6 +239,9 @@ void api_side_free(struct memtrace_trace *t)
 	free(t->comms);
 	free(t->lost);
 	free(t->windows);
+	free(t->regions);
+	t->regions = NULL;
+	t->nregions = 0;
 	t->maps = NULL;
 	t->threads = NULL;
 	t->comms = NULL;
@@ -290,4 +313,13 @@ long memtrace_trace_maps(struct memtrace_trace *t, const struct memtrace_maps_sn
 		return -1;
 	*v = t->maps;
 	return (long)t->nmaps;
+}
+
+long memtrace_trace_damon_regions(struct memtrace_trace *t,
+				  const struct memtrace_damon_region **v, char *err, size_t errlen)
+{
+	if (api_scan(t, err, errlen))
+		return -1;
+	*v = t->regions;
+	return (long)t->nregions;
 }

@@ -160,6 +160,30 @@ int memtrace_writer_lost(struct memtrace_writer *mw, uint64_t time, uint32_t cpu
 	return rc;
 }
 
+int memtrace_writer_damon_regions(struct memtrace_writer *mw,
+				  const struct memtrace_damon_region *r, size_t n, char *err,
+				  size_t errlen)
+{
+	const size_t per_chunk = CHUNK_MAX_LEN / REGION_REC_SIZE;
+	struct bytebuf b = { 0 };
+	int rc = 0;
+
+	if (flush_threads(mw, err, errlen))
+		return -1;
+	for (size_t i = 0; i < n && !rc; i += per_chunk) {
+		size_t k = n - i < per_chunk ? n - i : per_chunk;
+		b.len = 0;
+		for (size_t j = i; j < i + k; j++)
+			trace_region_rec_put(&b, r[j].time, r[j].start, r[j].end, r[j].pid,
+					     r[j].nr_accesses, r[j].age);
+		rc = trace_write_chunk(mw->w, CHUNK_REGIONS, CODEC_ZSTD, b.data, b.len, (uint32_t)k);
+	}
+	bytebuf_free(&b);
+	if (rc)
+		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
+	return rc;
+}
+
 int memtrace_writer_close(struct memtrace_writer *mw, const char *end_meta, char *err,
 			  size_t errlen)
 {

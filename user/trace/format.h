@@ -23,6 +23,7 @@ enum chunk_type {
 	CHUNK_LOST = 5,
 	CHUNK_WINDOWS = 6,
 	CHUNK_END = 7,
+	CHUNK_REGIONS = 8,	/* DAMON regions, one row per region per aggregation */
 	CHUNK_WINDOWS2 = 10,	/* WINDOWS with the estimator's counts */
 };
 
@@ -48,6 +49,7 @@ enum sample_column {
 #define WINDOW_REC_SIZE	24
 #define WINDOW2_REC_SIZE	48	/* WINDOWS2: + samples, f1, f2 of the data row */
 #define MAPS_HDR_SIZE	16
+#define REGION_REC_SIZE	40	/* REGIONS: time, start, end, pid, nr_accesses, age, 0 */
 
 struct chunk_hdr {
 	uint32_t magic;

@@ -59,6 +59,18 @@ static const struct memtrace_words words[] = {
 		.series_title = "Working-set size (NUMA hint faults)", .hot = "Hot",
 		.curve = "Buckets by hint-fault count", .activity = "Page faults",
 	},
+	[WORDS_DAMON_REGIONS] = {
+		.sample_class = "damon-regions",
+		.measure = "no samples: DAMON regions (REGIONS chunks), each with the number of the "
+			   "aggregation interval's checks that found one random page of it accessed; "
+			   "every number is region-level: a region counts whole when any check saw it "
+			   "accessed",
+		.sample = "region row", .samples = "region rows", .count = "checks",
+		.verb = "accessed", .wss = "region-level WSS", .code_wss = "region-level WSS",
+		.data_series = "region-level working set (DAMON)", .code_series = "code (none)",
+		.series_title = "Working-set size (DAMON regions, region-level)", .hot = "Hot regions",
+		.curve = "Regions by access frequency", .activity = "DAMON region checks",
+	},
 };
 
 enum words_class words_class_of(const char *sample_class, const char *source,

@@ -315,6 +315,20 @@ void trace_lost_rec_put(struct bytebuf *b, uint64_t time, uint32_t cpu, uint64_t
 	bytebuf_put(b, rec, sizeof(rec));
 }
 
+void trace_region_rec_put(struct bytebuf *b, uint64_t time, uint64_t start, uint64_t end,
+			  uint32_t pid, uint32_t nr_accesses, uint32_t age)
+{
+	unsigned char rec[REGION_REC_SIZE] = { 0 };
+
+	put_le64(rec, time);
+	put_le64(rec + 8, start);
+	put_le64(rec + 16, end);
+	put_le32(rec + 24, pid);
+	put_le32(rec + 28, nr_accesses);
+	put_le32(rec + 32, age);
+	bytebuf_put(b, rec, sizeof(rec));
+}
+
 int trace_write_maps(struct trace_writer *w, uint64_t time, uint32_t pid, const char *text,
 		     size_t len)
 {

@@ -53,6 +53,9 @@ void trace_thread_rec_put(struct bytebuf *b, uint64_t time, uint32_t pid, uint32
 			  const char *comm);
 void trace_lost_rec_put(struct bytebuf *b, uint64_t time, uint32_t cpu, uint64_t lost,
 			uint64_t throttled);
+/* One REGIONS record (REGION_REC_SIZE bytes). */
+void trace_region_rec_put(struct bytebuf *b, uint64_t time, uint64_t start, uint64_t end,
+			  uint32_t pid, uint32_t nr_accesses, uint32_t age);
 
 /* A MAPS chunk: the text of /proc/PID/maps of pid at time (len bytes, at
  * most CHUNK_MAX_LEN - MAPS_HDR_SIZE). */

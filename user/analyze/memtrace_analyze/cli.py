@@ -15,6 +15,7 @@ VERBS = {
     "regions": ("regions", "accesses and accessed volume per mapping (table + bar chart)", 1),
     "compare": ("compare", "two traces side by side: per-region volume change in percent, heatmaps", 2),
     "report": ("report", "all of the above into one folder with index.html", 1),
+    "damon": ("damon", "DAMON regions (-e damon): region-level WSS and access-frequency heatmap", 1),
     "info": ("info", "one-paragraph summary of a trace (text)", 1),
 }
 
@@ -68,7 +69,7 @@ def main(argv=None):
                 print("memtrace-analyze: warning: %s: no END chunk (recording cut short?)%s" % (
                     tr.name, ", %d bytes of an incomplete chunk ignored" % tr.info.truncated_bytes
                     if tr.info.truncated_bytes else ""), file=sys.stderr)
-            if tr.n == 0 and args.verb not in ("report", "info"):
+            if tr.n == 0 and args.verb not in ("report", "info", "damon"):
                 need_samples(0, tr, None, args.verb)
         outs = mod.run(args, traces)
     except EmptyTrace as e:

@@ -85,6 +85,16 @@ class MapsSnapshot(C.Structure):
     _fields_ = [("time", C.c_uint64), ("pid", C.c_uint32), ("text", C.c_void_p), ("len", C.c_size_t)]
 
 
+class DamonRegion(C.Structure):    # struct memtrace_damon_region (trace.h)
+    _fields_ = [("time", C.c_uint64), ("start", C.c_uint64), ("end", C.c_uint64),
+                ("pid", C.c_uint32), ("nr_accesses", C.c_uint32), ("age", C.c_uint32)]
+
+
+class DamonWssPoint(C.Structure):  # struct memtrace_damon_wss_point (damon.h)
+    _fields_ = [("time", C.c_uint64), ("wss_bytes", C.c_uint64), ("monitored_bytes", C.c_uint64),
+                ("regions", C.c_uint32), ("accessed_regions", C.c_uint32)]
+
+
 # --- report.h ----------------------------------------------------------------
 
 REPORT_ALL_BUCKETS, REPORT_REGIONS, REPORT_FULL_CURVE = 1, 2, 4
@@ -196,6 +206,15 @@ _PROTOS = {
     "memtrace_trace_lost": (C.c_long, (_P, C.POINTER(C.POINTER(Lost))) + _E),
     "memtrace_trace_windows": (C.c_long, (_P, C.POINTER(C.POINTER(WindowRow))) + _E),
     "memtrace_trace_maps": (C.c_long, (_P, C.POINTER(C.POINTER(MapsSnapshot))) + _E),
+    "memtrace_trace_damon_regions": (C.c_long, (_P, C.POINTER(C.POINTER(DamonRegion))) + _E),
+    "memtrace_damon_wss": (C.c_long, (C.POINTER(DamonRegion), C.c_size_t, C.c_uint32, C.c_uint32,
+                                      C.POINTER(DamonWssPoint), C.c_size_t)),
+    "memtrace_damon_heatmap": (C.c_int, (C.POINTER(DamonRegion), C.c_size_t, C.c_uint32, C.c_uint64, C.c_uint64,
+                                         C.c_size_t, C.c_uint64, C.c_uint64, C.c_size_t,
+                                         C.POINTER(C.c_double))),
+    "memtrace_damon_hot": (C.c_long, (C.POINTER(DamonRegion), C.c_size_t, C.c_uint32, C.c_uint64,
+                                      C.POINTER(DamonRegion), C.c_size_t)),
+    "memtrace_writer_damon_regions": (C.c_int, (_P, C.POINTER(DamonRegion), C.c_size_t) + _E),
     "memtrace_writer_open": (_P, (C.c_char_p, C.c_char_p) + _E),
     "memtrace_writer_samples": (C.c_int, (_P, C.POINTER(Columns), C.c_size_t) + _E),
     "memtrace_writer_maps": (C.c_int, (_P, C.c_uint64, C.c_uint32, C.c_char_p, C.c_size_t) + _E),
@@ -490,6 +509,49 @@ class Trace(_Handle):
         return [(m.time, m.pid, C.string_at(m.text, m.len).decode("utf-8", "replace"))
                 for m in self._records("memtrace_trace_maps", MapsSnapshot)]
 
+    def damon_regions(self):
+        """DamonRegions of the trace's REGIONS chunks (the damon source)."""
+        v = C.POINTER(DamonRegion)()
+        err = _errbuf()
+        k = fn("memtrace_trace_damon_regions")(self._h, C.byref(v), err, ERRLEN)
+        if k < 0:
+            _raise(err, self.name)
+        return DamonRegions(self, v, k)
+
+
+class DamonRegions:
+    """A trace's DAMON region rows and the region-level numbers of
+    include/memtrace/damon.h (WSS per aggregation, heatmap, hot regions)."""
+
+    def __init__(self, trace, ptr, n):
+        self.trace, self._p, self.n = trace, ptr, n    # trace keeps the rows alive
+
+    def rows(self):
+        return [(r.time, r.start, r.end, r.pid, r.nr_accesses, r.age) for r in (self._p[i] for i in range(self.n))]
+
+    def wss(self, pid=0, min_accesses=1):
+        """numpy arrays time, wss_bytes, monitored_bytes, one per aggregation."""
+        f = fn("memtrace_damon_wss")
+        k = f(self._p, self.n, pid, min_accesses, None, 0)
+        pts = (DamonWssPoint * max(k, 1))()
+        f(self._p, self.n, pid, min_accesses, pts, k)
+        return {name: np.array([getattr(pts[i], name) for i in range(k)], dtype=np.uint64)
+                for name in ("time", "wss_bytes", "monitored_bytes")}
+
+    def heatmap(self, t0, t1, ntime, a0, a1, naddr, pid=0):
+        """ntime x naddr array of mean nr_accesses (NaN: no region)."""
+        out = np.zeros(ntime * naddr, dtype=np.float64)
+        if fn("memtrace_damon_heatmap")(self._p, self.n, pid, t0, t1, ntime, a0, a1, naddr,
+                                        out.ctypes.data_as(C.POINTER(C.c_double))):
+            raise MemtraceError("damon heatmap: empty time or address range")
+        return out.reshape(ntime, naddr)
+
+    def hot(self, k=10, pid=0, time=(1 << 64) - 1):
+        out = (DamonRegion * max(k, 1))()
+        m = fn("memtrace_damon_hot")(self._p, self.n, pid, time, out, k)
+        return [{"pid": out[i].pid, "start": out[i].start, "end": out[i].end, "nr_accesses": out[i].nr_accesses,
+                 "age": out[i].age} for i in range(max(m, 0))]
+
 
 # --- reports -----------------------------------------------------------------
 
@@ -645,6 +707,13 @@ class Writer:
         err = _errbuf()
         if fn("memtrace_writer_maps")(self._h, time, pid, b, len(b), err, ERRLEN) != 0:
             _raise(err, "writer")
+
+    def damon_regions(self, rows):
+        """rows: (time, start, end, pid, nr_accesses, age) tuples: REGIONS chunks."""
+        v = (DamonRegion * max(len(rows), 1))(*[DamonRegion(*r) for r in rows])
+        err = _errbuf()
+        if fn("memtrace_writer_damon_regions")(self._h, v, len(rows), err, ERRLEN) != 0:
+            _raise(err, self.path if hasattr(self, "path") else "")
 
     def thread(self, time, pid, tid, comm):
         err = _errbuf()

@@ -26,6 +26,8 @@ def trace_title(tr):
     per = tr.meta("sample_period", "?")
     rnd = " (randomised)" if tr.meta("random_period") == "1" else ""
     s = "%s — %s" % (comm, src)
+    if src == "damon":
+        return s + " regions (region-level)"
     if ev and ev != src:
         s += " / %s" % ev
     s += ", 1 in %s events sampled%s" % (per, rnd) if per not in ("1", "?") else ", every event"

@@ -1,0 +1,76 @@
+#!/bin/sh
+# guest-damon.sh - the damon source (-e damon) inside a guest.  Where the
+# kernel has DAMON with vaddr (Debian 6.12): hintsets (set A swept over and
+# over, B written once, C never) recorded through a kdamond; the median
+# region-level WSS of the second half of `report --json`'s series within
+# 20 % of A; the kernel's DAMON state (nr_kdamonds, no state file) as it
+# was, after the target's exit and after a SIGINT.  Without DAMON (Debian
+# 6.1): `memtracectl status` and `record -e damon` say so in one line each.
+MT=/bin/memtracectl
+ADM=/sys/kernel/mm/damon/admin/kdamonds
+PAGES=4096
+st=$($MT status 2>&1 | grep '^  damon: ')
+if [ ! -d $ADM ]; then
+	if [ "$(echo "$st" | grep -c .)" = 1 ] && echo "$st" | grep -q 'damon: unavailable - '; then
+		echo "ok   damon-unavailable: status says:$st"
+	else
+		echo "FAIL damon-unavailable: status damon lines: '$st'"
+	fi
+	$MT record -e damon -o /tmp/d.mtrace -- /bin/true >/dev/null 2>/tmp/d.err; rc=$?
+	if [ $rc != 0 ] && [ "$(grep -c . /tmp/d.err)" = 1 ]; then
+		echo "ok   damon-record-refused: exit $rc, $(cat /tmp/d.err)"
+	else
+		echo "FAIL damon-record-refused: exit $rc: $(tr '\n' ' ' </tmp/d.err)"
+	fi
+	exit 0
+fi
+echo "    $st"
+before=$(cat $ADM/nr_kdamonds)
+if $MT record -e damon -o /tmp/d.mtrace -- /bin/hintsets -n $PAGES -t 1 -s 8 >/tmp/d.out 2>/tmp/d.err; then
+	echo "ok   damon-record: $(grep 'damon:' /tmp/d.err | sed 's/^memtracectl: //')"
+else
+	echo "FAIL damon-record: $(tr '\n' ' ' </tmp/d.err)"
+fi
+sed 's/^/    /' /tmp/d.err | head -6
+rows=$($MT dump --regions /tmp/d.mtrace | tail -n +2 | grep -c .)
+want=$(sed -n 's/.*damon: [0-9]* aggregations, \([0-9]*\) region rows.*/\1/p' /tmp/d.err)
+if [ -n "$want" ] && [ "$rows" = "$want" ] && [ "$rows" -gt 0 ]; then
+	echo "ok   damon-rows: dump --regions prints the $rows region rows the recorder wrote"
+else
+	echo "FAIL damon-rows: dump --regions $rows rows, recorder '$want'"
+fi
+after=$(cat $ADM/nr_kdamonds)
+if [ "$after" = "$before" ] && [ ! -e /run/memtrace/damon.state ]; then
+	echo "ok   damon-restore: nr_kdamonds $after as before, no state file"
+else
+	echo "FAIL damon-restore: nr_kdamonds $before before, $after after; state file: $(cat /run/memtrace/damon.state 2>&1)"
+fi
+$MT report --json /tmp/d.mtrace >/tmp/d.json 2>/tmp/d.rerr
+all=$(tr -d ' \n' </tmp/d.json | sed -n 's/.*"damon_regions":{.*"wss_bytes":{"median":\([0-9]*\),.*/\1/p')
+# the second half of the aggregations: DAMON's regions have settled (the
+# first ones still hold A and B, both written at the start, or unsplit
+# regions); under a slow emulator there are few aggregations in all
+tr -d ' \n' </tmp/d.json | grep -o '"time":[0-9]*,"wss_bytes":[0-9]*' | sed 's/.*"wss_bytes"://' >/tmp/d.wss
+n=$(grep -c . /tmp/d.wss)
+med=$(tail -n $((n / 2)) /tmp/d.wss | sort -n | awk '{v[NR] = $1} END {if (NR) print v[int(NR / 2) + 1]}')
+psz=$(sed -n 's/.*page_size=\([0-9]*\).*/\1/p' /tmp/d.out)
+want=$((PAGES * ${psz:-4096}))
+if [ -n "$med" ] && [ $((med * 10)) -ge $((want * 8)) ] && [ $((med * 10)) -le $((want * 12)) ]; then
+	echo "ok   damon-wss: median region-level WSS of the last $((n / 2)) of $n aggregations $med bytes, set A $want bytes ($((med * 100 / want)) %); whole run $all"
+else
+	echo "FAIL damon-wss: median region-level WSS of the last $((n / 2)) of $n aggregations '${med}' bytes, set A $want bytes (want within 20 %); $(head -c 300 /tmp/d.rerr)"
+fi
+$MT report /tmp/d.mtrace 2>/dev/null | sed -n '/^DAMON regions/,$p' | head -9 | sed 's/^/    /'
+# SIGINT while the target still runs: the kdamond goes away too
+$MT record -e damon -o /tmp/d2.mtrace -- /bin/hintsets -n 256 -t 1 -s 30 >/dev/null 2>/tmp/d2.err &
+rec=$!
+# the file appears once the kdamond runs and the loop has started
+i=0; while [ ! -e /tmp/d2.mtrace ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+kill -INT $rec
+wait $rec; rc=$?
+after=$(cat $ADM/nr_kdamonds)
+if [ "$after" = "$before" ] && [ ! -e /run/memtrace/damon.state ] && [ $rc = 0 ]; then
+	echo "ok   damon-restore-sigint: exit 0, nr_kdamonds $after as before"
+else
+	echo "FAIL damon-restore-sigint: exit $rc, nr_kdamonds $after (before $before): $(tr '\n' ' ' </tmp/d2.err)"
+fi

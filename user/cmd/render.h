@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "memtrace/report.h"
+#include "memtrace/sites.h"
 
 void render_text(FILE *f, const char *path, const struct memtrace_report *r);
 void render_json(FILE *f, const char *path, const struct memtrace_report *r);
@@ -19,5 +20,11 @@ void render_json_str(FILE *f, const char *s);
 /* render_procs.c: the --per-process part (nothing without r->nprocesses) */
 void render_text_procs(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w);
 void render_json_procs(FILE *f, const struct memtrace_report *r);
+
+/* render_sites.c: report --by-site */
+void render_text_sites(FILE *f, const char *path, const struct memtrace_report *r,
+		       const struct memtrace_sites *s);
+void render_json_sites(FILE *f, const char *path, const struct memtrace_report *r,
+		       const struct memtrace_sites *s);
 
 #endif

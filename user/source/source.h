@@ -39,6 +39,11 @@ struct record_opts {
 	bool kernel_addrs;	/* --kernel: also sample kernel mode (-a only) */
 	uint32_t ring_records;	/* --ring RECORDS per CPU, module and bpf backends */
 	long scan_period_ms;	/* --scan-period: hint-faults' NUMA scan period, 0 = kernel's */
+	bool allocs;		/* --allocs: allocation probes (source/alloc_probe.h) */
+	uint64_t alloc_rate;	/* --alloc-rate: mean bytes between small samples, 0 = default */
+	uint64_t alloc_large;	/* --alloc-large: blocks this large always, 0 = default */
+	const char *alloc_symbols;	/* --alloc-symbols NAME=ROLE,... */
+	const char *alloc_lib;	/* --alloc-lib FILE: probe this file's functions too */
 };
 
 /*

@@ -24,6 +24,7 @@ enum chunk_type {
 	CHUNK_WINDOWS = 6,
 	CHUNK_END = 7,
 	CHUNK_WINDOWS2 = 10,	/* WINDOWS with the estimator's counts */
+	CHUNK_ALLOCS = 11,	/* allocator events and their stacks (record --allocs) */
 };
 
 enum chunk_codec {

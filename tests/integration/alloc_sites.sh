@@ -1,0 +1,52 @@
+#!/bin/bash
+# record --allocs: the allocsites workload (two arrays, a scratch buffer that
+# reuses the freed matrix's address, a hash table from calloc + malloc grown
+# by realloc, an mmap'd table) recorded with -p at page faults, period 1,
+# every block recorded (--alloc-rate 1).  Every fault the workload makes in
+# a block must be charged to exactly that block's site: per-site counts equal
+# what the workload computed (a retried fault may count twice: <= 2 more).
+# Runs with $MEMTRACE_BACKEND (perf in 20-record's sense; 25-bpf runs it for
+# both).
+. "$(dirname "$0")/lib.sh"
+"$WL/allocsites" -w >"$TMP/wl.out" &
+wl=$!
+wait_file "$TMP/wl.out" 5 || fail "allocsites did not start"
+"$MT" record -p $wl -e page-faults -c 1 --allocs --alloc-rate 1 -o "$TMP/t.mtrace" 2>"$TMP/rec.err" &
+rec=$!
+wait_file "$TMP/t.mtrace" 100 || fail "record did not start: $(cat "$TMP/rec.err")"
+kill -USR1 $wl
+timeout 60 tail --pid=$rec -f /dev/null || fail "record did not end when the target exited"
+wait $rec || fail "record failed: $(cat "$TMP/rec.err")"
+grep -q -- '--allocs: .* 0 lost' "$TMP/rec.err" || fail "allocation events lost: $(cat "$TMP/rec.err")"
+"$MT" report "$TMP/t.mtrace" --by-site --json >"$TMP/s.json" || fail "report --by-site failed"
+"$MT" report "$TMP/t.mtrace" --by-site >"$TMP/s.txt" || fail "report --by-site (text) failed"
+$PY - "$TMP/s.json" "$TMP/wl.out" "$TMP/s.txt" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+want = {}
+for line in open(sys.argv[2]):
+    f = line.split()
+    if f[0] == "expect":
+        want[f[1]] = int(f[2])
+    elif f[0] == "reuse":
+        assert f[1] == "1", "the scratch buffer did not reuse the matrix's address"
+sites = {s["function"]: s for s in r["sites"] if s["function"] in want}
+assert set(sites) == set(want), (sorted(sites), sorted(want))
+for fn, n in want.items():
+    s = sites[fn]
+    assert n <= s["samples"] <= n + 2, f"{fn}: {s['samples']} faults charged, want {n}"
+    assert s["file"].endswith("allocsites.c") and s["line"] > 0, s
+    assert s["blocks"] == 1 and s["est_blocks"] == 1 and s["freed"] == 1 and s["live"] == 0, s
+    assert s["name"].startswith(fn + " (allocsites.c:"), s["name"]
+size = {"make_matrix": 256 << 10, "make_vector": 640 << 10, "make_scratch": 256 << 10,
+        "ht_buckets": 512 << 10, "ht_entries": 128 << 10, "ht_grow": 512 << 10,
+        "map_table": 256 << 10}
+for fn, b in size.items():
+    assert sites[fn]["bytes"] == b, (fn, sites[fn]["bytes"], b)
+extra = r["attributed"] - sum(s["samples"] for s in sites.values())
+assert extra <= 2 * len(want), f"{extra} faults charged to other sites"
+hot = [h for h in r["hot_data"] if h["site"]]
+assert hot and all(h["site"].split()[0] in want for h in hot), r["hot_data"]
+text = open(sys.argv[3]).read()
+assert "make_scratch (allocsites.c:" in text and "charged to a recorded block" in text, text
+PY

@@ -71,6 +71,32 @@ struct memtrace_sites *memtrace_sites_compute(const char *path,
 long memtrace_sites_of_bucket(const struct memtrace_sites *s, uint64_t key, uint64_t *count);
 void memtrace_sites_free(struct memtrace_sites *s);
 
+/*
+ * Writing allocation records (tests and tools that make traces; trace.h's
+ * memtrace_writer): one ALLOCS chunk of n records, without stacks (the
+ * site is named from caller).
+ */
+enum memtrace_alloc_kind {
+	MEMTRACE_ALLOC_ALLOC,	/* malloc, calloc, memalign, posix_memalign, new */
+	MEMTRACE_ALLOC_FREE,	/* [addr: the block] */
+	MEMTRACE_ALLOC_REALLOC,	/* old_addr ends, addr begins */
+	MEMTRACE_ALLOC_MMAP,
+	MEMTRACE_ALLOC_MUNMAP,	/* [addr, addr + size) ends */
+	MEMTRACE_ALLOC_MREMAP,	/* old_addr ends, addr begins */
+};
+
+struct memtrace_alloc {
+	uint64_t time, addr, size, old_addr;
+	uint64_t caller;	/* the return address into the allocating function */
+	double weight;		/* blocks it stands for, >= 1 */
+	uint32_t pid, tid;
+	uint32_t kind;		/* enum memtrace_alloc_kind */
+};
+
+struct memtrace_writer;
+int memtrace_writer_allocs(struct memtrace_writer *w, const struct memtrace_alloc *a, size_t n,
+			   char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

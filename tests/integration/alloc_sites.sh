@@ -50,6 +50,28 @@ assert hot and all(h["site"].split()[0] in want for h in hot), r["hot_data"]
 text = open(sys.argv[3]).read()
 assert "make_scratch (allocsites.c:" in text and "charged to a recorded block" in text, text
 PY
+# --alloc-symbols: make_matrix as an allocator of its own; the malloc nested
+# in it is not recorded again, and the matrix's site is its caller, main
+"$WL/allocsites" -w >"$TMP/wl2.out" &
+wl=$!
+wait_file "$TMP/wl2.out" 5 || fail "allocsites did not start"
+"$MT" record -p $wl -e page-faults -c 1 --allocs --alloc-rate 1 --alloc-symbols make_matrix=malloc \
+	-o "$TMP/m.mtrace" 2>"$TMP/rec2.err" &
+rec=$!
+wait_file "$TMP/m.mtrace" 100 || fail "record did not start: $(cat "$TMP/rec2.err")"
+kill -USR1 $wl
+timeout 60 tail --pid=$rec -f /dev/null || fail "record did not end when the target exited"
+wait $rec || fail "record --alloc-symbols failed: $(cat "$TMP/rec2.err")"
+"$MT" report "$TMP/m.mtrace" --by-site --json >"$TMP/m.json" || fail "report --by-site failed"
+$PY - "$TMP/m.json" "$TMP/wl2.out" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+want = int([l.split()[2] for l in open(sys.argv[2]) if l.startswith("expect make_matrix ")][0])
+fns = [s["function"] for s in r["sites"]]
+assert "make_matrix" not in fns, fns
+main = [s for s in r["sites"] if s["function"] == "main"]
+assert len(main) == 1 and want <= main[0]["samples"] <= want + 2 and main[0]["blocks"] == 1, main
+PY
 # bad input: one line each, nothing recorded
 expect_error "--allocs needs -p PID or a command" "$MT" record -a --allocs -d 1 -o "$TMP/x.mtrace"
 expect_error "invalid --alloc-rate '0'" "$MT" record --allocs --alloc-rate 0 -o "$TMP/x.mtrace" -- true

@@ -5,7 +5,8 @@
  * one in 256 of 128 KiB: glibc mmaps those), writing its first byte.
  * Dynamically linked: the probes sit in libc.so.6.
  *
- *   malloc_churn [SECONDS]      prints "ops_per_s=N" (malloc + free pairs)
+ *   malloc_churn [SECONDS]      prints "ops_per_s=N" (malloc + free pairs), then
+ *                               "mallocs=N bytes=N" (what it asked for in all)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@ int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1.0;
 	static char *pool[POOL];
-	uint64_t x = 88172645463325252ull, ops = 0;
+	uint64_t x = 88172645463325252ull, ops = 0, bytes = 0;
 	uint64_t start = now_ns(), end = start + (uint64_t)(secs * 1e9), t = start;
 
 	while (t < end) {
@@ -36,6 +37,7 @@ int main(int argc, char **argv)
 			size_t size = (x >> 20) % 256 == 0 ? 128 << 10 : 16 + (x >> 32) % 4081;
 			free(pool[k]);
 			pool[k] = malloc(size);
+			bytes += size;
 			if (!pool[k])
 				return 1;
 			pool[k][0] = 1;
@@ -44,5 +46,6 @@ int main(int argc, char **argv)
 		t = now_ns();
 	}
 	printf("ops_per_s=%.0f\n", (double)ops / ((double)(t - start) / 1e9));
+	printf("mallocs=%llu bytes=%llu\n", (unsigned long long)ops, (unsigned long long)bytes);
 	return 0;
 }

@@ -497,7 +497,7 @@ long memtrace_sites_of_bucket(const struct memtrace_sites *s, uint64_t key, uint
 	uint64_t bucket = key >> im->shift, best = 0;
 	long site = -1;
 
-	for (size_t i = 0; im->pairs && i < im->nsites; i++) {
+	for (size_t i = 0; im->pair_cap && i < im->nsites; i++) {
 		const struct pair *p = pair_slot(im->pairs, im->pair_cap, bucket, (uint32_t)i);
 		if (p->site != UINT32_MAX && p->count > best) {
 			best = p->count;

@@ -282,6 +282,17 @@ TEST(sites_numbers)
 		CHECK_EQ_U64(s->attributed, 4);
 		memtrace_sites_free(s);
 	}
+	/* nothing charged (no sample after 85): no bucket has a site */
+	cfg.filter.time_from = 86;
+	s = memtrace_sites_compute(path, &cfg, err, sizeof(err));
+	CHECK(s != NULL);
+	if (s) {
+		CHECK_EQ_U64(s->samples, 0);
+		CHECK_EQ_U64(s->attributed, 0);
+		CHECK(memtrace_sites_of_bucket(s, HEAP, &n) == -1);
+		CHECK_EQ_U64(n, 0);
+		memtrace_sites_free(s);
+	}
 	unlink(path);
 }
 

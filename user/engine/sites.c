@@ -14,7 +14,7 @@
 #include "util/util.h"
 
 struct stack_rec {
-	uint32_t id, n;
+	uint32_t id, n, order;
 	uint64_t *ips;
 };
 
@@ -45,7 +45,8 @@ struct ctx {
 	struct trace_alloc *ev;
 	size_t nev, cap_ev;
 	struct stack_rec *stacks;
-	size_t nstacks;
+	size_t nstacks, cap_stacks;
+	int too_many;
 	struct site_acc *sites;
 	size_t nsites;
 	struct site_cache *cache;
@@ -60,10 +61,19 @@ struct ctx {
 	struct memtrace_sites *out;
 };
 
+/* What a report keeps of a trace's allocation records (a crafted file of
+ * small zstd chunks could claim gigabytes): 64 bytes each in memory. */
+#define MAX_ALLOC_EVENTS	(1u << 24)
+#define MAX_ALLOC_STACKS	(1u << 20)
+
 static void on_rec(void *p, const struct trace_alloc *a)
 {
 	struct ctx *c = p;
 
+	if (c->nev == MAX_ALLOC_EVENTS) {
+		c->too_many = 1;
+		return;
+	}
 	if (c->nev == c->cap_ev) {
 		c->cap_ev = c->cap_ev ? c->cap_ev * 2 : 1024;
 		c->ev = mt_xrealloc(c->ev, c->cap_ev * sizeof(*c->ev));
@@ -75,16 +85,62 @@ static void on_stack(void *p, const struct trace_alloc_stack *s)
 {
 	struct ctx *c = p;
 
-	for (size_t i = 0; i < c->nstacks; i++)
-		if (c->stacks[i].id == s->id)
-			return;		/* the first copy counts */
-	c->stacks = mt_xrealloc(c->stacks, (c->nstacks + 1) * sizeof(*c->stacks));
-	struct stack_rec *r = &c->stacks[c->nstacks++];
+	if (c->nstacks == MAX_ALLOC_STACKS) {
+		c->too_many = 1;
+		return;
+	}
+	if (c->nstacks == c->cap_stacks) {
+		c->cap_stacks = c->cap_stacks ? c->cap_stacks * 2 : 256;
+		c->stacks = mt_xrealloc(c->stacks, c->cap_stacks * sizeof(*c->stacks));
+	}
+	struct stack_rec *r = &c->stacks[c->nstacks];
 	r->id = s->id;
 	r->n = s->n;
+	r->order = (uint32_t)c->nstacks++;
 	r->ips = mt_xcalloc(s->n ? s->n : 1, sizeof(uint64_t));
 	for (uint32_t i = 0; i < s->n; i++)
 		r->ips[i] = get_le64(s->ips + 8 * i);
+}
+
+static int by_id(const void *x, const void *y)
+{
+	const struct stack_rec *a = x, *b = y;
+
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* Stacks by id for bsearch; of two with one id the first written counts. */
+static void index_stacks(struct ctx *c)
+{
+	size_t k = 0;
+
+	if (!c->nstacks)
+		return;
+	qsort(c->stacks, c->nstacks, sizeof(*c->stacks), by_id);
+	for (size_t i = 0; i < c->nstacks; i++) {
+		if (k && c->stacks[k - 1].id == c->stacks[i].id) {
+			free(c->stacks[i].ips);
+			continue;
+		}
+		c->stacks[k++] = c->stacks[i];
+	}
+	c->nstacks = k;
+}
+
+static const struct stack_rec *find_stack(const struct ctx *c, uint32_t id)
+{
+	size_t lo = 0, hi = c->nstacks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->stacks[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nstacks && c->stacks[lo].id == id ? &c->stacks[lo] : NULL;
 }
 
 /* Pass 1: every ALLOCS chunk. */
@@ -97,6 +153,12 @@ static int read_allocs(struct ctx *c, struct memtrace_trace *t, char *err, size_
 		if (ch.type == CHUNK_ALLOCS &&
 		    trace_allocs_decode(ch.data, ch.len, on_rec, on_stack, c, err, errlen))
 			return -1;
+	if (rc >= 0 && c->too_many) {
+		snprintf(err, errlen, "more than %u allocation records or %u stacks: not read",
+			 MAX_ALLOC_EVENTS, MAX_ALLOC_STACKS);
+		return -1;
+	}
+	index_stacks(c);
 	return rc;
 }
 
@@ -210,10 +272,7 @@ static long site_of(struct ctx *c, const struct trace_alloc *e)
 	for (i = k & (c->cache_cap - 1); c->cache[i].used; i = (i + 1) & (c->cache_cap - 1))
 		if (c->cache[i].stack == e->stack && c->cache[i].caller == e->caller)
 			return c->cache[i].site;
-	const struct stack_rec *st = NULL;
-	for (size_t j = 0; e->stack != ALLOC_NO_STACK && j < c->nstacks && !st; j++)
-		if (c->stacks[j].id == e->stack)
-			st = &c->stacks[j];
+	const struct stack_rec *st = e->stack != ALLOC_NO_STACK ? find_stack(c, e->stack) : NULL;
 	long site = name_site(c, st, e->caller, e->pid, e->time);
 	c->cache[i] = (struct site_cache){ k, e->caller, e->stack, site, 1 };
 	c->ncache++;
@@ -366,7 +425,8 @@ static void finish(struct ctx *c)
 
 	for (size_t i = 0; i < c->nsites; i++)
 		c->sites[i].s.line = (unsigned)i;	/* remember the old index */
-	qsort(c->sites, c->nsites, sizeof(*c->sites), by_samples);
+	if (c->nsites)
+		qsort(c->sites, c->nsites, sizeof(*c->sites), by_samples);
 	for (size_t i = 0; i < c->nsites; i++) {
 		old_of[i] = c->sites[i].s.line;
 		new_of[old_of[i]] = (uint32_t)i;

@@ -314,6 +314,38 @@ TEST(trace_without_allocs)
 	unlink(path);
 }
 
+TEST(frees_only)
+{
+	/* a recording that saw only frees (blocks from before it): no site */
+	char err[256] = "", path[64];
+	static const char meta[] = "time_unit=insn\nstart_time=1000\n";
+	struct bytebuf recs = { 0 }, none = { 0 }, chunk = { 0 };
+
+	snprintf(path, sizeof(path), "/tmp/test_alloc_frees.%d.mtrace", (int)getpid());
+	struct trace_writer *w = trace_writer_open(path);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	trace_alloc_put(&recs, &events[2]);
+	trace_allocs_payload(&chunk, &recs, 1, &none, 0);
+	trace_write_chunk(w, CHUNK_HEADER, CODEC_STORED, meta, sizeof(meta) - 1, 0);
+	trace_write_chunk(w, CHUNK_ALLOCS, CODEC_STORED, chunk.data, chunk.len, 1);
+	trace_write_samples(w, samples, 3, COLS_REQUIRED);
+	CHECK(!trace_writer_close(w));
+	struct memtrace_sites *s = memtrace_sites_compute(path, NULL, err, sizeof(err));
+	CHECK(s != NULL);
+	if (s) {
+		CHECK_EQ_U64(s->n, 0);
+		CHECK_EQ_U64(s->nblocks, 0);
+		CHECK_EQ_U64(s->samples, 3);
+		CHECK_EQ_U64(s->attributed, 0);
+		memtrace_sites_free(s);
+	}
+	bytebuf_free(&recs);
+	bytebuf_free(&chunk);
+	unlink(path);
+}
+
 int main(void)
 {
 	return test_main();

@@ -164,6 +164,19 @@ static void add_needed(const char *path, struct alloc_files *f)
 	close(fd);
 }
 
+/* Does path start with the ELF magic? */
+static int is_elf(const char *path)
+{
+	unsigned char m[4] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, m, sizeof(m));
+	close(fd);
+	return n == 4 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' && m[3] == 'F';
+}
+
 void alloc_files_of_command(const char *cmd, struct alloc_files *f)
 {
 	char path[4096], lib[4096];
@@ -186,6 +199,10 @@ void alloc_files_of_command(const char *cmd, struct alloc_files *f)
 		alloc_files_add(f, path);
 		add_needed(path, f);
 	}
+	/* a script: its interpreter is not known before it runs; the system's
+	 * libc (the one memtracectl runs on) is the likely allocator */
+	if (path[0] && !is_elf(path))
+		alloc_files_of_pid(getpid(), f);
 	/* LD_PRELOAD=libjemalloc.so.2: space or colon separated */
 	const char *pre = getenv("LD_PRELOAD");
 	while (pre && *pre) {

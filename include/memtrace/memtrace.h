@@ -4,6 +4,7 @@
 
 #include "report.h"
 #include "resolve.h"
+#include "sites.h"
 #include "trace.h"
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "uapi/memtrace.h"
 #include "source/source.h"
+#include "source/alloc_probe.h"
 #include "cmd/commands.h"
 #include "record/loop.h"
 #include "record/recorder.h"
@@ -58,6 +59,17 @@ static void usage(FILE *out)
 		"      --kernel           with -a: also sample kernel-mode accesses\n"
 		"      --ring N           module backend: records per CPU ring (power of two, <= 1M);\n"
 		"                         bpf backend: the shared ring holds N records per CPU\n"
+		"      --allocs           also record allocation sites: uprobes on the target's\n"
+		"                         malloc/calloc/realloc/free/posix_memalign/aligned_alloc/\n"
+		"                         mmap/munmap/mremap (glibc, jemalloc, tcmalloc) with user\n"
+		"                         stacks (report --by-site)\n"
+		"      --alloc-large N    --allocs: blocks of N bytes or more always (default 64K)\n"
+		"      --alloc-rate N     --allocs: smaller blocks sampled, one per N bytes allocated\n"
+		"                         on average (default 512K; 1 = every block)\n"
+		"      --alloc-symbols L  --allocs: more entry points, NAME=ROLE[,...] (ROLE: malloc,\n"
+		"                         calloc, realloc, memalign, posix_memalign, free, mmap,\n"
+		"                         munmap, mremap)\n"
+		"      --alloc-lib FILE   --allocs: look for them in FILE too (a custom allocator)\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Ctrl-C or SIGTERM ends the recording and leaves a complete file; so does a write\n"
@@ -219,6 +231,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "damon-intervals", required_argument, NULL, 'I' },
 		{ "damon-regions", required_argument, NULL, 'M' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "allocs", no_argument, NULL, 0x100 },
+		{ "alloc-rate", required_argument, NULL, 0x101 },
+		{ "alloc-large", required_argument, NULL, 0x102 },
+		{ "alloc-symbols", required_argument, NULL, 0x103 },
+		{ "alloc-lib", required_argument, NULL, 0x104 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -298,6 +315,18 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return 2;
 			}
 			break;
+		case 0x100: o->allocs = true; break;
+		case 0x101:
+		case 0x102:
+			if (mt_parse_size(optarg, &v) || !v || v > (1ull << 31)) {
+				mt_err("invalid %s '%s' (bytes, 1 to 2G)",
+				       c == 0x101 ? "--alloc-rate" : "--alloc-large", optarg);
+				return 2;
+			}
+			*(c == 0x101 ? &o->alloc_rate : &o->alloc_large) = v;
+			break;
+		case 0x103: o->alloc_symbols = optarg; break;
+		case 0x104: o->alloc_lib = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "memtracectl: see 'memtracectl record --help'\n");
@@ -348,6 +377,10 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 	rc = pick_backend(o, &b);
 	if (rc)
 		return rc;
+	if (o->allocs && !strcmp(b->name, "valgrind")) {
+		mt_err("--allocs needs the perf, bpf or module backend (valgrind replaces malloc)");
+		return 2;
+	}
 
 	char cmdline[1024];
 	size_t pos = 0;
@@ -359,14 +392,24 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 			break;
 		pos += (size_t)n;
 	}
+	struct alloc_probe *ap = NULL;
+	if (o->allocs && !(ap = alloc_probe_new(o)))
+		return 2;
 	struct recorder *r = recorder_open(o->output, cmdline, o->force ? WRITER_FORCE : 0);
-	if (!r)
+	if (!r) {
+		alloc_probe_free(ap);
 		return 1;
+	}
+	if (ap) {
+		struct recorder_side side = alloc_probe_side(ap);
+		recorder_add_side(r, &side);
+	}
 	record_install_signals();
 	rc = record_source(b, o, r);
 	uint64_t samples = recorder_samples(r);
 	if (recorder_close(r))	/* never under way: FILE is left as it was */
 		rc = -1;
+	alloc_probe_free(ap);
 	/* the command's own exit status, as perf record and time give it */
 	int child = o->argv ? target_child_result(1000) : -1;
 	if (child >= 126 && child <= 127 && rc)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "memtrace/report.h"
+#include "memtrace/sites.h"
 
 /* pid: report --pid (0: all), for the fault-kind rows */
 void render_text(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid);
@@ -29,5 +30,11 @@ void render_json_kinds(FILE *f, const char *path, uint32_t pid);
 /* render_damon.c: the region-level part (nothing without REGIONS chunks) */
 void render_text_damon(FILE *f, const char *path);
 void render_json_damon(FILE *f, const char *path);
+
+/* render_sites.c: report --by-site */
+void render_text_sites(FILE *f, const char *path, const struct memtrace_report *r,
+		       const struct memtrace_sites *s);
+void render_json_sites(FILE *f, const char *path, const struct memtrace_report *r,
+		       const struct memtrace_sites *s);
 
 #endif

@@ -16,7 +16,7 @@ struct report_opts {
 	const char *window, *interval, *series;
 	uint64_t bucket;
 	size_t top;
-	int json, per_process;
+	int json, per_process, by_site;
 	uint32_t pid;
 	double sensitivity;
 };
@@ -35,6 +35,9 @@ static void usage(FILE *out)
 		"  -p, --pid PID          only the samples of process PID (its addresses as they are)\n"
 		"      --per-process      one WSS and hot summary per process, and the buckets\n"
 		"                         in shared mappings (counted once for all processes)\n"
+		"      --by-site          allocation sites (a trace recorded with --allocs): bytes,\n"
+		"                         blocks, samples, buckets and lifetime per site, and the\n"
+		"                         hot data buckets with their sites\n"
 		"      --json             machine-readable output on stdout\n"
 		"      --series FILE      write time,wss_data,wss_code (buckets) per interval as CSV,\n"
 		"                         then the data estimate: samples,f1,f2,est_data,est_data_lo,\n"
@@ -62,6 +65,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 		{ "sensitivity", required_argument, NULL, 'g' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "per-process", no_argument, NULL, 'P' },
+		{ "by-site", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -96,6 +100,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 			o->pid = (uint32_t)v;
 			break;
 		case 'P': o->per_process = 1; break;
+		case 'A': o->by_site = 1; break;
 		case 's': o->series = optarg; break;
 		case 'g': {
 			char *end;
@@ -178,6 +183,27 @@ static int parse_durations(const char *path, const struct report_opts *o,
 	return 0;
 }
 
+/* --by-site: the sites beside the report's hot buckets; frees r. */
+static int report_sites(const char *path, const struct report_opts *o,
+			const struct memtrace_report_config *cfg, struct memtrace_report *r)
+{
+	char err[512];
+	struct memtrace_sites *s = memtrace_sites_compute(path, cfg, err, sizeof(err));
+
+	if (!s) {
+		mt_err("%s", err);
+		memtrace_report_free(r);
+		return 1;
+	}
+	if (o->json)
+		render_json_sites(stdout, path, r, s);
+	else
+		render_text_sites(stdout, path, r, s);
+	memtrace_sites_free(s);
+	memtrace_report_free(r);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .top = 10, .sensitivity = 1.0 };
@@ -212,6 +238,8 @@ int cmd_report(int argc, char **argv)
 		memtrace_report_free(r);
 		return 1;
 	}
+	if (o.by_site)
+		return report_sites(path, &o, &cfg, r);
 	if (o.json)
 		render_json(stdout, path, r, o.pid);
 	else

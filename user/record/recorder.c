@@ -85,6 +85,9 @@ int recorder_begin(struct recorder *r, uint64_t start, pid_t pid)
 	recorder_meta(r, "start_realtime", "%s", now);
 	recorder_meta(r, "start_time", "%llu", (unsigned long long)start);
 	recorder_meta(r, "command", "%s", r->command);
+	for (int i = 0; i < r->nsides; i++)
+		if (r->sides[i].begin && r->sides[i].begin(r->sides[i].state, r, pid))
+			return -1;
 
 	take_meta(r);
 	r->start = start;
@@ -177,6 +180,28 @@ static int flush_side_chunks(struct recorder *r, uint64_t now)
 	return rc ? -1 : 0;
 }
 
+int recorder_add_side(struct recorder *r, const struct recorder_side *side)
+{
+	if (r->nsides == RECORDER_MAX_SIDES)
+		return -1;
+	r->sides[r->nsides++] = *side;
+	return 0;
+}
+
+int recorder_write_chunk(struct recorder *r, unsigned type, const void *raw, size_t len,
+			 uint32_t count)
+{
+	return trace_write_chunk(r->w, type, CODEC_ZSTD, raw, len, count);
+}
+
+static int sides_tick(struct recorder *r)
+{
+	for (int i = 0; i < r->nsides; i++)
+		if (r->sides[i].tick && r->sides[i].tick(r->sides[i].state, r))
+			return -1;
+	return 0;
+}
+
 int recorder_tick(struct recorder *r, uint64_t now)
 {
 	if (!r->begun || r->failed)
@@ -185,7 +210,7 @@ int recorder_tick(struct recorder *r, uint64_t now)
 	uint64_t wall = mt_now_ns();
 	int windows = wall - r->flushed_at >= FLUSH_EVERY_NS;
 	if (merge_flush(r, limit) || flush_side_chunks(r, now) ||
-	    (windows && live_wss_write(r, 1))) {
+	    (windows && live_wss_write(r, 1)) || sides_tick(r)) {
 		r->failed = 1;
 		return -1;
 	}
@@ -209,6 +234,9 @@ int recorder_end(struct recorder *r, const char *reason)
 		live_wss_finish(r);
 		rc |= live_wss_write(r, 1);
 		rc |= flush_side_chunks(r, r->last_time);
+		for (int i = 0; i < r->nsides; i++)
+			if (r->sides[i].end && r->sides[i].end(r->sides[i].state, r))
+				rc = -1;
 	}
 	/* the recording's end, not its last sample: a clock trace ends now (the
 	 * clock of the samples); an instruction trace, or an imported one, at

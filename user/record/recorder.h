@@ -101,6 +101,26 @@ void recorder_name_stack(struct recorder *r, pid_t pid, uint64_t addr);
  */
 int recorder_tick(struct recorder *r, uint64_t now);
 
+/*
+ * A side tracer that writes chunks of its own (record --allocs).  begin:
+ * in recorder_begin, before the HEADER is written (it may add metadata);
+ * pid is the target (a command before its exec), 0 for -a.  tick: every
+ * recorder_tick.  end: in recorder_end, before the END chunk.  Each returns
+ * 0, or -1 after a one-line error (the recording fails).
+ */
+struct recorder_side {
+	int (*begin)(void *state, struct recorder *r, pid_t pid);
+	int (*tick)(void *state, struct recorder *r);
+	int (*end)(void *state, struct recorder *r);
+	void *state;
+};
+#define RECORDER_MAX_SIDES	4
+/* Before recorder_begin; -1 when RECORDER_MAX_SIDES are there. */
+int recorder_add_side(struct recorder *r, const struct recorder_side *side);
+/* A side tracer's chunk (zstd), after the samples merged so far. */
+int recorder_write_chunk(struct recorder *r, unsigned type, const void *raw, size_t len,
+			 uint32_t count);
+
 /* Flushes everything and writes the END chunk. */
 int recorder_end(struct recorder *r, const char *reason);
 

@@ -69,6 +69,8 @@ struct recorder {
 	int tty;
 	int failed;
 	int offline;		/* recorder_offline(): never read /proc */
+	struct recorder_side sides[RECORDER_MAX_SIDES];	/* recorder_add_side() */
+	int nsides;
 };
 
 /* host_meta.c: host, kernel, arch, cpu_model, ... unless set already. */

@@ -42,6 +42,11 @@ struct record_opts {
 	long scan_period_ms;	/* --scan-period: hint-faults' NUMA scan period, 0 = kernel's */
 	/* -e damon: --damon-intervals SAMPLE,AGGR and --damon-regions MIN,MAX, 0 = default */
 	uint64_t damon_sample_us, damon_aggr_us, damon_min_regions, damon_max_regions;
+	bool allocs;		/* --allocs: allocation probes (source/alloc_probe.h) */
+	uint64_t alloc_rate;	/* --alloc-rate: mean bytes between small samples, 0 = default */
+	uint64_t alloc_large;	/* --alloc-large: blocks this large always, 0 = default */
+	const char *alloc_symbols;	/* --alloc-symbols NAME=ROLE,... */
+	const char *alloc_lib;	/* --alloc-lib FILE: probe this file's functions too */
 };
 
 /*

@@ -8,6 +8,8 @@
 #include "trace/codec.h"
 #include "trace/format.h"
 #include "trace/writer.h"
+#include "trace/allocs.h"
+#include "memtrace/sites.h"
 #include "util/util.h"
 
 struct memtrace_writer {
@@ -179,6 +181,34 @@ int memtrace_writer_damon_regions(struct memtrace_writer *mw,
 		rc = trace_write_chunk(mw->w, CHUNK_REGIONS, CODEC_ZSTD, b.data, b.len, (uint32_t)k);
 	}
 	bytebuf_free(&b);
+	if (rc)
+		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
+	return rc;
+}
+
+int memtrace_writer_allocs(struct memtrace_writer *mw, const struct memtrace_alloc *a, size_t n,
+			   char *err, size_t errlen)
+{
+	struct bytebuf recs = { 0 }, none = { 0 }, chunk = { 0 };
+
+	if (n > CHUNK_MAX_SAMPLES) {
+		snprintf(err, errlen, "%zu allocation records in one chunk (at most %u)", n,
+			 CHUNK_MAX_SAMPLES);
+		return -1;
+	}
+	if (flush_threads(mw, err, errlen))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct trace_alloc t = { .time = a[i].time, .addr = a[i].addr, .size = a[i].size,
+					 .old_addr = a[i].old_addr, .caller = a[i].caller,
+					 .weight = a[i].weight, .pid = a[i].pid, .tid = a[i].tid,
+					 .stack = ALLOC_NO_STACK, .kind = (uint8_t)a[i].kind };
+		trace_alloc_put(&recs, &t);
+	}
+	trace_allocs_payload(&chunk, &recs, (uint32_t)n, &none, 0);
+	int rc = trace_write_chunk(mw->w, CHUNK_ALLOCS, CODEC_ZSTD, chunk.data, chunk.len, (uint32_t)n);
+	bytebuf_free(&recs);
+	bytebuf_free(&chunk);
 	if (rc)
 		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
 	return rc;

@@ -25,6 +25,7 @@ enum chunk_type {
 	CHUNK_END = 7,
 	CHUNK_REGIONS = 8,	/* DAMON regions, one row per region per aggregation */
 	CHUNK_WINDOWS2 = 10,	/* WINDOWS with the estimator's counts */
+	CHUNK_ALLOCS = 11,	/* allocator events and their stacks (record --allocs) */
 };
 
 enum chunk_codec {

@@ -4,6 +4,11 @@ sample class (sampled accesses, accesses, page faults: lib.Trace.words).
 
     memtrace-analyze heatmap TRACE -o heatmap.png [--bucket 4K] [--width 1000]
         [--max-rows 1024] [--range LO-HI] [--mapping NAME] [--time-range A-B]
+        [--sites]
+
+--sites (a trace recorded with --allocs): the ranges are named by the
+allocation sites of the blocks there (memtrace_sites_compute), and each
+block is outlined over its lifetime in its site's colour.
 
 The library decodes the time and addr columns (filtered) into numpy arrays;
 binning them is plotting and stays here.  Range labels come from
@@ -40,6 +45,7 @@ class View:
 
     def __init__(self, tr, sel, cols=None, layout=None):
         self.tr, self.sel = tr, sel
+        self.layout_is_addr = True
         self.cols = tr.read(COLUMNS + ("pid",), sel) if cols is None else cols
         self.t0, self.t1 = time_span(tr, sel)
         self.clip = sel.clip
@@ -47,7 +53,8 @@ class View:
         if layout is None:
             if tr.info.maps:
                 r = lib.Resolver(tr.path)
-                if sel.pid or "pid" not in self.cols:
+                self.layout_is_addr = bool(sel.pid or "pid" not in self.cols)
+                if self.layout_is_addr:
                     layout = r.layout(sel.pid)
                 else:   # as report buckets them: the target's addresses, the others' tagged
                     self.cols["addr"] = r.keys(self.cols["pid"], self.cols["addr"])
@@ -56,6 +63,22 @@ class View:
             else:
                 layout = []
         self.layout = layout
+        self.site_blocks = None     # set_sites()
+
+    def set_sites(self, s):
+        """Names the ranges by allocation site: s from sites.sites()."""
+        b = s["blocks"]
+        keep = np.ones(b["key_start"].size, bool)
+        start, end = b["key_start"].copy(), b["key_end"].copy()
+        if self.sel.pid or self.layout_is_addr:
+            keep = b["pid"] == (self.sel.pid or self.tr.info.target_pid)
+            mask = np.uint64((1 << 48) - 1)
+            start, end = start & mask, end - (b["key_start"] - (b["key_start"] & mask))
+        names = [x["name"] for x in s["sites"]]
+        self.site_names = names
+        self.site_blocks = [(int(a), int(e), int(t0), int(t1), int(k))
+                            for a, e, t0, t1, k, ok in zip(start, end, b["t0"], b["t1"], b["site"], keep) if ok]
+        self.layout = _site_layout(self.site_blocks, names, self.layout)
 
     @property
     def n(self):
@@ -95,6 +118,62 @@ def _groups(layout, lo, hi):
     return out
 
 
+def _site_layout(blocks, names, layout):
+    """The layout with the address ranges of recorded blocks named by their
+    sites ("A / B" where blocks of several sites held the same addresses at
+    different times); the rest keeps its mapping names."""
+    edges = sorted({a for b in blocks for a in b[:2]})
+    pieces = []
+    for lo, hi in zip(edges, edges[1:]):
+        sites = sorted({b[4] for b in blocks if b[0] < hi and b[1] > lo})
+        if sites:
+            name = " / ".join(names[k] for k in sites)
+            if pieces and pieces[-1][2] == name and pieces[-1][1] == lo:
+                pieces[-1][1] = hi
+            else:
+                pieces.append([lo, hi, name, "site"])
+    out = []
+    for (start, end, name, perms) in layout:     # mappings minus the site ranges
+        cur = start
+        for (a, b, _n, _p) in pieces:
+            if b <= cur or a >= end:
+                continue
+            if a > cur:
+                out.append((cur, a, name, perms))
+            cur = max(cur, b)
+        if cur < end:
+            out.append((cur, end, name, perms))
+    out += [tuple(p) for p in pieces]
+    return sorted(out)
+
+
+def _draw_blocks(ax, data, view, tax, spans):
+    """Outlines each recorded block over its lifetime, one colour per site;
+    spans: (lo, hi, y, h) of the drawn address ranges."""
+    import matplotlib.patches as mpatches
+    import matplotlib.pyplot as plt
+
+    cmap = plt.get_cmap("tab10")
+    used = {}
+    st = view.tr.start_time
+    for (a, e, t0, t1, k) in view.site_blocks:
+        t1 = min(t1, data.t1)
+        if t1 <= data.t0 or t0 >= data.t1:
+            continue
+        for (lo, hi, y, h) in spans:
+            if a < hi and e > lo:
+                ya = y + (max(a, lo) - lo) / (hi - lo) * h
+                yb = y + (min(e, hi) - lo) / (hi - lo) * h
+                x0, x1 = tax(max(t0, data.t0) - st), tax(t1 - st)
+                ax.add_patch(mpatches.Rectangle((x0, ya), x1 - x0, yb - ya, fill=False,
+                                                ec=cmap(k % 10), lw=1.2))
+                used[k] = cmap(k % 10)
+    handles = [mpatches.Patch(fill=False, ec=c, label=view.site_names[k]) for k, c in sorted(used.items())[:10]]
+    if handles:
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=3, fontsize=7,
+                  title="allocation sites (blocks outlined over their lifetime)", title_fontsize=7)
+
+
 def _thin_labels(cands, total, min_sep=0.03):
     """Keeps the labels of the largest groups that do not crowd each other,
     mappings before unmapped stretches (an occupied range is padded to whole
@@ -128,8 +207,9 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
     heights = [max(r, minh) for r in rows]
     y = 0.0
     img = None
-    cands, rticks, rlabels = [], [], []
+    cands, rticks, rlabels, spans = [], [], [], []
     for i, ((lo, hi), r, h) in enumerate(zip(axis.ranges, rows, heights)):
+        spans.append((lo, hi, y, h))
         block = data.counts[axis.row0[i]:axis.row0[i + 1]]
         masked = np.ma.masked_less(block, 1)
         img = ax.imshow(masked, origin="lower", aspect="auto", cmap=cmap, norm=norm,
@@ -155,6 +235,8 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
                     rticks.append(y + (a - lo) / (hi - lo) * h)
                     rlabels.append("%#x" % a)
         y += h
+    if view.site_blocks:
+        _draw_blocks(ax, data, view, tax, spans)
     ticks, labels = _thin_labels(cands, max(y, 1))
     ax.set_xlim(x0, x1)
     ax.set_ylim(0, max(y, 1))
@@ -217,6 +299,8 @@ def add_args(p):
     p.add_argument("--width", type=int, default=1000, help="time bins (default 1000)")
     p.add_argument("--max-rows", type=int, default=1024, help="address rows at most (default 1024)")
     p.add_argument("--gap", default=None, help="cut out unoccupied address stretches above this size (default 1M)")
+    p.add_argument("--sites", action="store_true",
+                   help="name ranges by allocation site and outline each block (trace recorded with --allocs)")
     add_filter_args(p)
 
 
@@ -228,6 +312,9 @@ def run(args, traces):
     sel = make_selection(tr, args)
     view = View(tr, sel)
     need_samples(view.n, tr, sel, "heatmap")
+    if getattr(args, "sites", False):
+        from .sites import sites
+        view.set_sites(sites(tr.path, sel=sel))
     bucket = lib.parse_size(args.bucket) if args.bucket else tr.bucket_default
     gap = lib.parse_size(args.gap) if args.gap else None
     out = args.output or "heatmap.png"

@@ -25,6 +25,7 @@ typedef int pid_t;
 enum bpf_map_type {
 	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_STACK_TRACE = 7,
 	BPF_MAP_TYPE_CGROUP_ARRAY = 8,
 	BPF_MAP_TYPE_ARRAY_OF_MAPS = 12,
 	BPF_MAP_TYPE_RINGBUF = 27,
@@ -33,6 +34,7 @@ enum bpf_map_type {
 enum { BPF_ANY = 0, BPF_NOEXIST = 1, BPF_EXIST = 2 };
 enum { BPF_RB_NO_WAKEUP = 1, BPF_RB_FORCE_WAKEUP = 2 };
 enum { BPF_RB_AVAIL_DATA = 0 };
+enum { BPF_F_USER_STACK = 1 << 8 };
 
 /*
  * The program context of a perf_event program: the uapi layout (the

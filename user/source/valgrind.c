@@ -328,9 +328,10 @@ static int vg_drain(void *state, struct recorder *r, const struct pollfd *pfd, i
 		 * anything else: its first data access lies in the guest's
 		 * main stack, which valgrind maps as an anonymous mapping.
 		 */
-		if (p->first_addr)
+		if (p->first_addr) {	/* no snapshot before: its [stack] would be unnamed */
 			recorder_name_stack(r, v->pid, p->first_addr);
-		recorder_maps_changed(r, v->pid);
+			recorder_maps_changed(r, v->pid);
+		}
 		step->tick = true;
 		v->last_tick = step->wall;
 		v->tick_samples = p->samples;

@@ -25,8 +25,10 @@ expect_error "cannot execute no-such-program-here: command not found" "$MT" reco
 [ ! -e "$TMP/n.mtrace" ] || fail "a failed record left a file behind"
 # the command's maps are its own from its first sample on: one snapshot
 # stamped at the start, taken after its exec (never the collector's own
-# maps from before the exec), so its first faults already resolve
-"$MT" record -e page-faults -c 1 -o "$TMP/m.mtrace" -- "$WL/pageramp" -n 256 -c 2 >/dev/null 2>&1 ||
+# maps from before the exec), so its first faults already resolve.  (The
+# collector polls for the new image's maps: a command that is over within
+# a millisecond or two of its exec may be gone first; this one sleeps.)
+"$MT" record -e page-faults -c 1 -o "$TMP/m.mtrace" -- "$WL/pageramp" -n 256 -c 2 -g 300 >/dev/null 2>&1 ||
 	fail "record of pageramp failed"
 "$MT" dump --meta "$TMP/m.mtrace" >"$TMP/m.meta"
 start=$(sed -n 's/^start_time=//p' "$TMP/m.meta")

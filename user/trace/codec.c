@@ -38,20 +38,6 @@ void bytebuf_free(struct bytebuf *b)
 	b->len = b->cap = 0;
 }
 
-static uint64_t column_value(const struct memtrace_sample *s, int col)
-{
-	switch (col) {
-	case COL_TIME: return s->time;
-	case COL_ADDR: return s->addr;
-	case COL_PID: return s->pid;
-	case COL_TID: return s->tid;
-	case COL_CPU: return s->cpu;
-	case COL_IP: return s->ip;
-	case COL_WEIGHT: return s->weight;
-	default: return s->data_src;
-	}
-}
-
 static void set_column(struct memtrace_sample *s, int col, uint64_t v)
 {
 	switch (col) {
@@ -89,49 +75,67 @@ static inline uint64_t unzigzag(uint64_t x)
 	return (x >> 1) ^ (0 - (x & 1));
 }
 
-static void encode_column(const struct memtrace_sample *s, size_t n, int col,
-			  uint64_t *tmp, struct bytebuf *out)
+/* The values of one column. */
+static void column_gather(const struct memtrace_sample *s, size_t n, int col, uint64_t *v)
 {
-	uint64_t min = n ? column_value(&s[0], col) : 0, maxoff = 0, maxzz = 0;
-	uint64_t prev;
+	size_t i;
 
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = column_value(&s[i], col);
-		if (v < min)
-			min = v;
+	switch (col) {
+	case COL_TIME: for (i = 0; i < n; i++) v[i] = s[i].time; break;
+	case COL_ADDR: for (i = 0; i < n; i++) v[i] = s[i].addr; break;
+	case COL_PID: for (i = 0; i < n; i++) v[i] = s[i].pid; break;
+	case COL_TID: for (i = 0; i < n; i++) v[i] = s[i].tid; break;
+	case COL_CPU: for (i = 0; i < n; i++) v[i] = s[i].cpu; break;
+	case COL_IP: for (i = 0; i < n; i++) v[i] = s[i].ip; break;
+	case COL_WEIGHT: for (i = 0; i < n; i++) v[i] = s[i].weight; break;
+	default: for (i = 0; i < n; i++) v[i] = s[i].data_src; break;
 	}
-	prev = min;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = column_value(&s[i], col);
-		uint64_t off = v - min, zz = zigzag(v - prev);
-		if (off > maxoff)
-			maxoff = off;
-		if (zz > maxzz)
-			maxzz = zz;
-		prev = v;
+}
+
+/*
+ * One column: its minimum as base, then either offsets from it or
+ * zigzag deltas (the first from the base), whichever needs fewer bytes,
+ * stored as byte planes (plane b holds byte b of every value).  v and t:
+ * n values of scratch each; plain loops the compiler vectorizes.
+ */
+static void encode_column(const struct memtrace_sample *s, size_t n, int col,
+			  uint64_t *v, uint64_t *t, struct bytebuf *out)
+{
+	column_gather(s, n, col, v);
+	uint64_t min = n ? v[0] : 0, max = min, maxzz = 0;
+	for (size_t i = 1; i < n; i++) {
+		uint64_t x = v[i], zz = zigzag(x - v[i - 1]);
+		min = x < min ? x : min;
+		max = x > max ? x : max;
+		maxzz = zz > maxzz ? zz : maxzz;
 	}
-	unsigned woff = width_of(maxoff), wdelta = width_of(maxzz);
+	if (n && zigzag(v[0] - min) > maxzz)
+		maxzz = zigzag(v[0] - min);
+	unsigned woff = width_of(max - min), wdelta = width_of(maxzz);
 	unsigned transform = wdelta < woff ? 1 : 0;
 	unsigned width = transform ? wdelta : woff;
-
-	prev = min;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = column_value(&s[i], col);
-		tmp[i] = transform ? zigzag(v - prev) : v - min;
-		prev = v;
-	}
 
 	unsigned char hdr[COL_HDR_SIZE] = { 0 };
 	hdr[0] = (unsigned char)transform;
 	hdr[1] = (unsigned char)width;
 	put_le64(hdr + 8, min);
 	bytebuf_put(out, hdr, sizeof(hdr));
+	if (!width || !n)
+		return;
+	if (transform) {
+		t[0] = zigzag(v[0] - min);
+		for (size_t i = 1; i < n; i++)
+			t[i] = zigzag(v[i] - v[i - 1]);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			t[i] = v[i] - min;
+	}
 	bytebuf_reserve(out, n * width);
 	unsigned char *p = out->data + out->len;
-	for (unsigned b = 0; b < width; b++) {
+	for (unsigned b = 0; b < width; b++, p += n) {
 		unsigned shift = 8 * b;
 		for (size_t i = 0; i < n; i++)
-			*p++ = (unsigned char)(tmp[i] >> shift);
+			p[i] = (unsigned char)(t[i] >> shift);
 	}
 	out->len += n * width;
 }
@@ -140,7 +144,7 @@ void sample_encode(const struct memtrace_sample *s, size_t n, uint32_t columns,
 		   struct bytebuf *out)
 {
 	unsigned char hdr[8];
-	uint64_t *tmp = mt_xmalloc((n ? n : 1) * sizeof(*tmp));
+	uint64_t *tmp = mt_xmalloc((n ? n : 1) * 2 * sizeof(*tmp));
 
 	columns = (columns | COLS_REQUIRED) & COLS_ALL;
 	put_le32(hdr, (uint32_t)n);
@@ -148,7 +152,7 @@ void sample_encode(const struct memtrace_sample *s, size_t n, uint32_t columns,
 	bytebuf_put(out, hdr, sizeof(hdr));
 	for (int col = 0; col < COL_COUNT; col++)
 		if (columns & (1u << col))
-			encode_column(s, n, col, tmp, out);
+			encode_column(s, n, col, tmp, tmp + (n ? n : 1), out);
 	free(tmp);
 }
 

@@ -9,6 +9,8 @@
 #   mt-bpf     memtracectl record --backend bpf  -e page-faults -c 1 (what
 #              -e page-faults picks as root where BPF works)
 #   perf       perf record -e page-faults -c 1 -d
+#   old-perf, old-bpf   the mt- modes with $MT_OLD (another build's
+#              memtracectl, e.g. of the commit before a change: side by side)
 # CPU time, not wall time: the machine is shared.  Target: fault_cost's own
 # CPU time (getrusage) minus the untraced run's of the same round, per sample.
 # Collector: the recorder's user+sys (GNU time, children included) minus the
@@ -21,8 +23,9 @@ cd "$top"
 reps=${1:-${REPS:-5}}
 pages=${PAGES:-4096} rounds=${ROUNDS:-200}
 modes=${MODES:-"mt-perf mt-bpf perf"}
-MT=${MT:-build/memtracectl} FC=build/bench/fault_cost
+MT=${MT:-build/memtracectl} FC=build/bench/fault_cost MT_OLD=${MT_OLD:-}
 [ -x $MT ] && [ -x $FC ] || { echo "bench/record: build first (make all)"; exit 1; }
+case " $modes " in *" old-"*) [ -x "$MT_OLD" ] || { echo "bench/record: old-* modes need MT_OLD=path/to/memtracectl"; exit 1; } ;; esac
 [ -x /usr/bin/time ] || { echo "bench/record: needs GNU time (/usr/bin/time)"; exit 1; }
 command -v perf >/dev/null || modes=${modes/perf/}
 tmp=$(mktemp -d)
@@ -33,7 +36,9 @@ rec() {	# rec MODE TARGET...: runs it under GNU time into $tmp/time, output file
 	shift
 	rm -f "$tmp/out.mtrace" "$tmp/out.data"
 	case $m in
-	mt-*) /usr/bin/time -f "%U %S %e" -o "$tmp/time" $MT record --backend "${m#mt-}" \
+	mt-*|old-*) local bin=$MT
+		[ "${m%%-*}" = old ] && bin=$MT_OLD
+		/usr/bin/time -f "%U %S %e" -o "$tmp/time" $bin record --backend "${m#*-}" \
 		-e page-faults -c 1 -o "$tmp/out.mtrace" --force -- "$@" ;;
 	perf) /usr/bin/time -f "%U %S %e" -o "$tmp/time" perf record -e page-faults -c 1 -d \
 		-o "$tmp/out.data" -- "$@" ;;
@@ -41,7 +46,7 @@ rec() {	# rec MODE TARGET...: runs it under GNU time into $tmp/time, output file
 }
 samples_of() {	# samples_of MODE: samples in the output of the last run
 	case $1 in
-	mt-*) $MT dump --meta "$tmp/out.mtrace" | sed -n 's/^samples=//p' ;;
+	mt-*|old-*) $MT dump --meta "$tmp/out.mtrace" | sed -n 's/^samples=//p' ;;
 	perf) sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$tmp/err" ;;
 	esac
 }

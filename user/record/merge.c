@@ -9,8 +9,8 @@
  * Instruction-time streams come ordered: one run, written as they come.
  *
  * Merged samples feed the live WSS at once and wait in a chunk buffer until
- * it holds RECORD_CHUNK_SAMPLES or is FLUSH_EVERY_NS old (a killed collector
- * loses at most that): fewer, larger chunks encode and compress better.
+ * it holds RECORD_CHUNK_SAMPLES or is RECORD_CHUNK_AGE_NS old (a killed
+ * collector loses at most that, the horizon and a tick): fewer, larger chunks encode and compress better.
  */
 #include "record/recorder_impl.h"
 
@@ -216,10 +216,17 @@ static int merge_runs(struct recorder *r, uint64_t limit)
 		sift_down(r, heap, n, i);
 	while (n) {
 		struct sample_run *run = &r->runs[heap[0]];
-		if (chunk_put(r, &run->s[run->head], 1))
+		/* the top run's samples up to the next run's head go at once */
+		int next = n < 2 ? -1 : n < 3 || head_before(r, heap[1], heap[2]) ? heap[1] : heap[2];
+		size_t k = 1;
+		while (run->head + k < run->n && run->s[run->head + k].time <= limit &&
+		       (next < 0 || !sample_before(&r->runs[next].s[r->runs[next].head],
+						   &run->s[run->head + k])))
+			k++;
+		if (chunk_put(r, &run->s[run->head], k))
 			return -1;
-		run->head++;
-		r->npending--;
+		run->head += k;
+		r->npending -= k;
 		if (run->head == run->n || run->s[run->head].time > limit)
 			heap[0] = heap[--n];
 		sift_down(r, heap, n, 0);
@@ -257,7 +264,7 @@ void merge_compact(struct recorder *r)
 }
 
 /* Merges pending samples with time <= limit into the chunk buffer; writes
- * it when full, or when all (the end) or it is FLUSH_EVERY_NS old. */
+ * it when full, or when all (the end) or it is RECORD_CHUNK_AGE_NS old. */
 int merge_flush(struct recorder *r, uint64_t limit, int all)
 {
 	if (r->npending && merge_runs(r, limit))
@@ -268,7 +275,7 @@ int merge_flush(struct recorder *r, uint64_t limit, int all)
 		wss_emit_until(&r->live_code, r->last_time);
 		wss_emit_until(&r->live_data, r->last_time);
 	}
-	if (r->nchunk && (all || mt_now_ns() - r->chunk_since >= FLUSH_EVERY_NS)) {
+	if (r->nchunk && (all || mt_now_ns() - r->chunk_since >= RECORD_CHUNK_AGE_NS)) {
 		r->chunk_live = 0;
 		if (chunk_write(r))
 			return -1;

@@ -24,6 +24,7 @@
 #define MAPS_SWEEP_EVERY_NS	1000000000ull	/* gone processes leave the maps table */
 
 #define RECORD_CHUNK_SAMPLES	65536	/* samples per SAMPLES chunk (<= CHUNK_MAX_SAMPLES) */
+#define RECORD_CHUNK_AGE_NS	500000000ull	/* a chunk not full is written this old */
 
 struct sample_run {		/* samples in (time, tid) order; s[head..n) not merged yet */
 	struct memtrace_sample *s;
@@ -96,8 +97,8 @@ uint64_t live_wss_pages(const struct recorder *r);	/* latest data WSS */
 void live_wss_free(struct recorder *r);
 
 /* merge.c: pending samples in time order into SAMPLES chunks: those with
- * time <= limit; the chunk buffer is written when full, FLUSH_EVERY_NS old,
- * or all is set. */
+ * time <= limit; the chunk buffer is written when full, RECORD_CHUNK_AGE_NS
+ * old, or all is set. */
 int merge_flush(struct recorder *r, uint64_t limit, int all);
 void merge_compact(struct recorder *r);	/* every run into one */
 void merge_free(struct recorder *r);

@@ -27,7 +27,10 @@ MT=${MT:-build/memtracectl} FC=build/bench/fault_cost MT_OLD=${MT_OLD:-}
 [ -x $MT ] && [ -x $FC ] || { echo "bench/record: build first (make all)"; exit 1; }
 case " $modes " in *" old-"*) [ -x "$MT_OLD" ] || { echo "bench/record: old-* modes need MT_OLD=path/to/memtracectl"; exit 1; } ;; esac
 [ -x /usr/bin/time ] || { echo "bench/record: needs GNU time (/usr/bin/time)"; exit 1; }
-command -v perf >/dev/null || modes=${modes/perf/}
+if ! command -v perf >/dev/null; then	# no perf record to compare with
+	modes=$(for m in $modes; do [ "$m" = perf ] || echo "$m"; done)
+	echo "bench/record: perf not installed: memtracectl alone"
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -50,13 +53,18 @@ samples_of() {	# samples_of MODE: samples in the output of the last run
 	perf) sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$tmp/err" ;;
 	esac
 }
-for m in $modes; do
+usable=
+for m in $modes; do	# a mode that cannot record here (no BPF, not root) is left out
+	rec "$m" true >/dev/null 2>"$tmp/err" || { echo "bench/record: $m left out: $(tail -1 "$tmp/err")"; continue; }
+	usable="$usable $m"
 	for i in 1 2 3; do
 		rec "$m" true >/dev/null 2>&1
 		read -r u s e <"$tmp/time"
 		echo "$m $u $s" >>"$tmp/fixed"
 	done
 done
+modes=$usable
+[ -n "$modes" ] || exit 1
 for i in $(seq "$reps"); do
 	base=$($FC "$pages" "$rounds" | sed -n 's/.*cpu_ns=//p')
 	for m in $modes; do
@@ -64,7 +72,9 @@ for i in $(seq "$reps"); do
 		read -r u s e <"$tmp/time"
 		bytes=$(stat -c %s "$tmp"/out.* | head -1)
 		t=$(sed -n 's/.*cpu_ns=//p' "$tmp/out")
-		echo "$m $i $base $t $u $s $(samples_of "$m") $bytes $e" >>"$tmp/runs"
+		lost=-1
+		case $m in mt-*|old-*) lost=$($MT dump --meta "$tmp/out.mtrace" | sed -n 's/^lost=//p') ;; esac
+		echo "$m $i $base $t $u $s $(samples_of "$m") $bytes $e $lost" >>"$tmp/runs"
 	done
 done
 /usr/bin/python3 - "$tmp/runs" "$tmp/fixed" "$modes" "$((pages * rounds))" <<'PY'
@@ -76,8 +86,8 @@ fixed = {m: st.median((float(x[1]) + float(x[2])) * 1e9 for x in map(str.split, 
 base = [float(x[2]) for x in rows if x[0] == modes[0]]
 print("%d faults, %d runs per mode, medians (range); untraced target CPU %.3f s" %
       (int(sys.argv[4]), len(base), st.median(base) / 1e9))
-print("%-8s %22s %22s %13s %11s %7s" % ("mode", "target +ns/sample", "collector ns/sample",
-                                        "samples", "B/sample", "wall s"))
+print("%-8s %22s %22s %13s %11s %7s %9s" % ("mode", "target +ns/sample", "collector ns/sample",
+                                             "samples", "B/sample", "wall s", "max lost"))
 res = {}
 for m in modes:
     r = [x for x in rows if x[0] == m]
@@ -86,9 +96,10 @@ for m in modes:
     col = [((float(x[4]) + float(x[5])) * 1e9 - float(x[3]) - fixed[m]) / int(x[6]) for x in r]
     bps = [int(x[7]) / int(x[6]) for x in r]
     res[m] = (st.median(tgt), st.median(col))
-    print("%-8s %10.0f (%4.0f-%4.0f) %10.0f (%4.0f-%4.0f) %13d %11.2f %7.2f" % (
+    lost = max(int(x[9]) for x in r)
+    print("%-8s %10.0f (%4.0f-%4.0f) %10.0f (%4.0f-%4.0f) %13d %11.2f %7.2f %9s" % (
         m, res[m][0], min(tgt), max(tgt), res[m][1], min(col), max(col), st.median(n),
-        st.median(bps), st.median(float(x[8]) for x in r)))
+        st.median(bps), st.median(float(x[8]) for x in r), lost if lost >= 0 else "-"))
 print("fixed collector cost (empty target), ms: " +
       ", ".join("%s %.0f" % (m, fixed[m] / 1e6) for m in modes))
 if "perf" in res:

@@ -209,7 +209,7 @@ int recorder_tick(struct recorder *r, uint64_t now)
 	uint64_t limit = now > r->horizon ? now - r->horizon : 0;
 	uint64_t wall = mt_now_ns();
 	int windows = wall - r->flushed_at >= FLUSH_EVERY_NS;
-	if (merge_flush(r, limit) || flush_side_chunks(r, now) ||
+	if (merge_flush(r, limit, 0) || flush_side_chunks(r, now) ||
 	    (windows && live_wss_write(r, 1)) || sides_tick(r)) {
 		r->failed = 1;
 		return -1;
@@ -230,7 +230,7 @@ int recorder_end(struct recorder *r, const char *reason)
 		return r->begun ? 0 : -1;
 	r->ended = 1;
 	if (!r->failed) {
-		rc |= merge_flush(r, UINT64_MAX);
+		rc |= merge_flush(r, UINT64_MAX, 1);
 		live_wss_finish(r);
 		rc |= live_wss_write(r, 1);
 		rc |= flush_side_chunks(r, r->last_time);
@@ -265,7 +265,7 @@ int recorder_close(struct recorder *r)
 
 	live_wss_free(r);
 	maps_free(r);
-	free(r->pending);
+	merge_free(r);
 	bytebuf_free(&r->meta);
 	bytebuf_free(&r->threads);
 	bytebuf_free(&r->lost);

@@ -23,6 +23,14 @@
 #define MAX_MAPS_PIDS		65536	/* live processes whose maps are snapshotted */
 #define MAPS_SWEEP_EVERY_NS	1000000000ull	/* gone processes leave the maps table */
 
+#define RECORD_CHUNK_SAMPLES	65536	/* samples per SAMPLES chunk (<= CHUNK_MAX_SAMPLES) */
+#define RECORD_CHUNK_AGE_NS	500000000ull	/* a chunk not full is written this old */
+
+struct sample_run {		/* samples in (time, tid) order; s[head..n) not merged yet */
+	struct memtrace_sample *s;
+	size_t head, n, cap;
+};
+
 struct row_buf {
 	uint64_t *t, *v;
 	struct wss_row_counts *c;	/* samples, f1, f2 of each row */
@@ -42,8 +50,13 @@ struct recorder {
 	char target_comm[17];			/* its latest COMM (END target_comm) */
 	uint64_t target_comm_time;		/* of that COMM (rings drain in any order) */
 
-	struct memtrace_sample *pending;
-	size_t npending, pending_cap;
+	/* merge.c: sorted runs of samples not merged yet, and the chunk being filled */
+	struct sample_run *runs;
+	int nruns, runs_cap;
+	size_t npending;		/* samples in the runs */
+	struct memtrace_sample *chunk;	/* merged, not written: RECORD_CHUNK_SAMPLES */
+	size_t nchunk, chunk_live;	/* chunk_live: those counted in the live WSS */
+	uint64_t chunk_since;		/* wall clock of the chunk's first sample */
 
 	struct wss live_data, live_code;
 	struct row_buf rows_data, rows_code;
@@ -85,8 +98,12 @@ int live_wss_write(struct recorder *r, int all);	/* WINDOWS chunk: full, or all 
 uint64_t live_wss_pages(const struct recorder *r);	/* latest data WSS */
 void live_wss_free(struct recorder *r);
 
-/* merge.c: pending samples in time order into SAMPLES chunks. */
-int merge_flush(struct recorder *r, uint64_t limit);	/* time <= limit */
+/* merge.c: pending samples in time order into SAMPLES chunks: those with
+ * time <= limit; the chunk buffer is written when full, RECORD_CHUNK_AGE_NS
+ * old, or all is set. */
+int merge_flush(struct recorder *r, uint64_t limit, int all);
+void merge_compact(struct recorder *r);	/* every run into one */
+void merge_free(struct recorder *r);
 
 /* maps_snapshot.c: MAPS chunks of the target's /proc/PID/maps. */
 int maps_index(struct recorder *r, pid_t pid);

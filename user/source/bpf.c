@@ -64,8 +64,11 @@ static int on_rec(void *ctx, void *data, size_t len)
 		.weight = b->weight, .data_src = data_src,
 	};
 	/* a process we have no maps of yet (forked, joined the cgroup) */
-	if (!s->o->system_wide && pid_set_add(&s->maps_seen, (pid_t)b->pid))
-		recorder_maps_changed(s->r, (pid_t)b->pid);
+	if (!s->o->system_wide && b->pid != s->last_pid) {
+		if (pid_set_add(&s->maps_seen, (pid_t)b->pid))
+			recorder_maps_changed(s->r, (pid_t)b->pid);
+		s->last_pid = b->pid;	/* maps_seen keeps it */
+	}
 	if (c->nbatch == BPF_BATCH)
 		flush_cpu(s, c);
 	return 0;

@@ -41,6 +41,7 @@ struct bpf_session {
 	struct recorder *r;
 	const struct record_opts *o;
 	struct pid_set maps_seen;	/* processes with a maps snapshot asked for */
+	uint32_t last_pid;		/* of the last sample: in maps_seen */
 	pid_t target, child;
 	int release_fd, cgroup_fd, nwatch;
 	int *watch;

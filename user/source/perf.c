@@ -143,8 +143,11 @@ static void on_sample(struct perf_session *s, const unsigned char *p, const unsi
 	if (s->ev.skip_zero_addr && !m.addr)
 		return;
 	/* a process we have no maps of yet (cgroup: joined; tree: forked early) */
-	if (!s->o->system_wide && pid_set_add(&s->maps_seen, (pid_t)m.pid))
-		recorder_maps_changed(s->r, (pid_t)m.pid);
+	if (!s->o->system_wide && m.pid != s->last_pid) {
+		if (pid_set_add(&s->maps_seen, (pid_t)m.pid))
+			recorder_maps_changed(s->r, (pid_t)m.pid);
+		s->last_pid = m.pid;	/* in maps_seen until its exit record */
+	}
 	if (dedupe_sample(&s->dd, s->cur_ring, &m, id, s->gen) == DEDUPE_PASS)
 		keep_sample(s, &m);
 }
@@ -220,8 +223,10 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 		memcpy(&pid, p, 4);
 		memcpy(&tid, p + 8, 4);
 		dedupe_exit(&s->dd, (pid_t)tid);
-		if (pid == tid)	/* the process is gone: its pid may come back as another */
+		if (pid == tid) {	/* the process is gone: its pid may come back as another */
 			pid_set_del(&s->maps_seen, (pid_t)pid);
+			s->last_pid = 0;
+		}
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

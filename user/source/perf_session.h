@@ -58,6 +58,7 @@ struct perf_session {
 	uint64_t gen;			/* drains so far */
 	int cur_ring;			/* the ring being drained */
 	struct pid_set maps_seen;	/* live processes with a maps snapshot asked for */
+	uint32_t last_pid;		/* of the last sample: in maps_seen */
 	struct recorder *r;
 	struct memtrace_sample batch[PERF_MAX_BATCH];
 	size_t nbatch;

@@ -38,20 +38,6 @@ void bytebuf_free(struct bytebuf *b)
 	b->len = b->cap = 0;
 }
 
-static uint64_t column_value(const struct memtrace_sample *s, int col)
-{
-	switch (col) {
-	case COL_TIME: return s->time;
-	case COL_ADDR: return s->addr;
-	case COL_PID: return s->pid;
-	case COL_TID: return s->tid;
-	case COL_CPU: return s->cpu;
-	case COL_IP: return s->ip;
-	case COL_WEIGHT: return s->weight;
-	default: return s->data_src;
-	}
-}
-
 static void set_column(struct memtrace_sample *s, int col, uint64_t v)
 {
 	switch (col) {
@@ -89,67 +75,131 @@ static inline uint64_t unzigzag(uint64_t x)
 	return (x >> 1) ^ (0 - (x & 1));
 }
 
-static void encode_column(const struct memtrace_sample *s, size_t n, int col,
-			  uint64_t *tmp, struct bytebuf *out)
+/* The values of one column, n at most ENCODE_BLOCK. */
+static void column_gather(const struct memtrace_sample *s, size_t n, int col, uint64_t *v)
 {
-	uint64_t min = n ? column_value(&s[0], col) : 0, maxoff = 0, maxzz = 0;
-	uint64_t prev;
+	size_t i;
 
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = column_value(&s[i], col);
-		if (v < min)
-			min = v;
+	switch (col) {
+	case COL_TIME: for (i = 0; i < n; i++) v[i] = s[i].time; break;
+	case COL_ADDR: for (i = 0; i < n; i++) v[i] = s[i].addr; break;
+	case COL_PID: for (i = 0; i < n; i++) v[i] = s[i].pid; break;
+	case COL_TID: for (i = 0; i < n; i++) v[i] = s[i].tid; break;
+	case COL_CPU: for (i = 0; i < n; i++) v[i] = s[i].cpu; break;
+	case COL_IP: for (i = 0; i < n; i++) v[i] = s[i].ip; break;
+	case COL_WEIGHT: for (i = 0; i < n; i++) v[i] = s[i].weight; break;
+	default: for (i = 0; i < n; i++) v[i] = s[i].data_src; break;
 	}
-	prev = min;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = column_value(&s[i], col);
-		uint64_t off = v - min, zz = zigzag(v - prev);
-		if (off > maxoff)
-			maxoff = off;
-		if (zz > maxzz)
-			maxzz = zz;
-		prev = v;
-	}
-	unsigned woff = width_of(maxoff), wdelta = width_of(maxzz);
-	unsigned transform = wdelta < woff ? 1 : 0;
-	unsigned width = transform ? wdelta : woff;
-
-	prev = min;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = column_value(&s[i], col);
-		tmp[i] = transform ? zigzag(v - prev) : v - min;
-		prev = v;
-	}
-
-	unsigned char hdr[COL_HDR_SIZE] = { 0 };
-	hdr[0] = (unsigned char)transform;
-	hdr[1] = (unsigned char)width;
-	put_le64(hdr + 8, min);
-	bytebuf_put(out, hdr, sizeof(hdr));
-	bytebuf_reserve(out, n * width);
-	unsigned char *p = out->data + out->len;
-	for (unsigned b = 0; b < width; b++) {
-		unsigned shift = 8 * b;
-		for (size_t i = 0; i < n; i++)
-			*p++ = (unsigned char)(tmp[i] >> shift);
-	}
-	out->len += n * width;
 }
 
+/*
+ * Samples go through the encoder in blocks of ENCODE_BLOCK, every column
+ * of a block while the block is in cache: a 64 Ki-sample chunk is 3 MiB,
+ * and a pass per column over all of it would read it from memory again
+ * for each column.
+ */
+#define ENCODE_BLOCK 1024
+
+struct col_enc {
+	uint64_t first, min, max, maxzz, prev;
+	unsigned transform, width;
+};
+
+/* First pass: minimum, maximum and largest zigzag delta of each column. */
+static void encode_scan(const struct memtrace_sample *s, size_t n, uint32_t columns,
+			struct col_enc *e)
+{
+	uint64_t v[ENCODE_BLOCK];
+
+	for (size_t at = 0; at < n; at += ENCODE_BLOCK) {
+		size_t k = n - at < ENCODE_BLOCK ? n - at : ENCODE_BLOCK;
+		for (int col = 0; col < COL_COUNT; col++) {
+			if (!(columns & (1u << col)))
+				continue;
+			struct col_enc *c = &e[col];
+			column_gather(s + at, k, col, v);
+			uint64_t min = at ? c->min : v[0], max = at ? c->max : v[0];
+			uint64_t maxzz = c->maxzz, prev = at ? c->prev : v[0];
+			for (size_t i = 0; i < k; i++) {
+				uint64_t x = v[i], zz = zigzag(x - prev);
+				min = x < min ? x : min;
+				max = x > max ? x : max;
+				maxzz = zz > maxzz ? zz : maxzz;
+				prev = x;
+			}
+			*c = (struct col_enc){ .first = at ? c->first : v[0], .min = min, .max = max,
+					       .maxzz = maxzz, .prev = prev };
+		}
+	}
+}
+
+/* Second pass: the transformed values of a block as byte planes (plane b
+ * holds byte b of every value; plane stride n). */
+static void encode_block(const struct memtrace_sample *s, size_t k, int col, struct col_enc *c,
+			 unsigned char *p, size_t n)
+{
+	uint64_t v[ENCODE_BLOCK], t[ENCODE_BLOCK];
+
+	column_gather(s, k, col, v);
+	if (c->transform) {
+		uint64_t prev = c->prev;
+		for (size_t i = 0; i < k; i++) {
+			t[i] = zigzag(v[i] - prev);
+			prev = v[i];
+		}
+		c->prev = prev;
+	} else {
+		for (size_t i = 0; i < k; i++)
+			t[i] = v[i] - c->min;
+	}
+	for (unsigned b = 0; b < c->width; b++, p += n) {
+		unsigned shift = 8 * b;
+		for (size_t i = 0; i < k; i++)
+			p[i] = (unsigned char)(t[i] >> shift);
+	}
+}
+
+/*
+ * Each column: its minimum as base, then either offsets from it or zigzag
+ * deltas (the first from the base), whichever needs fewer bytes.
+ */
 void sample_encode(const struct memtrace_sample *s, size_t n, uint32_t columns,
 		   struct bytebuf *out)
 {
 	unsigned char hdr[8];
-	uint64_t *tmp = mt_xmalloc((n ? n : 1) * sizeof(*tmp));
+	struct col_enc e[COL_COUNT] = { 0 };
+	size_t planes[COL_COUNT] = { 0 };	/* offset of each column's planes in out */
 
 	columns = (columns | COLS_REQUIRED) & COLS_ALL;
 	put_le32(hdr, (uint32_t)n);
 	put_le32(hdr + 4, columns);
 	bytebuf_put(out, hdr, sizeof(hdr));
-	for (int col = 0; col < COL_COUNT; col++)
-		if (columns & (1u << col))
-			encode_column(s, n, col, tmp, out);
-	free(tmp);
+	encode_scan(s, n, columns, e);
+	for (int col = 0; col < COL_COUNT; col++) {
+		if (!(columns & (1u << col)))
+			continue;
+		struct col_enc *c = &e[col];
+		if (n && zigzag(c->first - c->min) > c->maxzz)	/* the first delta is from the base */
+			c->maxzz = zigzag(c->first - c->min);
+		unsigned woff = width_of(c->max - c->min), wdelta = width_of(c->maxzz);
+		c->transform = wdelta < woff ? 1 : 0;
+		c->width = c->transform ? wdelta : woff;
+		c->prev = c->min;
+		unsigned char h[COL_HDR_SIZE] = { 0 };
+		h[0] = (unsigned char)c->transform;
+		h[1] = (unsigned char)c->width;
+		put_le64(h + 8, c->min);
+		bytebuf_put(out, h, sizeof(h));
+		bytebuf_reserve(out, n * c->width);
+		planes[col] = out->len;
+		out->len += n * c->width;
+	}
+	for (size_t at = 0; at < n; at += ENCODE_BLOCK) {
+		size_t k = n - at < ENCODE_BLOCK ? n - at : ENCODE_BLOCK;
+		for (int col = 0; col < COL_COUNT; col++)
+			if (columns & (1u << col) && e[col].width)
+				encode_block(s + at, k, col, &e[col], out->data + planes[col] + at, n);
+	}
 }
 
 int sample_parse(const unsigned char *raw, size_t len, uint32_t *n_out, uint32_t *columns_out,

@@ -22,6 +22,8 @@
 
 #include "engine/hot.h"
 
+#define HOT_ATTR_FILTER_WORDS 64	/* 4096 bits */
+
 struct hot_attr_slot {
 	uint64_t ip;		/* 0: empty (samples without an ip are not added) */
 	uint64_t count;
@@ -35,6 +37,11 @@ struct hot_attr {
 	struct hot_attr_slot *slots;	/* hash of (hot, ip); sorted after finish */
 	size_t cap, used;
 	int finished;
+	/* per sample: a bit per low bucket bits of the hot buckets (most
+	 * samples miss every hot bucket), and the pair counted last */
+	uint64_t maybe[HOT_ATTR_FILTER_WORDS];
+	struct hot_attr_slot *last;
+	uint64_t last_bucket;
 };
 
 void hot_attr_init(struct hot_attr *a, const struct hot_bucket *hot, size_t n, unsigned shift);

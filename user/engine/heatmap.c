@@ -127,9 +127,14 @@ static int64_t col_of(const struct time_bins *b, uint64_t time)
 		return -1;
 	if ((uint64_t)t == b->span)
 		return (int64_t)b->ncols - 1;
-	int64_t c = b->exact ? (int64_t)((uint64_t)t * b->ncols / b->span)
-			     : (int64_t)floor((double)t * b->scale);
-	return c >= (int64_t)b->ncols ? -1 : c;
+	if (b->exact)
+		return (int64_t)((uint64_t)t * b->ncols / b->span);
+#ifdef __SIZEOF_INT128__
+	return (int64_t)((unsigned __int128)(uint64_t)t * b->ncols / b->span);
+#else
+	int64_t c = (int64_t)floor((double)t * b->scale);
+	return c >= (int64_t)b->ncols ? (int64_t)b->ncols - 1 : c;	/* t < span: rounding */
+#endif
 }
 
 void memtrace_bin_rows(const struct memtrace_bin_axis *ax, const uint64_t *addr, size_t n,

@@ -82,13 +82,8 @@ static void grow(struct hot_attr *a)
 	a->last = NULL;
 }
 
-void hot_attr_add(struct hot_attr *a, uint64_t addr, uint64_t ip)
+void hot_attr_add_bucket(struct hot_attr *a, uint64_t bucket, uint64_t ip)
 {
-	if (!ip || a->finished)
-		return;
-	uint64_t bucket = addr >> a->shift;
-	if (!(a->maybe[(bucket >> 6) & (HOT_ATTR_FILTER_WORDS - 1)] & (1ull << (bucket & 63))))
-		return;		/* no hot bucket has these low bits */
 	if (a->last && bucket == a->last_bucket && ip == a->last->ip) {
 		a->last->count++;	/* the same bucket and instruction as before */
 		return;

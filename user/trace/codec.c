@@ -282,16 +282,20 @@ static void scatter_column(struct memtrace_sample *s, uint32_t n, int col, const
 static void zero_column(struct memtrace_sample *s, uint32_t n, int col)
 {
 	switch (col) {
+	case COL_TIME: for (uint32_t i = 0; i < n; i++) s[i].time = 0; break;
+	case COL_ADDR: for (uint32_t i = 0; i < n; i++) s[i].addr = 0; break;
+	case COL_PID: for (uint32_t i = 0; i < n; i++) s[i].pid = 0; break;
+	case COL_TID: for (uint32_t i = 0; i < n; i++) s[i].tid = 0; break;
+	case COL_CPU: for (uint32_t i = 0; i < n; i++) s[i].cpu = 0; break;
 	case COL_IP: for (uint32_t i = 0; i < n; i++) s[i].ip = 0; break;
 	case COL_WEIGHT: for (uint32_t i = 0; i < n; i++) s[i].weight = 0; break;
-	case COL_DATA_SRC: for (uint32_t i = 0; i < n; i++) s[i].data_src = 0; break;
-	default: break;	/* the required columns are always present */
+	default: for (uint32_t i = 0; i < n; i++) s[i].data_src = 0; break;
 	}
 }
 
-int sample_decode_into(const unsigned char *raw, size_t len, struct memtrace_sample *s,
-		       uint64_t *tmp, size_t *n_out, uint32_t *columns_out, char *err,
-		       size_t errlen)
+int sample_decode_into(const unsigned char *raw, size_t len, uint32_t want,
+		       struct memtrace_sample *s, uint64_t *tmp, size_t *n_out,
+		       uint32_t *columns_out, char *err, size_t errlen)
 {
 	struct col_desc desc[COL_COUNT];
 	uint32_t n, columns;
@@ -305,7 +309,7 @@ int sample_decode_into(const unsigned char *raw, size_t len, struct memtrace_sam
 	for (uint32_t from = 0; from < n; from += DECODE_BLOCK) {
 		uint32_t m = n - from < DECODE_BLOCK ? n - from : DECODE_BLOCK;
 		for (int col = 0; col < COL_COUNT; col++) {
-			if (!desc[col].present) {
+			if (!desc[col].present || !(want & (1u << col))) {
 				zero_column(s + from, m, col);
 				continue;
 			}
@@ -325,7 +329,7 @@ int sample_decode(const unsigned char *raw, size_t len,
 {
 	struct memtrace_sample *s = mt_xmalloc(CHUNK_MAX_SAMPLES * sizeof(*s));
 	uint64_t *tmp = mt_xmalloc(CHUNK_MAX_SAMPLES * sizeof(*tmp));
-	int rc = sample_decode_into(raw, len, s, tmp, n_out, columns_out, err, errlen);
+	int rc = sample_decode_into(raw, len, COLS_ALL, s, tmp, n_out, columns_out, err, errlen);
 
 	free(tmp);
 	if (rc) {

@@ -44,6 +44,7 @@ struct trace_pipe {
 	struct trace_reader *r;
 	int own_reader;			/* opened by trace_pipe_open: closed with the pipe */
 	enum trace_pipe_mode mode;
+	uint32_t want;			/* PIPE_SAMPLES: columns decoded (the rest are 0) */
 	struct memtrace_columns cols;
 	struct slot *slots;
 	size_t nslots, head, tail;	/* slots head..tail-1 (mod nslots) are in flight */
@@ -90,8 +91,8 @@ static void decode_slot(struct trace_pipe *p, struct slot *sl, struct worker_scr
 		}
 		return;
 	}
-	sl->rc = sample_decode_into(sl->c.data, sl->c.len, sl->s, ws->tmp, &sl->n, &sl->columns,
-				    sl->err, sizeof(sl->err));
+	sl->rc = sample_decode_into(sl->c.data, sl->c.len, p->want, sl->s, ws->tmp, &sl->n,
+				    &sl->columns, sl->err, sizeof(sl->err));
 	if (!sl->rc && sl->n != sl->c.count) {
 		snprintf(sl->err, sizeof(sl->err), "samples chunk at offset %llu: count mismatch",
 			 (unsigned long long)sl->c.offset);
@@ -232,6 +233,7 @@ struct trace_pipe *trace_pipe_start(struct trace_reader *r, enum trace_pipe_mode
 
 	p->r = r;
 	p->mode = mode;
+	p->want = COLS_ALL;
 	if (cols)
 		p->cols = *cols;
 	/* one frame-reading thread (the caller's) and threads - 1 decoders */
@@ -265,6 +267,11 @@ struct trace_pipe *trace_pipe_open(const char *path, enum trace_pipe_mode mode,
 	struct trace_pipe *p = trace_pipe_start(r, mode, cols);
 	p->own_reader = 1;
 	return p;
+}
+
+void trace_pipe_want(struct trace_pipe *p, uint32_t columns)
+{
+	p->want = columns;
 }
 
 struct trace_reader *trace_pipe_reader(struct trace_pipe *p)

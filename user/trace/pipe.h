@@ -64,6 +64,13 @@ struct trace_pipe *trace_pipe_start(struct trace_reader *r, enum trace_pipe_mode
  */
 int trace_pipe_next(struct trace_pipe *p, struct trace_batch *b, char *err, size_t errlen);
 
+/*
+ * PIPE_SAMPLES: decode only these columns (1u << COL_*; the others read as
+ * 0, the batch's columns still say what the chunk holds).  Before the first
+ * trace_pipe_next.
+ */
+void trace_pipe_want(struct trace_pipe *p, uint32_t columns);
+
 /* The reader (HEADER and END texts, truncation); valid until trace_pipe_close. */
 struct trace_reader *trace_pipe_reader(struct trace_pipe *p);
 

@@ -136,7 +136,7 @@ def _align(cand, shift):
 
 def time_bins(time, t0, t1, ncols):
     """Column of every sample for ncols equal bins over [t0, t1]; samples
-    outside get -1.  Integer arithmetic where it cannot overflow (exact)."""
+    outside get -1.  Exact integer arithmetic (memtrace_bin_times)."""
     time = _u64(time)
     col = np.empty(time.shape, dtype=np.int64)
     lib.fn("memtrace_bin_times")(_p(time, C.c_uint64), time.size, int(t0), int(t1), int(ncols), _p(col, C.c_int64))

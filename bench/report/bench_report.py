@@ -58,7 +58,7 @@ def traces(faults):
             cmd = [CTL, "record", "-e", "page-faults", "-c", "1", "-o", mt + ".tmp", "--force", "--",
                    FAULT, str(PAGES), str(rounds)]
         else:                # the same samples as perf's file
-            cmd = [CTL, "import", "--format", "perf", data, "-o", mt + ".tmp", "--force"]
+            cmd = [CTL, "import", "--format", "perf", "-o", mt + ".tmp", "--force", data]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        env=dict(os.environ, MEMTRACE_BACKEND="perf"))
         os.rename(mt + ".tmp", mt)

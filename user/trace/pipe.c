@@ -197,8 +197,17 @@ int trace_pipe_next(struct trace_pipe *p, struct trace_batch *b, char *err, size
 	}
 	struct slot *sl = &p->slots[p->head];
 	pthread_mutex_lock(&p->lock);
-	while (sl->state != SLOT_READY)
+	while (sl->state != SLOT_READY) {
+		if (sl->state == SLOT_QUEUED) {	/* no worker took it yet: decode it here */
+			sl->state = SLOT_BUSY;
+			pthread_mutex_unlock(&p->lock);
+			decode_slot(p, sl, &p->own);
+			pthread_mutex_lock(&p->lock);
+			sl->state = SLOT_READY;
+			break;
+		}
 		pthread_cond_wait(&p->done, &p->lock);
+	}
 	pthread_mutex_unlock(&p->lock);
 	p->delivered = 1;
 	if (sl->f.type == CHUNK_SAMPLES && !p->nthreads)

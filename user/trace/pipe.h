@@ -6,7 +6,9 @@
  * checksum, zstd and the column decoding of each run on its own.  The
  * thread that calls trace_pipe_next reads the chunk frames in order and
  * hands the SAMPLES to up to trace_decode_threads() - 1 workers, which
- * decode them while the caller works on the previous ones; batches come
+ * decode them while the caller works on the previous ones (a chunk no
+ * worker has taken when the caller needs it is decoded by the caller, so
+ * it never waits idle while work is queued); batches come
  * back in file order, so whatever the caller computes is the same as with
  * one thread, byte for byte.  Errors (corrupt or truncated chunks) come
  * back at the chunk where a one-thread reader would stop, with its message.

@@ -48,8 +48,8 @@ void memtrace_bin_rows(const struct memtrace_bin_axis *ax, const uint64_t *addr,
 
 /*
  * Column of every time for ncols equal bins over [t0, t1] (t1 itself in the
- * last bin): (time - t0) * ncols / (t1 - t0) rounded down, exact unless
- * (t1 - t0) * ncols >= 2^62 (then in double precision); -1 outside.
+ * last bin): (time - t0) * ncols / (t1 - t0) rounded down, exact (128-bit
+ * products where 64 bits could overflow); -1 outside.
  */
 void memtrace_bin_times(const uint64_t *time, size_t n, uint64_t t0, uint64_t t1, size_t ncols,
 			int64_t *cols);

@@ -202,13 +202,13 @@ int sample_parse(const unsigned char *raw, size_t len, uint32_t *n_out, uint32_t
 static void col_decode_part(const struct col_desc *d, uint32_t n, uint32_t from, uint32_t m,
 			    uint64_t *dst, uint64_t *prev)
 {
-	const unsigned char *p = d->plane + from;
 	uint64_t base = d->base;
 
-	if (!d->present) {
+	if (!d->present) {	/* no plane */
 		memset(dst, 0, (size_t)m * sizeof(*dst));
 		return;
 	}
+	const unsigned char *p = d->plane + from;
 	switch (d->width) {
 	case 0:		/* offsets and deltas all 0: every value is the base */
 		for (uint32_t i = 0; i < m; i++)

@@ -3,12 +3,15 @@
 
 Generates a synthetic database-like trace once (cached), then runs the
 `heatmap` verb end to end as a fresh process RUNS times (default 5) and
-reports the median wall time, plus an in-process breakdown (read+decode,
-bin, render).  Target: <= 2 s for 10 M samples.
+reports the median wall and CPU time (user + sys: on a shared machine the
+wall time mostly measures the neighbours), plus an in-process breakdown
+(read+decode, bin, render).  Target: <= 2 s for 10 M samples.
 
 usage: bench_heatmap.py [N] [RUNS]
+BASE=path/to/an/older/source/tree (built) adds its runs, interleaved.
 """
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -30,11 +33,22 @@ def main():
         os.rename(trace + ".tmp", trace)
     out = os.path.join(CACHE, "bench-heatmap.png")
     cli = [sys.executable, os.path.join(TOP, "user", "analyze", "memtrace-analyze"), "heatmap", trace, "-o", out]
-    walls = []
+    base = os.environ.get("BASE")
+    variants = [("this tree", cli, None)]
+    if base:
+        variants.append(("BASE", [sys.executable, os.path.join(base, "user", "analyze", "memtrace-analyze"),
+                                  "heatmap", trace, "-o", out],
+                         dict(os.environ, MEMTRACE_LIB=os.path.join(base, "build", "libmemtrace.so"))))
+    res = {name: ([], []) for name, _, _ in variants}
     for _ in range(runs):
-        t = time.perf_counter()
-        subprocess.run(cli, check=True, stdout=subprocess.DEVNULL)
-        walls.append(time.perf_counter() - t)
+        for name, cmd, env in variants:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t = time.perf_counter()
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
+            res[name][0].append(time.perf_counter() - t)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            res[name][1].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    walls = res["this tree"][0]
 
     from memtrace_analyze import heatmap
     from memtrace_analyze.lib import Selection, Trace
@@ -57,8 +71,10 @@ def main():
     size = os.path.getsize(trace)
     print("heatmap benchmark: %d samples, trace %.1f MiB (%.2f bytes/sample), %d runs" %
           (n, size / 2**20, size / n, runs))
-    print("  end to end (new process, CLI): median %.2f s  (min %.2f, max %.2f)  target <= 2 s" %
-          (statistics.median(walls), min(walls), max(walls)))
+    for name, (w, c) in res.items():
+        print("  %-9s end to end (new process, CLI): wall median %.2f s (min %.2f, max %.2f), "
+              "cpu median %.2f s  target <= 2 s" % (name, statistics.median(w), min(w), max(w),
+                                                    statistics.median(c)))
     for k, v in parts.items():
         print("  %-12s median %.2f s" % (k, statistics.median(v)))
     print("  runs: " + " ".join("%.2f" % w for w in walls))

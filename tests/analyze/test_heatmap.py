@@ -1,4 +1,4 @@
-"""Heatmap binning (numpy over the columns the library decodes): exact
+"""Heatmap binning (libmemtrace's memtrace_bin_* over the decoded columns): exact
 counts, compaction keeps every sample, filters, PNG."""
 import numpy as np
 import pytest
@@ -151,3 +151,23 @@ def test_occupied_granules_equals_unique_random():
             + rng.integers(0, 2**16, 300).astype(np.uint64)
         sh = int(rng.integers(6, 20))
         assert occupied_granules(a, sh).tolist() == np.unique(a >> np.uint64(sh)).tolist()
+
+
+def test_one_pass_counts_equal_rows_times_count2d():
+    """memtrace_bin_heatmap (one pass) = count2d(rows, time_bins) with samples
+    outside the axis and the time span, and a time at t1 (last bin)."""
+    from memtrace_analyze.binning import heatmap_counts
+    rng = np.random.default_rng(3)
+    addr = np.concatenate([HEAP + rng.integers(0, 0x30000, 4000), COL + rng.integers(0, 0x800000, 4000),
+                           np.array([COL - 4096, 1 << 62])]).astype(np.uint64)
+    time = rng.integers(0, 1200, addr.size).astype(np.uint64)
+    time[:3] = [1000, 100, 99]
+    axis = build_axis(addr[:8000], 4096, max_rows=512)
+    for check in (True, False):
+        want = count2d(axis.rows(addr, check=True), time_bins(time, 100, 1000, 37), axis.nrows, 37)
+        got = heatmap_counts(axis, addr, time, 100, 1000, 37, check=True)
+        assert np.array_equal(got, want)
+    assert int(got.sum()) == int(((time >= 100) & (time <= 1000))[:8000].sum())
+    # exact where 64-bit products would overflow (numpy's version rounded (2^62 - 1) * 4 / 2^62 up to 4)
+    big = np.array([0, 1 << 61, (1 << 62) - 1, 1 << 62], dtype=np.uint64)
+    assert time_bins(big, 0, 1 << 62, 4).tolist() == [0, 2, 3, 3]

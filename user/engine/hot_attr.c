@@ -18,8 +18,11 @@ void hot_attr_init(struct hot_attr *a, const struct hot_bucket *hot, size_t n, u
 	memset(a, 0, sizeof(*a));
 	a->shift = shift;
 	a->buckets = mt_xcalloc(n ? n : 1, sizeof(*a->buckets));
-	for (size_t i = 0; i < n; i++)
-		a->buckets[i] = hot[i].bucket;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b = hot[i].bucket;
+		a->buckets[i] = b;
+		a->maybe[(b >> 6) & (HOT_ATTR_FILTER_WORDS - 1)] |= 1ull << (b & 63);
+	}
 	qsort(a->buckets, n, sizeof(*a->buckets), by_u64);
 	a->nbuckets = n;
 	a->cap = 64;
@@ -76,13 +79,16 @@ static void grow(struct hot_attr *a)
 	free(a->slots);
 	a->slots = slots;
 	a->cap = cap;
+	a->last = NULL;
 }
 
-void hot_attr_add(struct hot_attr *a, uint64_t addr, uint64_t ip)
+void hot_attr_add_bucket(struct hot_attr *a, uint64_t bucket, uint64_t ip)
 {
-	if (!ip || a->finished)
+	if (a->last && bucket == a->last_bucket && ip == a->last->ip) {
+		a->last->count++;	/* the same bucket and instruction as before */
 		return;
-	size_t hot = find_hot(a, addr >> a->shift);
+	}
+	size_t hot = find_hot(a, bucket);
 	if (hot == a->nbuckets)
 		return;
 	struct hot_attr_slot *s = probe(a->slots, a->cap, hot, ip);
@@ -95,6 +101,8 @@ void hot_attr_add(struct hot_attr *a, uint64_t addr, uint64_t ip)
 		a->used++;
 	}
 	s->count++;
+	a->last = s;
+	a->last_bucket = bucket;
 }
 
 static int by_hot_count_ip(const void *pa, const void *pb)

@@ -22,6 +22,8 @@
 
 #include "engine/hot.h"
 
+#define HOT_ATTR_FILTER_WORDS 64	/* 4096 bits */
+
 struct hot_attr_slot {
 	uint64_t ip;		/* 0: empty (samples without an ip are not added) */
 	uint64_t count;
@@ -35,13 +37,27 @@ struct hot_attr {
 	struct hot_attr_slot *slots;	/* hash of (hot, ip); sorted after finish */
 	size_t cap, used;
 	int finished;
+	/* per sample: a bit per low bucket bits of the hot buckets (most
+	 * samples miss every hot bucket), and the pair counted last */
+	uint64_t maybe[HOT_ATTR_FILTER_WORDS];
+	struct hot_attr_slot *last;
+	uint64_t last_bucket;
 };
 
 void hot_attr_init(struct hot_attr *a, const struct hot_bucket *hot, size_t n, unsigned shift);
 void hot_attr_free(struct hot_attr *a);
 
 /* Counts ip for addr's bucket if that bucket is hot; ip 0 is ignored. */
-void hot_attr_add(struct hot_attr *a, uint64_t addr, uint64_t ip);
+void hot_attr_add_bucket(struct hot_attr *a, uint64_t bucket, uint64_t ip);
+static inline void hot_attr_add(struct hot_attr *a, uint64_t addr, uint64_t ip)
+{
+	uint64_t bucket = addr >> a->shift;
+
+	if (!ip || a->finished ||	/* below: no hot bucket has these low bits */
+	    !(a->maybe[(bucket >> 6) & (HOT_ATTR_FILTER_WORDS - 1)] & (1ull << (bucket & 63))))
+		return;
+	hot_attr_add_bucket(a, bucket, ip);
+}
 
 /* Ends the counting: orders the pairs for hot_attr_top. */
 void hot_attr_finish(struct hot_attr *a);

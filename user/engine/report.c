@@ -14,6 +14,7 @@
 
 #include "engine/report_internal.h"
 #include "trace/format.h"
+#include "trace/pipe.h"
 #include "trace/reader.h"
 #include "util/util.h"
 
@@ -70,36 +71,33 @@ typedef void (*rep_samples_fn)(struct rep_ctx *c, struct memtrace_sample *s, siz
 			       uint32_t columns);
 typedef void (*rep_chunk_fn)(struct rep_ctx *c, const struct trace_chunk *ch);
 
-/* One pass over path: every SAMPLES chunk decoded to on_samples, the rest to on_chunk. */
+/*
+ * One pass over path: every SAMPLES chunk decoded (on worker threads,
+ * trace/pipe.h) to on_samples in file order, the rest to on_chunk.
+ */
 static int rep_scan(struct rep_ctx *c, const char *path, rep_samples_fn on_samples,
 		    rep_chunk_fn on_chunk, char *err, size_t errlen)
 {
-	struct trace_reader *tr = trace_open(path, err, errlen);
-	struct trace_chunk ch;
+	struct trace_pipe *p = trace_pipe_open(path, PIPE_SAMPLES, NULL, 0, err, errlen);
+	struct trace_batch b;
 	int rc;
 
-	if (!tr)
+	if (!p)
 		return -1;
-	while ((rc = trace_next(tr, &ch, err, errlen)) > 0) {
-		if (ch.type != CHUNK_SAMPLES) {
+	/* what the engine reads: cpu, weight and data_src never, tid for --tid only */
+	trace_pipe_want(p, (1u << COL_TIME) | (1u << COL_ADDR) | (1u << COL_PID) | (1u << COL_IP) |
+			       (c->filter->tid ? 1u << COL_TID : 0));
+	while ((rc = trace_pipe_next(p, &b, err, errlen)) > 0) {
+		if (b.c.type != CHUNK_SAMPLES) {
 			if (on_chunk)
-				on_chunk(c, &ch);
-			continue;
+				on_chunk(c, &b.c);
+		} else if (on_samples) {
+			on_samples(c, b.s, b.n, b.columns);
 		}
-		struct memtrace_sample *s;
-		size_t n;
-		uint32_t columns;
-		if (trace_chunk_samples(&ch, &s, &n, &columns, err, errlen)) {
-			rc = -1;
-			break;
-		}
-		if (on_samples)
-			on_samples(c, s, n, columns);
-		free(s);
 	}
 	if (rc >= 0 && c->r->info.truncated_bytes == 0)
-		c->r->info.truncated_bytes = trace_truncated(tr);
-	trace_close(tr);
+		c->r->info.truncated_bytes = trace_truncated(trace_pipe_reader(p));
+	trace_pipe_close(p);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -58,6 +58,8 @@ struct memtrace_resolver *memtrace_resolver_open(const char *path, const char *r
 	resolver_set_root(r->res, root);
 	resolver_set_debug_dir(r->res, debug_dir);
 	r->target = header_target(t);
+	/* only the MAPS chunks: the others are passed over unread (framing checked) */
+	trace_skip(t, ~(1u << CHUNK_MAPS));
 	while ((rc = trace_next(t, &c, err, errlen)) == 1)
 		if (c.type == CHUNK_MAPS && c.len >= MAPS_HDR_SIZE)
 			resolver_add_maps(r->res, get_le64(c.data), get_le32(c.data + 8),

@@ -74,6 +74,8 @@ uint64_t mt_space_translate(struct mt_space *sp, uint64_t addr)
 
 	if (addr >= g->start && addr < g->end)
 		return addr + g->delta;
+	if (addr >= sp->gap_lo && addr < sp->gap_hi)
+		return addr + sp->tag;
 	size_t lo = 0, hi = sp->n;
 	while (lo < hi) {	/* first range with end > addr */
 		size_t mid = lo + (hi - lo) / 2;
@@ -86,6 +88,9 @@ uint64_t mt_space_translate(struct mt_space *sp, uint64_t addr)
 		sp->last = lo;
 		return addr + sp->v[lo].delta;
 	}
+	/* between two shared ranges (the ranges do not overlap): remember the gap */
+	sp->gap_lo = lo ? sp->v[lo - 1].end : 0;
+	sp->gap_hi = lo < sp->n ? sp->v[lo].start : UINT64_MAX;
 	return addr + sp->tag;
 }
 

@@ -52,6 +52,7 @@ struct mt_space {
 	uint64_t tag;		/* number << 48; 0 for the primary */
 	int translate;		/* some range has delta != tag */
 	size_t n, last;		/* ranges, the last one hit */
+	uint64_t gap_lo, gap_hi;	/* the last [lo, hi) between ranges hit (private) */
 	struct mt_space_range *v;	/* sorted by start */
 };
 

@@ -10,6 +10,7 @@
 #include "trace/api_internal.h"
 #include "trace/codec.h"
 #include "trace/format.h"
+#include "trace/pipe.h"
 #include "util/util.h"
 
 #define NS CHUNK_MAX_SAMPLES
@@ -64,7 +65,7 @@ int memtrace_trace_info(struct memtrace_trace *t, struct memtrace_trace_info *ou
 }
 
 /* Decodes every wanted column of a parsed chunk into out at index at. */
-static void decode_all(const struct col_desc *d, uint32_t n, struct memtrace_columns *out,
+void api_decode_all(const struct col_desc *d, uint32_t n, struct memtrace_columns *out,
 		       size_t at, uint64_t *tmp)
 {
 	uint64_t *u64[COL_COUNT] = { [COL_TIME] = out->time, [COL_ADDR] = out->addr,
@@ -123,7 +124,7 @@ static size_t decode_filtered(struct memtrace_trace *t, const struct sample_filt
 	return k;
 }
 
-static int parse_chunk(const struct trace_chunk *c, struct col_desc *d, uint32_t *n, char *err,
+int api_parse_chunk(const struct trace_chunk *c, struct col_desc *d, uint32_t *n, char *err,
 		       size_t errlen)
 {
 	uint32_t columns;
@@ -160,6 +161,27 @@ static int compile_filter(struct memtrace_trace *t, const struct memtrace_filter
 				  err, errlen);
 }
 
+/* Every sample, each chunk decoded by a pipe worker straight into out. */
+static int read_all(struct memtrace_trace *t, struct memtrace_columns *out, size_t *n,
+		    char *err, size_t errlen)
+{
+	struct trace_pipe *p;
+	struct trace_batch b;
+	size_t k = 0;
+	int rc;
+
+	trace_rewind(t->r);
+	p = trace_pipe_start(t->r, PIPE_COLUMNS, out);
+	while ((rc = trace_pipe_next(p, &b, err, errlen)) > 0)
+		if (b.c.type == CHUNK_SAMPLES)
+			k = b.at + b.n;
+	trace_pipe_close(p);
+	if (rc < 0)
+		return -1;
+	*n = k;
+	return 0;
+}
+
 int memtrace_trace_read(struct memtrace_trace *t, const struct memtrace_filter *filter,
 			struct memtrace_columns *out, size_t *n, char *err, size_t errlen)
 {
@@ -171,6 +193,10 @@ int memtrace_trace_read(struct memtrace_trace *t, const struct memtrace_filter *
 	*n = 0;
 	if (compile_filter(t, filter, &f, err, errlen))
 		return -1;
+	if (f.all) {	/* every sample: chunks decode on several threads */
+		sample_filter_free(&f);
+		return read_all(t, out, n, err, errlen);
+	}
 	trace_rewind(t->r);
 	while ((rc = trace_next(t->r, &c, err, errlen)) > 0) {
 		struct col_desc d[COL_COUNT];
@@ -179,7 +205,7 @@ int memtrace_trace_read(struct memtrace_trace *t, const struct memtrace_filter *
 
 		if (c.type != CHUNK_SAMPLES)
 			continue;
-		if (parse_chunk(&c, d, &cn, err, errlen)) {
+		if (api_parse_chunk(&c, d, &cn, err, errlen)) {
 			rc = -1;
 			break;
 		}
@@ -187,7 +213,7 @@ int memtrace_trace_read(struct memtrace_trace *t, const struct memtrace_filter *
 			if (k + cn > out->cap)
 				overflow = 1;
 			else
-				decode_all(d, cn, out, k, t->scratch);
+				api_decode_all(d, cn, out, k, t->scratch);
 			k += overflow ? 0 : cn;
 		} else {
 			k += decode_filtered(t, &f, d, cn, out, k, &overflow);
@@ -246,7 +272,7 @@ int memtrace_chunk_samples(const struct memtrace_chunk *c, struct memtrace_colum
 			 c->offset, c->type);
 		return -1;
 	}
-	if (parse_chunk(&tc, d, &cn, err, errlen))
+	if (api_parse_chunk(&tc, d, &cn, err, errlen))
 		return -1;
 	if (cn > out->cap) {
 		snprintf(err, errlen, "samples chunk at offset %" PRIu64
@@ -254,7 +280,7 @@ int memtrace_chunk_samples(const struct memtrace_chunk *c, struct memtrace_colum
 		return -1;
 	}
 	uint64_t *tmp = mt_xmalloc((cn ? cn : 1) * sizeof(*tmp));
-	decode_all(d, cn, out, 0, tmp);
+	api_decode_all(d, cn, out, 0, tmp);
 	free(tmp);
 	*n = cn;
 	return 0;

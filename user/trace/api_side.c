@@ -8,6 +8,7 @@
 #include "trace/api_internal.h"
 #include "trace/codec.h"
 #include "trace/format.h"
+#include "trace/pipe.h"
 #include "util/util.h"
 
 static int bad_records(const struct trace_chunk *c, const char *what, char *err, size_t errlen)
@@ -254,7 +255,7 @@ void api_side_free(struct memtrace_trace *t)
 
 int api_scan(struct memtrace_trace *t, char *err, size_t errlen)
 {
-	struct trace_chunk c;
+	struct trace_batch b;
 	struct caps cap = { 0 };
 	int rc;
 
@@ -263,13 +264,16 @@ int api_scan(struct memtrace_trace *t, char *err, size_t errlen)
 	api_side_free(t);
 	trace_rewind(t->r);
 	t->info.chunks = 1;	/* the HEADER */
-	while ((rc = trace_next(t->r, &c, err, errlen)) > 0) {
+	/* checksums and zstd of the SAMPLES chunks on several threads */
+	struct trace_pipe *p = trace_pipe_start(t->r, PIPE_PAYLOAD, NULL);
+	while ((rc = trace_pipe_next(p, &b, err, errlen)) > 0) {
 		t->info.chunks++;
-		if (scan_chunk(t, &cap, &c, err, errlen)) {
+		if (scan_chunk(t, &cap, &b.c, err, errlen)) {
 			rc = -1;
 			break;
 		}
 	}
+	trace_pipe_close(p);
 	if (rc < 0) {
 		api_side_free(t);
 		return -1;

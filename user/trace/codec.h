@@ -31,6 +31,16 @@ int sample_decode(const unsigned char *raw, size_t len,
 		  struct memtrace_sample **out, size_t *n, uint32_t *columns,
 		  char *err, size_t errlen);
 
+/*
+ * The same into caller buffers of CHUNK_MAX_SAMPLES entries: s (every field
+ * written) and tmp (scratch).  No allocation: the decode workers reuse them.
+ * Columns not in want (a mask of enum sample_column bits) are left at zero
+ * like absent ones; *columns still says what the chunk holds.
+ */
+int sample_decode_into(const unsigned char *raw, size_t len, uint32_t want,
+		       struct memtrace_sample *s, uint64_t *tmp, size_t *n, uint32_t *columns,
+		       char *err, size_t errlen);
+
 /* One parsed column of a SAMPLES column block (sample_parse). */
 struct col_desc {
 	int present;

@@ -81,9 +81,8 @@ static void grow(unsigned char **buf, size_t *cap, size_t need)
 	*cap = need;
 }
 
-/* 1 chunk read, 0 end/truncated, -1 corrupt. */
-static int read_chunk(struct trace_reader *r, struct trace_chunk *c, char *err,
-		      size_t errlen)
+int trace_next_frame(struct trace_reader *r, struct trace_frame *f, unsigned char **buf,
+		     size_t *cap, char *err, size_t errlen)
 {
 	unsigned char h[CHUNK_HDR_SIZE];
 	uint64_t at;
@@ -130,40 +129,69 @@ again:
 		r->pos += CHUNK_HDR_SIZE + stored;
 		goto again;
 	}
-	grow(&r->stored, &r->stored_cap, stored ? stored : 1);
-	if (fread(r->stored, 1, stored, r->f) != stored) {
+	grow(buf, cap, stored ? stored : 1);
+	if (fread(*buf, 1, stored, r->f) != stored) {
 		snprintf(err, errlen, "%s: read error at offset %llu", r->path,
 			 (unsigned long long)at);
 		return -1;
 	}
-	if (crc32c(0, r->stored, stored) != get_le32(h + 20)) {
+	r->pos += CHUNK_HDR_SIZE + stored;
+	*f = (struct trace_frame){ .type = type, .codec = codec, .stored = stored,
+				   .rawlen = rawlen, .count = get_le32(h + 16),
+				   .crc = get_le32(h + 20), .offset = at };
+	return 1;
+}
+
+int trace_frame_payload(const struct trace_reader *r, const struct trace_frame *f,
+			const unsigned char *stored, struct ZSTD_DCtx_s *zd, unsigned char **raw,
+			size_t *rawcap, struct trace_chunk *c, char *err, size_t errlen)
+{
+	if (crc32c(0, stored, f->stored) != f->crc) {
 		snprintf(err, errlen, "%s: checksum mismatch in chunk at offset %llu",
-			 r->path, (unsigned long long)at);
+			 r->path, (unsigned long long)f->offset);
 		return -1;
 	}
-	const unsigned char *payload = r->stored;
-	if (codec == CODEC_ZSTD) {
-		grow(&r->raw, &r->raw_cap, rawlen ? rawlen : 1);
-		size_t z = ZSTD_decompressDCtx(r->zd, r->raw, rawlen, r->stored, stored);
-		if (ZSTD_isError(z) || z != rawlen) {
+	const unsigned char *payload = stored;
+	if (f->codec == CODEC_ZSTD) {
+		grow(raw, rawcap, f->rawlen ? f->rawlen : 1);
+		size_t z = ZSTD_decompressDCtx(zd, *raw, f->rawlen, stored, f->stored);
+		if (ZSTD_isError(z) || z != f->rawlen) {
 			snprintf(err, errlen, "%s: undecodable chunk at offset %llu", r->path,
-				 (unsigned long long)at);
+				 (unsigned long long)f->offset);
 			return -1;
 		}
-		payload = r->raw;
+		payload = *raw;
 	}
-	r->pos += CHUNK_HDR_SIZE + stored;
-	c->type = type;
-	c->count = get_le32(h + 16);
-	c->offset = at;
+	c->type = f->type;
+	c->count = f->count;
+	c->offset = f->offset;
 	c->data = payload;
-	c->len = rawlen;
-	if (type == CHUNK_END) {
-		r->end_seen = true;
-		kv_free(&r->end);
-		memset(&r->end, 0, sizeof(r->end));
-		kv_parse(&r->end, payload, rawlen);
-	}
+	c->len = f->rawlen;
+	return 0;
+}
+
+void trace_note_chunk(struct trace_reader *r, const struct trace_chunk *c)
+{
+	if (c->type != CHUNK_END)
+		return;
+	r->end_seen = true;
+	kv_free(&r->end);
+	memset(&r->end, 0, sizeof(r->end));
+	kv_parse(&r->end, c->data, c->len);
+}
+
+/* 1 chunk read, 0 end/truncated, -1 corrupt. */
+static int read_chunk(struct trace_reader *r, struct trace_chunk *c, char *err,
+		      size_t errlen)
+{
+	struct trace_frame f;
+	int rc = trace_next_frame(r, &f, &r->stored, &r->stored_cap, err, errlen);
+
+	if (rc <= 0)
+		return rc;
+	if (trace_frame_payload(r, &f, r->stored, r->zd, &r->raw, &r->raw_cap, c, err, errlen))
+		return -1;
+	trace_note_chunk(r, c);
 	return 1;
 }
 
@@ -243,6 +271,15 @@ int trace_next(struct trace_reader *r, struct trace_chunk *c, char *err,
 	return read_chunk(r, c, err, errlen);
 }
 
+int trace_take_first(struct trace_reader *r, struct trace_chunk *c)
+{
+	if (!r->first_pending)
+		return 0;
+	r->first_pending = 0;
+	*c = r->first;
+	return 1;
+}
+
 void trace_rewind(struct trace_reader *r)
 {
 	r->first_pending = 0;
@@ -253,6 +290,11 @@ void trace_rewind(struct trace_reader *r)
 void trace_skip(struct trace_reader *r, unsigned type_mask)
 {
 	r->skip = type_mask & ~(1u << CHUNK_HEADER);
+}
+
+const char *trace_path(const struct trace_reader *r)
+{
+	return r->path;
 }
 
 unsigned trace_version_minor(const struct trace_reader *r)

@@ -40,6 +40,8 @@ void trace_skip(struct trace_reader *r, unsigned type_mask);
 
 /* Back to the chunk after the HEADER (the HEADER is not handed out again). */
 void trace_rewind(struct trace_reader *r);
+/* The path it was opened with. */
+const char *trace_path(const struct trace_reader *r);
 /* Minor version of the file header. */
 unsigned trace_version_minor(const struct trace_reader *r);
 
@@ -78,6 +80,30 @@ uint64_t trace_start_time(const struct trace_reader *r);
 #define TRACE_MAX_META_LEN	(1u << 20)	/* bytes of a HEADER or END chunk */
 /* Newline-ended lines in p (a last line without one counts too). */
 size_t trace_text_lines(const unsigned char *p, size_t len);
+
+/*
+ * The two halves of trace_next, for readers that decompress on other
+ * threads (trace/pipe.h).  trace_next_frame: the next chunk's header checked
+ * and its stored bytes read into *buf (grown as needed); 1, 0 at the end (or
+ * a truncated tail), -1 with err.  trace_frame_payload: checksum and
+ * decompression (zd and *raw are the caller's, one per thread; r is only
+ * read) into *c.  trace_note_chunk: what the reader keeps of a chunk handed
+ * out (the END text), in file order.
+ */
+struct trace_frame {
+	unsigned type, codec;
+	uint32_t stored, rawlen, count, crc;
+	uint64_t offset;
+};
+struct ZSTD_DCtx_s;
+int trace_next_frame(struct trace_reader *r, struct trace_frame *f, unsigned char **buf,
+		     size_t *cap, char *err, size_t errlen);
+int trace_frame_payload(const struct trace_reader *r, const struct trace_frame *f,
+			const unsigned char *stored, struct ZSTD_DCtx_s *zd, unsigned char **raw,
+			size_t *rawcap, struct trace_chunk *c, char *err, size_t errlen);
+void trace_note_chunk(struct trace_reader *r, const struct trace_chunk *c);
+/* The HEADER chunk if trace_next would hand it out next (1), else 0. */
+int trace_take_first(struct trace_reader *r, struct trace_chunk *c);
 
 /* Decodes a SAMPLES chunk; *s is malloc'd. 0 or -1 with err. */
 int trace_chunk_samples(const struct trace_chunk *c, struct memtrace_sample **s,

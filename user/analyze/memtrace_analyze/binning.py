@@ -7,9 +7,18 @@ is larger) separated by more than `gap` bytes start a new range.  Within a
 range addresses are linear at one bucket size for the whole figure; ranges
 are stacked with their gaps cut out (and marked on the plot).  Every sample
 falls into exactly one row by construction.
+
+Every per-sample step (distinct granules, rows, time bins, counts) runs in
+libmemtrace (include/memtrace/heatmap.h) on the decoded columns; this file
+builds the axis from the few occupied granules and holds what the figure
+needs.
 """
 
+import ctypes as C
+
 import numpy as np
+
+from . import lib
 
 _U64 = np.uint64
 GRANULE_SHIFT = 16
@@ -21,42 +30,21 @@ def log2_exact(n, what="bucket size"):
     return n.bit_length() - 1
 
 
-def _unique_runs(g):
-    """np.unique of g after collapsing runs of equal values (cheap on traces,
-    whose consecutive samples often share a granule)."""
-    if g.size > 1:
-        keep = np.empty(g.size, dtype=bool)
-        keep[0] = True
-        np.not_equal(g[1:], g[:-1], out=keep[1:])
-        g = g[keep]
-    return np.unique(g)
+def _u64(a):
+    return np.ascontiguousarray(a, dtype=np.uint64)
 
 
-BLOCK_BITS = 12        # granules per block: 4096 (256 MiB of 64 KiB granules)
+def _p(a, ctype):
+    return a.ctypes.data_as(C.POINTER(ctype))
 
 
 def occupied_granules(addr, shift):
-    """Sorted unique values of addr >> shift, exact.
-
-    Two levels, no sort over all samples: the distinct blocks of 4096
-    granules (few: a process touches a handful of areas) come from a unique
-    over collapsed runs; within them np.bincount marks the occupied granules.
-    Falls back to a plain unique when there are many blocks."""
-    if addr.size == 0:
-        return np.zeros(0, dtype=_U64)
-    hi = addr >> _U64(shift + BLOCK_BITS)
-    blocks = _unique_runs(hi)
-    if blocks.size > 24:
-        return _unique_runs(addr >> _U64(shift))
-    if blocks.size == 1:
-        r = np.zeros(addr.shape, dtype=np.int64)
-    else:
-        r = np.searchsorted(blocks, hi).astype(np.int64)
-    del hi
-    r <<= BLOCK_BITS
-    r += ((addr >> _U64(shift)) & _U64((1 << BLOCK_BITS) - 1)).astype(np.int64)
-    k = np.nonzero(np.bincount(r, minlength=blocks.size << BLOCK_BITS))[0].astype(_U64)
-    return (blocks[k >> _U64(BLOCK_BITS)] << _U64(BLOCK_BITS)) | (k & _U64((1 << BLOCK_BITS) - 1))
+    """Sorted unique values of addr >> shift, exact (memtrace_bin_granules:
+    a hash set that runs of equal granules pass with one compare)."""
+    addr = _u64(addr)
+    out = np.empty(max(addr.size, 1), dtype=_U64)
+    k = lib.fn("memtrace_bin_granules")(_p(addr, C.c_uint64), addr.size, int(shift), _p(out, C.c_uint64))
+    return out[:k].copy()
 
 
 class AddressAxis:
@@ -76,29 +64,21 @@ class AddressAxis:
     def bucket(self):
         return 1 << self.shift
 
+    def cstruct(self):
+        """struct memtrace_bin_axis over this axis (keeps the arrays alive)."""
+        self._keep = (_u64(self._lo), np.ascontiguousarray(self.row0, dtype=np.int64))
+        return lib.BinAxis(_p(self._keep[0], C.c_uint64), _p(self._keep[1], C.c_int64), len(self.ranges),
+                           self.shift)
+
     def rows(self, addr, check=True):
         """Row of every address (addresses outside every range: -1).
         check=False skips the outside test for addresses the axis was built
         from (inside by construction)."""
-        if not self.ranges:
-            return np.full(addr.shape, -1, dtype=np.int64)
-        sh = _U64(self.shift)
-        if len(self.ranges) <= 24:
-            # a few compares per sample beat a binary search here
-            r = np.zeros(addr.shape, dtype=np.int8)
-            for lo in self._lo[1:]:
-                r += addr >= lo
-        else:
-            r = np.searchsorted(self._lo, addr, side="right").astype(np.int64) - 1
-            np.maximum(r, 0, out=r)
-        # row = bucket - first bucket of the range + first row of the range
-        off = self.row0[:-1] - (self._lo >> sh).astype(np.int64)
-        row = (addr >> sh).astype(np.int64)
-        row += np.take(off, r)
-        if check:
-            bad = (addr < self._lo[0]) | (row >= np.take(self.row0[1:], r))
-            if bad.any():
-                row[bad] = -1
+        addr = _u64(addr)
+        row = np.empty(addr.shape, dtype=np.int64)
+        ax = self.cstruct()
+        lib.fn("memtrace_bin_rows")(C.byref(ax), _p(addr, C.c_uint64), addr.size, int(bool(check)),
+                                    _p(row, C.c_int64))
         return row
 
     def addr_of_row(self, row):
@@ -156,22 +136,30 @@ def _align(cand, shift):
 
 def time_bins(time, t0, t1, ncols):
     """Column of every sample for ncols equal bins over [t0, t1]; samples
-    outside get -1.  Integer arithmetic where it cannot overflow (exact)."""
-    span = max(int(t1) - int(t0), 1)
-    t = time.astype(np.int64) - np.int64(t0) if t0 < 1 << 62 else (time - _U64(t0)).astype(np.int64)
-    if span * ncols < 1 << 62:
-        col = (t * np.int64(ncols)) // np.int64(span)
-    else:
-        col = np.floor(t.astype(np.float64) * (ncols / span)).astype(np.int64)
-    col = np.where(t == span, ncols - 1, col)     # t == t1 goes into the last bin
-    col[(t < 0) | (t > span) | (col >= ncols)] = -1
+    outside get -1.  Exact integer arithmetic (memtrace_bin_times)."""
+    time = _u64(time)
+    col = np.empty(time.shape, dtype=np.int64)
+    lib.fn("memtrace_bin_times")(_p(time, C.c_uint64), time.size, int(t0), int(t1), int(ncols), _p(col, C.c_int64))
     return col
 
 
 def count2d(rows, cols, nrows, ncols):
-    """Accesses per (row, col) with np.bincount; entries with -1 are dropped."""
-    ok = (rows >= 0) & (cols >= 0)
-    if not ok.all():
-        rows, cols = rows[ok], cols[ok]
-    flat = rows * ncols + cols
-    return np.bincount(flat, minlength=nrows * ncols).reshape(nrows, ncols)
+    """Samples per (row, col); entries with -1 are dropped."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    cols = np.ascontiguousarray(cols, dtype=np.int64)
+    counts = np.zeros(nrows * ncols, dtype=np.int64)
+    lib.fn("memtrace_bin_count2d")(_p(rows, C.c_int64), _p(cols, C.c_int64), rows.size, nrows, ncols,
+                                   _p(counts, C.c_int64))
+    return counts.reshape(nrows, ncols)
+
+
+def heatmap_counts(axis, addr, time, t0, t1, ncols, check=True):
+    """count2d(axis.rows(addr, check), time_bins(time, t0, t1, ncols)) in one
+    pass without the row and column arrays (memtrace_bin_heatmap)."""
+    addr, time = _u64(addr), _u64(time)
+    counts = np.zeros(axis.nrows * ncols, dtype=np.int64)
+    if axis.ranges and ncols:
+        ax = axis.cstruct()
+        lib.fn("memtrace_bin_heatmap")(C.byref(ax), _p(addr, C.c_uint64), _p(time, C.c_uint64), addr.size,
+                                       int(bool(check)), int(t0), int(t1), int(ncols), _p(counts, C.c_int64))
+    return counts.reshape(axis.nrows, ncols)

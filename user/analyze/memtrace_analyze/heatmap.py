@@ -10,8 +10,9 @@ sample class (sampled accesses, accesses, page faults: lib.Trace.words).
 allocation sites of the blocks there (memtrace_sites_compute), and each
 block is outlined over its lifetime in its site's colour.
 
-The library decodes the time and addr columns (filtered) into numpy arrays;
-binning them is plotting and stays here.  Range labels come from
+The library decodes the time and addr columns (filtered) into numpy arrays
+and bins them (memtrace_bin_*, include/memtrace/heatmap.h); the figure is
+drawn here.  Range labels come from
 memtrace_resolver_layout (the mapping that owns each address).  Without
 --pid the y axis holds address-space keys (memtrace_resolver_keys): each
 process's private memory apart, a shared page once.
@@ -20,7 +21,7 @@ process's private memory apart, a shared page once.
 import numpy as np
 
 from . import lib
-from .binning import build_axis, count2d, time_bins
+from .binning import build_axis, heatmap_counts
 from .select import add_filter_args, make_selection, time_span
 from .units import TimeAxis, fmt_bytes, fmt_time
 
@@ -57,7 +58,7 @@ class View:
                 if self.layout_is_addr:
                     layout = r.layout(sel.pid)
                 else:   # as report buckets them: the target's addresses, the others' tagged
-                    self.cols["addr"] = r.keys(self.cols["pid"], self.cols["addr"])
+                    self.cols["addr"] = r.keys(self.cols["pid"], self.cols["addr"], inplace=True)
                     layout = r.layout(lib.LAYOUT_KEYS)
                 r.close()
             else:
@@ -88,9 +89,7 @@ class View:
 def bin_view(view, bucket=4096, ncols=1000, max_rows=1024, gap=None):
     addr, time = view.cols["addr"], view.cols["time"]
     axis = build_axis(addr, bucket, max_rows=max_rows, gap=gap, clip=view.clip)
-    rows = axis.rows(addr, check=view.clip is not None)
-    cols = time_bins(time, view.t0, view.t1, ncols)
-    counts = count2d(rows, cols, axis.nrows, ncols)
+    counts = heatmap_counts(axis, addr, time, view.t0, view.t1, ncols, check=view.clip is not None)
     return HeatmapData(counts, axis, view.t0, view.t1, ncols, view.n)
 
 

@@ -189,6 +189,14 @@ class Range(C.Structure):
 
 UNMAPPED, MAPPING, SYMBOL = 0, 1, 2
 
+# --- heatmap.h ---------------------------------------------------------------
+
+i64p = C.POINTER(C.c_int64)
+
+
+class BinAxis(C.Structure):
+    _fields_ = [("lo", C.POINTER(C.c_uint64)), ("row0", i64p), ("nranges", C.c_size_t), ("shift", C.c_uint)]
+
 # --- loading -----------------------------------------------------------------
 
 _P = C.c_void_p
@@ -230,6 +238,12 @@ _PROTOS = {
     "memtrace_describe": (C.c_int, (_P, C.c_uint32, C.c_uint64, C.c_uint64, C.c_char_p, C.c_size_t)),
     "memtrace_resolver_layout": (C.c_long, (_P, C.c_uint32, C.POINTER(C.POINTER(Range)))),
     "memtrace_resolver_keys": (None, (_P, C.c_size_t, u32p, u64p, u64p)),
+    "memtrace_bin_granules": (C.c_size_t, (u64p, C.c_size_t, C.c_uint, u64p)),
+    "memtrace_bin_rows": (None, (C.POINTER(BinAxis), u64p, C.c_size_t, C.c_int, i64p)),
+    "memtrace_bin_times": (None, (u64p, C.c_size_t, C.c_uint64, C.c_uint64, C.c_size_t, i64p)),
+    "memtrace_bin_count2d": (None, (i64p, i64p, C.c_size_t, C.c_size_t, C.c_size_t, i64p)),
+    "memtrace_bin_heatmap": (C.c_size_t, (C.POINTER(BinAxis), u64p, u64p, C.c_size_t, C.c_int, C.c_uint64,
+                                          C.c_uint64, C.c_size_t, i64p)),
 }
 LAYOUT_KEYS = 0xFFFFFFFF    # MEMTRACE_LAYOUT_KEYS: the layout in address-space key order
 _lib = None
@@ -650,11 +664,13 @@ class Resolver(_Handle):
             raise MemtraceError("memtrace_resolver_layout failed")
         return [(v[i].start, v[i].end, s(v[i].name), s(v[i].perms)) for i in range(k)]
 
-    def keys(self, pid, addr):
+    def keys(self, pid, addr, inplace=False):
         """Address-space keys of (pid, addr) arrays (memtrace_resolver_keys):
-        each process's private memory apart, each shared page once."""
+        each process's private memory apart, each shared page once.
+        inplace: addr (a contiguous uint64 array) is overwritten with them."""
         pid = np.ascontiguousarray(pid, dtype=np.uint32)
-        key = np.array(addr, dtype=np.uint64)
+        key = addr if inplace and isinstance(addr, np.ndarray) and addr.dtype == np.uint64 and \
+            addr.flags.c_contiguous and addr.flags.writeable else np.array(addr, dtype=np.uint64)
         fn("memtrace_resolver_keys")(self._h, key.size, _ptr(pid, C.c_uint32), _ptr(key, C.c_uint64),
                                      _ptr(key, C.c_uint64))
         return key

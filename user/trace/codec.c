@@ -38,20 +38,6 @@ void bytebuf_free(struct bytebuf *b)
 	b->len = b->cap = 0;
 }
 
-static uint64_t column_value(const struct memtrace_sample *s, int col)
-{
-	switch (col) {
-	case COL_TIME: return s->time;
-	case COL_ADDR: return s->addr;
-	case COL_PID: return s->pid;
-	case COL_TID: return s->tid;
-	case COL_CPU: return s->cpu;
-	case COL_IP: return s->ip;
-	case COL_WEIGHT: return s->weight;
-	default: return s->data_src;
-	}
-}
-
 static void set_column(struct memtrace_sample *s, int col, uint64_t v)
 {
 	switch (col) {
@@ -89,36 +75,57 @@ static inline uint64_t unzigzag(uint64_t x)
 	return (x >> 1) ^ (0 - (x & 1));
 }
 
+/* tmp[i] = column col of s[i]: one switch per column, not per value. */
+static void gather_column(const struct memtrace_sample *s, size_t n, int col, uint64_t *tmp)
+{
+#define GATHER(field) for (size_t i = 0; i < n; i++) tmp[i] = s[i].field; break
+	switch (col) {
+	case COL_TIME: GATHER(time);
+	case COL_ADDR: GATHER(addr);
+	case COL_PID: GATHER(pid);
+	case COL_TID: GATHER(tid);
+	case COL_CPU: GATHER(cpu);
+	case COL_IP: GATHER(ip);
+	case COL_WEIGHT: GATHER(weight);
+	default: GATHER(data_src);
+	}
+#undef GATHER
+}
+
 static void encode_column(const struct memtrace_sample *s, size_t n, int col,
 			  uint64_t *tmp, struct bytebuf *out)
 {
-	uint64_t min = n ? column_value(&s[0], col) : 0, maxoff = 0, maxzz = 0;
+	uint64_t min = 0, max = 0, maxzz = 0;
 	uint64_t prev;
 
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = column_value(&s[i], col);
-		if (v < min)
-			min = v;
+	gather_column(s, n, col, tmp);
+	if (n)
+		min = max = tmp[0];
+	for (size_t i = 1; i < n; i++) {
+		uint64_t v = tmp[i], zz = zigzag(v - tmp[i - 1]);
+
+		min = v < min ? v : min;
+		max = v > max ? v : max;
+		maxzz = zz > maxzz ? zz : maxzz;
 	}
-	prev = min;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = column_value(&s[i], col);
-		uint64_t off = v - min, zz = zigzag(v - prev);
-		if (off > maxoff)
-			maxoff = off;
-		if (zz > maxzz)
-			maxzz = zz;
-		prev = v;
-	}
-	unsigned woff = width_of(maxoff), wdelta = width_of(maxzz);
+	/* the first value's delta is from min */
+	if (n && zigzag(tmp[0] - min) > maxzz)
+		maxzz = zigzag(tmp[0] - min);
+	unsigned woff = width_of(max - min), wdelta = width_of(maxzz);
 	unsigned transform = wdelta < woff ? 1 : 0;
 	unsigned width = transform ? wdelta : woff;
 
 	prev = min;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = column_value(&s[i], col);
-		tmp[i] = transform ? zigzag(v - prev) : v - min;
-		prev = v;
+	if (transform) {
+		for (size_t i = 0; i < n; i++) {
+			uint64_t v = tmp[i];
+
+			tmp[i] = zigzag(v - prev);
+			prev = v;
+		}
+	} else {
+		for (size_t i = 0; i < n; i++)
+			tmp[i] -= min;
 	}
 
 	unsigned char hdr[COL_HDR_SIZE] = { 0 };

@@ -65,3 +65,25 @@ else
 vgtool:
 	@echo "vgtool: Valgrind's tool headers/libraries not found (apt-get install valgrind): not built"
 endif
+
+# make install: the tool's Valgrind library directory, where memtracectl looks
+# for it (BINDIR/../libexec/memtrace/valgrind); links to the system's core files.
+LIBEXECDIR ?= $(PREFIX)/libexec
+VGTOOL_INSTDIR = $(DESTDIR)$(LIBEXECDIR)/memtrace/valgrind
+.PHONY: install-vgtool uninstall-vgtool
+install: install-vgtool
+uninstall: uninstall-vgtool
+ifneq ($(VGTOOL_HAVE),)
+install-vgtool: vgtool
+	$(INSTALL) -d $(VGTOOL_INSTDIR)
+	$(INSTALL) -m 755 $(VGTOOL_DIR)/memtrace-$(VG_PLATFORM) $(VGTOOL_INSTDIR)/
+	$(INSTALL) -m 644 $(VGTOOL_DIR)/vgpreload_memtrace-$(VG_PLATFORM).so $(VGTOOL_INSTDIR)/
+	ln -sf memtrace-$(VG_PLATFORM) $(VGTOOL_INSTDIR)/memtracenoalloc-$(VG_PLATFORM)
+	ln -sf $(VG_PKGLIBEXEC)/vgpreload_core-$(VG_PLATFORM).so $(VG_PKGLIBEXEC)/default.supp \
+		$(VGTOOL_INSTDIR)/
+else
+install-vgtool:
+endif
+uninstall-vgtool:
+	rm -rf $(VGTOOL_INSTDIR)
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/memtrace 2>/dev/null

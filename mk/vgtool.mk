@@ -50,11 +50,11 @@ $(VGTOOL_DIR)/memtrace-$(VG_PLATFORM): $(BUILD)/vgtool-obj/mt_main.o
 $(VGTOOL_DIR)/memtracenoalloc-$(VG_PLATFORM): $(VGTOOL_DIR)/memtrace-$(VG_PLATFORM)
 	$(Q)ln -sf memtrace-$(VG_PLATFORM) $@
 
-# As massif's: no sources of its own, Valgrind's replacement functions whole.
-$(VGTOOL_DIR)/vgpreload_memtrace-$(VG_PLATFORM).so:
+# As massif's: Valgrind's replacement functions whole (mt_preload.c: a version string).
+$(VGTOOL_DIR)/vgpreload_memtrace-$(VG_PLATFORM).so: user/source/vgtool/mt_preload.c
 	@mkdir -p $(dir $@)
 	@[ -n "$(Q)" ] && echo '  LD     $@' || true
-	$(Q)$(CC) -m64 -shared -nodefaultlibs -Wl,-z,interpose,-z,initfirst -o $@ \
+	$(Q)$(CC) -m64 -g -O2 -fPIC -shared -nodefaultlibs -Wl,-z,interpose,-z,initfirst -o $@ $< \
 		-Wl,--whole-archive $(VG_LIBDIR)/libreplacemalloc_toolpreload-$(VG_PLATFORM).a \
 		-Wl,--no-whole-archive
 

@@ -11,7 +11,7 @@ REF="/usr/bin/python3 $VG_TOP/tests/integration/lackey_ref.py"
 VG_PASS=0
 VG_FAIL=0
 VG_TMP=$(mktemp -d /tmp/memtrace-vg.XXXXXX)
-trap 'rm -rf "$VG_TMP"' EXIT
+trap "[ -n \"${VG_KEEP:-}\" ] || rm -rf \"$VG_TMP\"" EXIT
 
 ok() { echo "ok   $1"; VG_PASS=$((VG_PASS + 1)); }
 fail() { echo "FAIL $1: $2"; VG_FAIL=$((VG_FAIL + 1)); }

@@ -1,10 +1,13 @@
 /* valgrind.c - every data access of a command run under valgrind.
  *
- * Runs `valgrind --tool=lackey --trace-mem=yes --log-fd=N CMD ARGS...` with
- * N the write end of a pipe, so the command's own stdout and stderr are
- * untouched, and parses the stream as it comes (user/lackey.c).  Time is
- * the guest's instruction count.  If MEMTRACE_LACKEY_LOG names a file, the
- * raw lackey stream is copied there too (tests compare against it).
+ * Runs `valgrind --tool=memtrace --mt-fd=N ... CMD ARGS...` (our own tool,
+ * user/source/vgtool/, which samples in the tool and writes binary
+ * records: vgtool_stream.c reads them) when it was built, else
+ * `valgrind --tool=lackey --trace-mem=yes --log-fd=N CMD ARGS...` (text,
+ * parsed by lackey.c), with N the write end of a pipe, so the command's own
+ * stdout and stderr are untouched.  Time is the guest's instruction count.
+ * If MEMTRACE_LACKEY_LOG names a file, the raw stream (lackey's text or the
+ * tool's binary records) is copied there too (tests compare against it).
  * See docs/valgrind-backend.md.
  */
 #include <errno.h>
@@ -21,6 +24,7 @@
 
 #include "source/source.h"
 #include "source/lackey.h"
+#include "source/vgtool_stream.h"
 #include "record/recorder.h"
 #include "record/signals.h"
 #include "trace/words.h"
@@ -32,6 +36,39 @@
 #define TICK_SAMPLES	65536u		/* ... or every 64 Ki samples */
 
 static const char VALGRIND[] = "valgrind";
+static const char VGTOOL_BIN[] = "memtrace-amd64-linux";
+
+/*
+ * The memtrace tool's Valgrind library directory into buf: $MEMTRACE_VGTOOL_DIR
+ * (empty: do not use the tool), else next to memtracectl (build/vgtool), else
+ * where make install puts it (BINDIR/../libexec/memtrace/valgrind).  0 or -1.
+ */
+static int find_vgtool(char *buf, size_t len)
+{
+	static const char *const rel[] = { "vgtool", "../libexec/memtrace/valgrind" };
+	const char *env = getenv("MEMTRACE_VGTOOL_DIR");
+	char exe[4096], probe[4200];
+	ssize_t n;
+
+	if (env) {
+		snprintf(probe, sizeof(probe), "%s/%s", env, VGTOOL_BIN);
+		if (!*env || access(probe, X_OK) || (size_t)snprintf(buf, len, "%s", env) >= len)
+			return -1;
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = 0;
+	*strrchr(exe, '/') = 0;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(probe, sizeof(probe), "%s/%s/%s", exe, rel[i], VGTOOL_BIN);
+		if (access(probe, X_OK) == 0 &&
+		    (size_t)snprintf(buf, len, "%s/%s", exe, rel[i]) < len)
+			return 0;
+	}
+	return -1;
+}
 
 /* Full path of valgrind from $PATH into buf; 0 or -1. */
 static int find_valgrind(char *buf, size_t len)
@@ -71,13 +108,19 @@ static int vg_probe(const struct record_opts *o, char *why, size_t whylen)
 
 static void vg_status(FILE *out)
 {
-	char path[4096];
+	char path[4096], tool[4096];
 
 	if (find_valgrind(path, sizeof(path)) < 0)
 		fprintf(out, "  valgrind: unavailable - valgrind is not installed\n");
+	else if (find_vgtool(tool, sizeof(tool)) == 0)
+		fprintf(out, "  valgrind: available - %s with the memtrace tool (%s): every data "
+			"access of a command it starts, time in instructions, 5-40x slower "
+			"(-c 1: ~90 ns more per access)\n",
+			path, tool);
 	else
-		fprintf(out, "  valgrind: available - %s --tool=lackey: every data access "
-			"of a command it starts, time in instructions, very slow\n", path);
+		fprintf(out, "  valgrind: available - %s --tool=lackey (the memtrace tool is not "
+			"built): every data access of a command it starts, time in instructions, "
+			"very slow\n", path);
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -96,13 +139,13 @@ static int write_all(int fd, const char *buf, size_t len)
 }
 
 static void set_meta(struct recorder *r, const struct record_opts *o, uint64_t period,
-		     pid_t pid)
+		     pid_t pid, bool tool)
 {
 	const char *comm = strrchr(o->argv[0], '/');
 
 	comm = comm ? comm + 1 : o->argv[0];
 	recorder_meta(r, "backend", "valgrind");
-	recorder_meta(r, "source", "valgrind-lackey");
+	recorder_meta(r, "source", tool ? "valgrind-memtrace" : "valgrind-lackey");
 	recorder_meta(r, "event", "all-data-accesses");
 	recorder_meta(r, "sample_period", "%llu", (unsigned long long)period);
 	recorder_meta(r, "random_period", "%d", period > 1 && !o->fixed_period ? 1 : 0);
@@ -118,27 +161,58 @@ static void set_meta(struct recorder *r, const struct record_opts *o, uint64_t p
 	recorder_meta(r, "target_comm", "%.15s", comm);
 }
 
-static pid_t spawn(const struct record_opts *o, const char *valgrind, int wfd)
+/*
+ * valgrind's arguments: lackey's, or the memtrace tool's (it samples itself;
+ * MEMTRACE_VALGRIND_ALLOCS=0 runs it without the malloc replacement, so the
+ * guest's own malloc runs as under lackey).
+ */
+static size_t vg_args(char **argv, char bufs[][48], const struct record_opts *o, int wfd,
+		      bool tool)
+{
+	const char *allocs = getenv("MEMTRACE_VALGRIND_ALLOCS");
+	uint64_t period = o->period ? o->period : 1;
+	size_t n = 0;
+
+	argv[n++] = (char *)VALGRIND;
+	if (!tool) {
+		argv[n++] = (char *)"--tool=lackey";
+		argv[n++] = (char *)"--trace-mem=yes";
+		snprintf(bufs[0], 48, "--log-fd=%d", wfd);
+		argv[n++] = bufs[0];
+		return n;
+	}
+	argv[n++] = allocs && !strcmp(allocs, "0") ? (char *)"--tool=memtracenoalloc"
+						   : (char *)"--tool=memtrace";
+	argv[n++] = (char *)"-q";
+	snprintf(bufs[0], 48, "--mt-fd=%d", wfd);
+	snprintf(bufs[1], 48, "--period=%llu", (unsigned long long)period);
+	snprintf(bufs[2], 48, "--random-period=%s", o->fixed_period ? "no" : "yes");
+	snprintf(bufs[3], 48, "--seed=%llu", (unsigned long long)o->seed);
+	for (int i = 0; i < 4; i++)
+		argv[n++] = bufs[i];
+	return n;
+}
+
+static pid_t spawn(const struct record_opts *o, const char *valgrind, int wfd,
+		   const char *tooldir)
 {
 	size_t argc = 0;
 
 	while (o->argv[argc])
 		argc++;
-	char **argv = mt_xcalloc(argc + 5, sizeof(*argv));
-	char logfd[32];
+	char **argv = mt_xcalloc(argc + 8, sizeof(*argv));
+	char bufs[4][48];
+	size_t nvg = vg_args(argv, bufs, o, wfd, tooldir != NULL);
 
-	snprintf(logfd, sizeof(logfd), "--log-fd=%d", wfd);
-	argv[0] = (char *)VALGRIND;
-	argv[1] = (char *)"--tool=lackey";
-	argv[2] = (char *)"--trace-mem=yes";
-	argv[3] = logfd;
 	for (size_t i = 0; i < argc; i++)
-		argv[4 + i] = o->argv[i];
+		argv[nvg + i] = o->argv[i];
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		/* the write end stays open across exec; the read end does not */
 		fcntl(wfd, F_SETFD, 0);
+		if (tooldir)
+			setenv("VALGRIND_LIB", tooldir, 1);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
@@ -155,7 +229,9 @@ static pid_t spawn(const struct record_opts *o, const char *valgrind, int wfd)
 struct vg_state {
 	const struct record_opts *o;
 	struct recorder *r;
-	struct lackey_parser *p;
+	struct lackey_parser *p;	/* lackey's text, or */
+	struct vgtool_parser *t;	/* the memtrace tool's records */
+	char tooldir[4096];
 	char *buf;
 	const char *logpath;
 	int fd, logfd, copy_ok;
@@ -190,7 +266,8 @@ static int vg_start(struct vg_state *v, const struct record_opts *o)
 	if (v->logpath && *v->logpath) {
 		v->logfd = open(v->logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (v->logfd < 0) {
-			mt_errno("MEMTRACE_LACKEY_LOG=%s", v->logpath);
+			mt_errno("%s=%s", v->t ? "MEMTRACE_VGTOOL_LOG" : "MEMTRACE_LACKEY_LOG",
+				 v->logpath);
 			return -1;
 		}
 	}
@@ -200,7 +277,7 @@ static int vg_start(struct vg_state *v, const struct record_opts *o)
 	}
 	/* bigger pipe: fewer wake-ups (best effort) */
 	fcntl(fds[0], F_SETPIPE_SZ, 1 << 20);
-	v->pid = spawn(o, valgrind, fds[1]);
+	v->pid = spawn(o, valgrind, fds[1], v->t ? v->tooldir : NULL);
 	close(fds[1]);
 	if (v->pid < 0) {
 		close(fds[0]);
@@ -218,10 +295,22 @@ static void *vg_open(const struct record_opts *o, struct recorder *r)
 	v->o = o;
 	v->r = r;
 	v->fd = v->logfd = -1;
+	/* MEMTRACE_LACKEY_LOG asks for lackey's text: lackey runs */
 	v->logpath = getenv("MEMTRACE_LACKEY_LOG");
+	if (v->logpath && *v->logpath) {
+		/* lackey */
+	} else if (find_vgtool(v->tooldir, sizeof(v->tooldir)) == 0) {
+		v->t = mt_xmalloc(sizeof(*v->t));
+		vgtool_init(v->t, vg_emit, v);
+		v->logpath = getenv("MEMTRACE_VGTOOL_LOG");
+	} else {
+		mt_warn("the memtrace Valgrind tool is not built here: using lackey "
+			"(27x slower on pageramp)");
+	}
 	if (vg_start(v, o)) {
 		if (v->logfd >= 0)
 			close(v->logfd);
+		free(v->t);
 		free(v);
 		return NULL;
 	}
@@ -235,7 +324,9 @@ static void *vg_open(const struct record_opts *o, struct recorder *r)
 	lackey_init(v->p, period, !o->fixed_period, o->seed, vg_emit, v);
 	v->p->pid = (uint32_t)v->pid;
 	v->copy_ok = v->logfd >= 0;
-	set_meta(r, o, period, v->pid);
+	if (v->t)
+		v->t->pid = (uint32_t)v->pid;
+	set_meta(r, o, period, v->pid, v->t != NULL);
 	/*
 	 * Origin 0.  Valgrind runs the guest inside its own process, so
 	 * /proc/PID/maps of valgrind lists the guest's mappings at their guest
@@ -273,13 +364,19 @@ static int vg_read(struct vg_state *v)
 	if (n < 0)
 		return 0;
 	if (v->copy_ok && write_all(v->logfd, v->buf, (size_t)n) < 0) {
-		mt_errno("MEMTRACE_LACKEY_LOG=%s: write (copy stopped)", v->logpath);
+		mt_errno("%s: write (copy stopped)", v->logpath);
 		v->copy_ok = 0;
 	}
-	if (lackey_feed(v->p, v->buf, (size_t)n) < 0)
+	if (v->t ? vgtool_feed(v->t, v->buf, (size_t)n) < 0 : lackey_feed(v->p, v->buf, (size_t)n) < 0) {
+		if (v->t && v->t->error[0]) {
+			mt_err("memtrace Valgrind tool stream: %s", v->t->error);
+			v->failed = 1;
+		}
 		return 1;
-	/* the command runs (its first instruction): the trace takes FILE's place */
-	if (!v->published && v->p->insns) {
+	}
+	/* the command runs (the tool started, or its first instruction): the trace
+	 * takes FILE's place */
+	if (!v->published && (v->t ? v->t->hello : v->p->insns != 0)) {
 		if (recorder_publish(v->r)) {
 			v->failed = 1;
 			return 1;
@@ -288,9 +385,9 @@ static int vg_read(struct vg_state *v)
 	}
 	/*
 	 * lackey writes one line per write(): let the pipe fill a while
-	 * rather than wake up for every line.
+	 * rather than wake up for every line (the tool writes 256 KiB at once).
 	 */
-	if ((size_t)n < READ_BUF / 16 && !v->reaped) {
+	if (!v->t && (size_t)n < READ_BUF / 16 && !v->reaped) {
 		struct timespec ts = { 0, 2000000 };
 
 		nanosleep(&ts, NULL);
@@ -302,7 +399,8 @@ static int vg_drain(void *state, struct recorder *r, const struct pollfd *pfd, i
 		    struct source_step *step)
 {
 	struct vg_state *v = state;
-	struct lackey_parser *p = v->p;
+	uint64_t samples = v->t ? v->t->samples : v->p->samples;
+	uint64_t first_addr = v->t ? v->t->first_addr : v->p->first_addr;
 
 	(void)pfd;
 	(void)npfd;
@@ -320,21 +418,21 @@ static int vg_drain(void *state, struct recorder *r, const struct pollfd *pfd, i
 		return v->failed ? -1 : 0;
 	}
 	step->wall = mt_now_ns();
-	step->now = p->insns;
-	if (step->wall - v->last_tick >= TICK_NS || p->samples - v->tick_samples >= TICK_SAMPLES) {
+	step->now = v->t ? v->t->time : v->p->insns;
+	if (step->wall - v->last_tick >= TICK_NS || samples - v->tick_samples >= TICK_SAMPLES) {
 		/*
 		 * The guest's entry code reads argc at its initial stack
 		 * pointer (or pushes a return address below it) before
 		 * anything else: its first data access lies in the guest's
 		 * main stack, which valgrind maps as an anonymous mapping.
 		 */
-		if (p->first_addr) {	/* no snapshot before: its [stack] would be unnamed */
-			recorder_name_stack(r, v->pid, p->first_addr);
+		if (first_addr) {	/* no snapshot before: its [stack] would be unnamed */
+			recorder_name_stack(r, v->pid, first_addr);
 			recorder_maps_changed(r, v->pid);
 		}
 		step->tick = true;
 		v->last_tick = step->wall;
-		v->tick_samples = p->samples;
+		v->tick_samples = samples;
 	}
 	return 0;
 }
@@ -366,10 +464,42 @@ static int vg_target_gone(void *state, uint64_t wall)
 	return v->reaped && v->pr == 0;
 }
 
+static void lackey_warnings(struct vg_state *v)
+{
+	struct lackey_parser *p = v->p;
+	uint64_t cut = lackey_finish(p);
+
+	if (cut && !v->killed)
+		mt_warn("lackey stream ends in the middle of a line (%llu bytes ignored)",
+			(unsigned long long)cut);
+	if (p->other_pid)
+		mt_warn("the lackey stream also holds process %u (a forked child?): its "
+			"accesses are mixed in and attributed to pid %u", p->other_pid, (unsigned)v->pid);
+	lackey_warn_aliasing(p, "");
+	if (p->bad_lines)
+		mt_warn("%llu lines of the lackey stream not understood (first at line %llu: \"%s\")",
+			(unsigned long long)p->bad_lines, (unsigned long long)p->first_bad_line,
+			p->first_bad);
+}
+
+static void tool_warnings(struct vg_state *v)
+{
+	struct vgtool_parser *t = v->t;
+	size_t cut = vgtool_finish(t);
+
+	if (v->killed || v->failed || !t->hello)
+		return;
+	if (cut || !t->ended)
+		mt_warn("the memtrace tool's stream ends without its end record (valgrind died?"
+			"%s): the trace holds what came", cut ? ", a record cut" : "");
+	else if (t->end.samples != t->samples)
+		mt_warn("the memtrace tool sampled %llu accesses, %llu arrived",
+			(unsigned long long)t->end.samples, (unsigned long long)t->samples);
+}
+
 static int vg_finish(void *state, struct recorder *r, int failed, const char **reason)
 {
 	struct vg_state *v = state;
-	struct lackey_parser *p = v->p;
 
 	(void)r;
 	v->failed |= failed;
@@ -386,19 +516,10 @@ static int vg_finish(void *state, struct recorder *r, int failed, const char **r
 		*reason = "signal";	/* Ctrl-C reached valgrind first */
 		v->killed = 1;
 	}
-	uint64_t cut = lackey_finish(p);
-
-	if (cut && !v->killed)
-		mt_warn("lackey stream ends in the middle of a line (%llu bytes ignored)",
-			(unsigned long long)cut);
-	if (p->other_pid)
-		mt_warn("the lackey stream also holds process %u (a forked child?): its "
-			"accesses are mixed in and attributed to pid %u", p->other_pid, (unsigned)v->pid);
-	lackey_warn_aliasing(p, "");
-	if (p->bad_lines)
-		mt_warn("%llu lines of the lackey stream not understood (first at line %llu: \"%s\")",
-			(unsigned long long)p->bad_lines, (unsigned long long)p->first_bad_line,
-			p->first_bad);
+	if (v->t)
+		tool_warnings(v);
+	else
+		lackey_warnings(v);
 	return v->failed ? -1 : 0;
 }
 
@@ -425,6 +546,9 @@ static int vg_close(void *state, int end_rc)
 		close(v->logfd);
 	free(v->buf);
 	free(v->p);
+	if (v->t)
+		vgtool_free(v->t);
+	free(v->t);
 	free(v);
 	return rc;
 }

@@ -1,0 +1,98 @@
+/* mt_stream.h - the binary stream from the memtrace Valgrind tool
+ * (user/source/vgtool/mt_main.c) to the collector (user/source/vgtool_stream.c).
+ *
+ * The tool writes messages into the fd given by --mt-fd, each a header
+ * { u32 type, u32 bytes of payload } and its payload, little-endian, in
+ * the guest's instruction order:
+ *
+ *   MT_VG_HELLO     struct mt_vg_hello, once, first
+ *   MT_VG_ACCESSES  n * struct mt_vg_access (n = bytes / 32): sampled data accesses
+ *   MT_VG_ALLOC     struct mt_vg_alloc then nframes u64 return addresses
+ *                   (innermost first; frame 0 is the replacement malloc itself)
+ *   MT_VG_FREE      struct mt_vg_free
+ *   MT_VG_END       struct mt_vg_end, once, last (the guest's exit)
+ *
+ * Shared by the tool (no libc there: this header only uses <stdint.h>'s
+ * types) and the collector.
+ */
+#ifndef MEMTRACE_VGTOOL_STREAM_H
+#define MEMTRACE_VGTOOL_STREAM_H
+
+#include <stdint.h>
+
+#define MT_VG_MAGIC	0x4756544du	/* "MTVG" */
+#define MT_VG_VERSION	1
+
+enum mt_vg_type {
+	MT_VG_HELLO = 1,
+	MT_VG_ACCESSES = 2,
+	MT_VG_ALLOC = 3,
+	MT_VG_FREE = 4,
+	MT_VG_END = 5,
+};
+
+/* Bits of mt_vg_access.op: perf's PERF_MEM_OP_LOAD / _STORE (lackey's M is both). */
+#define MT_VG_OP_LOAD	0x2
+#define MT_VG_OP_STORE	0x4
+
+/* Allocation kinds (mt_vg_alloc.kind). */
+enum mt_vg_alloc_kind {
+	MT_VG_MALLOC = 1, MT_VG_CALLOC, MT_VG_REALLOC, MT_VG_MEMALIGN,
+	MT_VG_NEW, MT_VG_NEW_ARRAY,
+};
+
+/* The longest message payload the tool writes; a reader rejects longer. */
+#define MT_VG_MAX_MSG	(1u << 20)
+#define MT_VG_MAX_FRAMES 64
+
+struct mt_vg_header {
+	uint32_t type;
+	uint32_t bytes;
+};
+
+struct mt_vg_hello {
+	uint32_t magic;		/* MT_VG_MAGIC */
+	uint32_t version;	/* MT_VG_VERSION */
+	uint32_t pid;		/* the guest's pid */
+	uint32_t random;	/* 1: random gaps, 0: every period-th access */
+	uint64_t period;
+	uint64_t seed;
+};
+
+/* One sampled data access; time = guest instructions executed so far,
+ * counting the access's own instruction (the first instruction is 1). */
+struct mt_vg_access {
+	uint64_t time;
+	uint64_t addr;
+	uint64_t ip;		/* the instruction's address */
+	uint32_t tid;		/* the guest thread's kernel tid */
+	uint16_t size;		/* bytes accessed */
+	uint8_t op;		/* MT_VG_OP_* */
+	uint8_t pad;
+};
+
+struct mt_vg_alloc {
+	uint64_t time;
+	uint64_t addr;
+	uint64_t size;		/* bytes asked for */
+	uint32_t tid;
+	uint16_t kind;		/* enum mt_vg_alloc_kind */
+	uint16_t nframes;
+};
+
+struct mt_vg_free {
+	uint64_t time;
+	uint64_t addr;
+	uint32_t tid;
+	uint32_t pad;
+};
+
+struct mt_vg_end {
+	uint64_t insns;		/* guest instructions executed */
+	uint64_t accesses;	/* data accesses seen */
+	uint64_t samples;	/* accesses sent */
+	uint64_t allocs, frees;
+	int64_t exit_code;
+};
+
+#endif

@@ -1,0 +1,58 @@
+/* vgtool_stream.h - reads the memtrace Valgrind tool's binary stream
+ * (format: user/source/vgtool/mt_stream.h) into memtrace samples.
+ *
+ * Input comes in buffers of any size, split anywhere; a message cut by a
+ * buffer boundary is carried over.  Each sampled access becomes a
+ * memtrace_sample exactly as lackey.c makes one from a lackey line (time =
+ * instructions, ip, data_src = the op bits, cpu = weight = 0, pid = the
+ * guest's), with the thread's kernel tid.  Allocations and frees are
+ * counted (the trace has no chunk for them yet: docs/valgrind-backend.md).
+ */
+#ifndef MEMTRACE_VGTOOL_STREAM_H_READER
+#define MEMTRACE_VGTOOL_STREAM_H_READER
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uapi/memtrace.h"
+#include "source/vgtool/mt_stream.h"
+
+#define VGTOOL_BATCH 4096
+
+/* Receives samples in time order; returns 0, or -1 to stop. */
+typedef int (*vgtool_emit_fn)(void *ctx, const struct memtrace_sample *s, size_t n);
+
+struct vgtool_parser {
+	/* Counters, readable at any time. */
+	uint64_t time;		/* time of the last sample or allocation */
+	uint64_t samples, allocs, frees;
+	uint64_t first_addr;	/* address of the first sample, 0 if none */
+	uint32_t pid;		/* from HELLO, 0 before it */
+	bool hello, ended;	/* HELLO and END seen */
+	struct mt_vg_hello head;
+	struct mt_vg_end end;
+	char error[128];	/* the first malformed message, "" if none */
+
+	/* Internal. */
+	vgtool_emit_fn emit;
+	void *ctx;
+	unsigned char *carry;	/* an unfinished message */
+	size_t carry_len, carry_cap;
+	size_t nbatch;
+	struct memtrace_sample batch[VGTOOL_BATCH];
+};
+
+void vgtool_init(struct vgtool_parser *p, vgtool_emit_fn emit, void *ctx);
+
+/* Parses len bytes.  Returns 0; -1 when emit asked to stop or the stream
+ * is malformed (then error says why). */
+int vgtool_feed(struct vgtool_parser *p, const void *buf, size_t len);
+
+/* End of input: hands out the last samples; returns the bytes of an
+ * unfinished last message (0 if the stream ended cleanly between messages). */
+size_t vgtool_finish(struct vgtool_parser *p);
+
+void vgtool_free(struct vgtool_parser *p);
+
+#endif

@@ -13,6 +13,7 @@
 #include "record/loop.h"
 #include "record/recorder.h"
 #include "record/signals.h"
+#include "resolve/labels.h"
 #include "trace/writer.h"
 #include "source/target.h"
 #include "util/util.h"
@@ -52,6 +53,8 @@ static void usage(FILE *out)
 		"      --fixed-period     valgrind: every N-th access (aliases with short loops)\n"
 		"      --seed N           seed of --random-period (default 1)\n"
 		"      --kernel           with -a: also sample kernel-mode accesses\n"
+		"      --labels FILE      name address ranges (lines START SIZE NAME or\n"
+		"                         MAPPING+OFFSET SIZE NAME); kept in the trace\n"
 		"      --ring N           module backend: records per CPU ring (power of two, <= 1M);\n"
 		"                         bpf backend: the shared ring holds N records per CPU\n"
 		"  -h, --help             this text\n"
@@ -192,6 +195,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "ring", required_argument, NULL, 'r' },
 		{ "scan-period", required_argument, NULL, 'P' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "labels", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -242,6 +246,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'K': o->kernel_addrs = true; break;
 		case 'F': o->force = true; break;
+		case 'L': o->labels = optarg; break;
 		case 'r':
 			if (mt_parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > MEMTRACE_RING_MAX_RECORDS) {
 				mt_err("invalid ring size '%s' (a power of two up to 1M records)", optarg);
@@ -302,10 +307,18 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		close(fd);
 	}
 
+	struct mt_labels labels = { 0 };
+	char err[512];
+	if (o->labels && mt_labels_load(&labels, o->labels, err, sizeof(err))) {
+		mt_err("%s", err);
+		return 2;
+	}
 	const struct source_ops *b;
 	rc = pick_backend(o, &b);
-	if (rc)
+	if (rc) {
+		mt_labels_free(&labels);
 		return rc;
+	}
 
 	char cmdline[1024];
 	size_t pos = 0;
@@ -318,6 +331,9 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		pos += (size_t)n;
 	}
 	struct recorder *r = recorder_open(o->output, cmdline, o->force ? WRITER_FORCE : 0);
+	if (r && labels.len)
+		recorder_set_labels(r, labels.text, labels.len);
+	mt_labels_free(&labels);
 	if (!r)
 		return 1;
 	record_install_signals();

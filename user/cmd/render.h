@@ -20,4 +20,9 @@ void render_json_str(FILE *f, const char *s);
 void render_text_procs(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w);
 void render_json_procs(FILE *f, const struct memtrace_report *r);
 
+/* render_spans.c: --span (pattern, NULL if none) and --by-span */
+void render_text_spans(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w,
+		       const char *pattern);
+void render_json_spans(FILE *f, const struct memtrace_report *r);
+
 #endif

@@ -159,5 +159,6 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r)
 	}
 	fprintf(f, "%s]", r->npeaks ? "\n  " : "");
 	render_json_procs(f, r);
+	render_json_spans(f, r);
 	fprintf(f, "\n}\n");
 }

@@ -73,6 +73,15 @@ static void take_meta(struct recorder *r)
 	}
 }
 
+void recorder_set_labels(struct recorder *r, const char *text, size_t len)
+{
+	free(r->labels);
+	r->labels = mt_xmalloc(len + 1);
+	memcpy(r->labels, text, len);
+	r->labels[len] = 0;
+	r->labels_len = len;
+}
+
 int recorder_begin(struct recorder *r, uint64_t start, pid_t pid)
 {
 	char now[64];
@@ -98,6 +107,9 @@ int recorder_begin(struct recorder *r, uint64_t start, pid_t pid)
 		lines += r->meta.data[i] == '\n';
 	if (trace_write_chunk(r->w, CHUNK_HEADER, CODEC_STORED, r->meta.data, r->meta.len,
 			      lines))
+		return -1;
+	if (r->labels && trace_write_chunk(r->w, CHUNK_LABELS, CODEC_ZSTD, r->labels,
+					   r->labels_len, 0))
 		return -1;
 	r->begun = 1;
 	r->status_wall = r->flushed_at = mt_now_ns();
@@ -226,6 +238,7 @@ int recorder_close(struct recorder *r)
 	bytebuf_free(&r->threads);
 	bytebuf_free(&r->lost);
 	free(r->command);
+	free(r->labels);
 	free(r);
 	return rc;
 }

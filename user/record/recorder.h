@@ -41,7 +41,13 @@ void recorder_meta(struct recorder *r, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
- * Writes the HEADER chunk and a MAPS snapshot of pid (0 = none).  start is
+ * --labels: text (validated, labels.h format) that recorder_begin() writes
+ * as a LABELS chunk after the HEADER.  Copied; before recorder_begin.
+ */
+void recorder_set_labels(struct recorder *r, const char *text, size_t len);
+
+/*
+ * Writes the HEADER chunk (the LABELS chunk) and a MAPS snapshot of pid (0 = none).  start is
  * the trace origin in the trace's time unit.  Returns 0 or -1.
  */
 int recorder_begin(struct recorder *r, uint64_t start, pid_t pid);

@@ -33,6 +33,8 @@ struct recorder {
 	struct trace_writer *w;
 	char *command;
 	struct bytebuf meta;
+	char *labels;				/* recorder_set_labels(), NULL if none */
+	size_t labels_len;
 	int begun, ended;
 	uint32_t columns;
 	int time_is_ns;

@@ -39,6 +39,7 @@ struct record_opts {
 	bool kernel_addrs;	/* --kernel: also sample kernel mode (-a only) */
 	uint32_t ring_records;	/* --ring RECORDS per CPU, module and bpf backends */
 	long scan_period_ms;	/* --scan-period: hint-faults' NUMA scan period, 0 = kernel's */
+	const char *labels;	/* --labels FILE, NULL when unset */
 };
 
 /*

@@ -24,6 +24,8 @@ enum chunk_type {
 	CHUNK_WINDOWS = 6,
 	CHUNK_END = 7,
 	CHUNK_WINDOWS2 = 10,	/* WINDOWS with the estimator's counts */
+	CHUNK_SPANS = 12,	/* --mark: per-thread spans between two probes */
+	CHUNK_LABELS = 13,	/* --labels: the labels file's text */
 };
 
 enum chunk_codec {
@@ -48,6 +50,9 @@ enum sample_column {
 #define WINDOW_REC_SIZE	24
 #define WINDOW2_REC_SIZE	48	/* WINDOWS2: + samples, f1, f2 of the data row */
 #define MAPS_HDR_SIZE	16
+#define SPAN_REC_HDR	28	/* SPANS: start, end, pid, tid, label length; label */
+#define SPAN_LABEL_MAX	4096
+#define SPAN_OPEN	(1u << 31)	/* in the length word: the span never ended */
 
 struct chunk_hdr {
 	uint32_t magic;

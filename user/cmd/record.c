@@ -55,6 +55,14 @@ static void usage(FILE *out)
 		"      --kernel           with -a: also sample kernel-mode accesses\n"
 		"      --labels FILE      name address ranges (lines START SIZE NAME or\n"
 		"                         MAPPING+OFFSET SIZE NAME); kept in the trace\n"
+		"      --mark START[,END] query spans: a USDT probe (BINARY:PROBE or\n"
+		"                         BINARY:PROVIDER:PROBE, e.g. postgres:query__start; the end\n"
+		"                         is PROBE with __done/__end for __start) or a function\n"
+		"                         (BINARY:FUNCTION; the end is its return). Each thread's\n"
+		"                         spans from start to end are kept, labelled with the start\n"
+		"                         probe's argument (report --span, --by-span)\n"
+		"      --mark-label KIND  str (default: the argument is a string), int, none\n"
+		"      --mark-arg N       the start probe's argument N as label (default 0: first)\n"
 		"      --ring N           module backend: records per CPU ring (power of two, <= 1M);\n"
 		"                         bpf backend: the shared ring holds N records per CPU\n"
 		"  -h, --help             this text\n"
@@ -196,6 +204,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "scan-period", required_argument, NULL, 'P' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "labels", required_argument, NULL, 'L' },
+		{ "mark", required_argument, NULL, 'M' },
+		{ "mark-label", required_argument, NULL, 'A' },
+		{ "mark-arg", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -247,6 +258,21 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'K': o->kernel_addrs = true; break;
 		case 'F': o->force = true; break;
 		case 'L': o->labels = optarg; break;
+		case 'M': o->mark = optarg; break;
+		case 'A':
+			if (strcmp(optarg, "str") && strcmp(optarg, "int") && strcmp(optarg, "none")) {
+				mt_err("invalid --mark-label '%s' (str, int or none)", optarg);
+				return 2;
+			}
+			o->mark_label = optarg;
+			break;
+		case 'I':
+			if (mt_parse_u64(optarg, &v) || v > 4) {
+				mt_err("invalid --mark-arg '%s' (0 to 4)", optarg);
+				return 2;
+			}
+			o->mark_arg = (uint32_t)v;
+			break;
 		case 'r':
 			if (mt_parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > MEMTRACE_RING_MAX_RECORDS) {
 				mt_err("invalid ring size '%s' (a power of two up to 1M records)", optarg);
@@ -289,6 +315,10 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		mt_err("--kernel needs -a");
 		return 2;
 	}
+	if ((o->mark_label || o->mark_arg) && !o->mark) {
+		mt_err("--mark-label and --mark-arg need --mark");
+		return 2;
+	}
 	if (o->fixed_period && o->random_period) {
 		mt_err("--fixed-period and --random-period exclude each other");
 		return 2;
@@ -315,6 +345,11 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 	}
 	const struct source_ops *b;
 	rc = pick_backend(o, &b);
+	if (!rc && o->mark && !strcmp(b->name, "valgrind")) {
+		mt_err("--mark needs the perf, bpf or module backend (valgrind traces count "
+		       "instructions, the probes' clock is time)");
+		rc = 2;
+	}
 	if (rc) {
 		mt_labels_free(&labels);
 		return rc;

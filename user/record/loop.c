@@ -7,6 +7,7 @@
 
 #include "record/recorder.h"
 #include "record/signals.h"
+#include "source/mark.h"
 #include "util/util.h"
 
 /* Why to stop early, or NULL: --duration first, then a signal. */
@@ -36,7 +37,7 @@ static int source_fds(const struct source_ops *ops, void *state, struct pollfd *
 }
 
 int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
-		double duration)
+		double duration, struct mark_session *marks)
 {
 	uint64_t deadline = duration > 0 ? mt_now_ns() + (uint64_t)(duration * 1e9) : 0;
 	const char *reason = NULL;	/* set by the stop check */
@@ -53,7 +54,7 @@ int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
 			step.poll_errno = step.ready < 0 ? errno : 0;
 		}
 		step.wall = mt_now_ns();
-		if (ops->drain(state, r, p, n, &step) ||
+		if (ops->drain(state, r, p, n, &step) || (marks && mark_drain(marks, r)) ||
 		    (step.tick && recorder_tick(r, step.now))) {
 			failed = 1;
 			break;
@@ -71,15 +72,31 @@ int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
 		reason = ops->end_reason;
 	if (ops->finish(state, r, failed, &reason))
 		return -1;
+	if (marks && mark_finish(marks, r))
+		return -1;
 	return recorder_end(r, reason);
 }
 
 int record_source(const struct source_ops *ops, const struct record_opts *o,
 		  struct recorder *r)
 {
+	struct mark_session *marks = NULL;
+	char err[512];
+
+	if (o->mark) {	/* before the source: a command's first spans count too */
+		if (!(marks = mark_open(o, err, sizeof(err)))) {
+			mt_err("%s", err);
+			return -1;
+		}
+		recorder_meta(r, "mark", "%s", mark_describe(marks));
+	}
 	void *state = ops->open(o, r);
 
-	if (!state)
+	if (!state) {
+		mark_close(marks);
 		return -1;
-	return ops->close(state, record_loop(ops, state, r, o->duration));
+	}
+	int rc = ops->close(state, record_loop(ops, state, r, o->duration, marks));
+	mark_close(marks);
+	return rc;
 }

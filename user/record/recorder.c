@@ -153,10 +153,24 @@ int recorder_note_thread(struct recorder *r, uint64_t time, uint32_t pid, uint32
 	return 0;
 }
 
+int recorder_add_span(struct recorder *r, uint64_t start, uint64_t end, uint32_t pid,
+		      uint32_t tid, const char *label, size_t len, int open)
+{
+	trace_span_rec_put(&r->spans, start, end, pid, tid, label, len, open);
+	r->nspans++;
+	return 0;
+}
+
 static int flush_side_chunks(struct recorder *r, uint64_t now)
 {
 	int rc = 0;
 
+	if (r->nspans) {
+		rc |= trace_write_chunk(r->w, CHUNK_SPANS, CODEC_ZSTD, r->spans.data,
+					r->spans.len, r->nspans);
+		r->spans.len = 0;
+		r->nspans = 0;
+	}
 	if (r->nthreads) {
 		rc |= trace_write_chunk(r->w, CHUNK_THREADS, CODEC_ZSTD, r->threads.data,
 					r->threads.len, r->nthreads);
@@ -237,6 +251,7 @@ int recorder_close(struct recorder *r)
 	bytebuf_free(&r->meta);
 	bytebuf_free(&r->threads);
 	bytebuf_free(&r->lost);
+	bytebuf_free(&r->spans);
 	free(r->command);
 	free(r->labels);
 	free(r);

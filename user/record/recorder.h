@@ -47,6 +47,13 @@ void recorder_meta(struct recorder *r, const char *key, const char *fmt, ...)
 void recorder_set_labels(struct recorder *r, const char *text, size_t len);
 
 /*
+ * One span (record --mark): written with the next SPANS chunk (every tick,
+ * and at the end).  label: len bytes, no NUL needed.  0.
+ */
+int recorder_add_span(struct recorder *r, uint64_t start, uint64_t end, uint32_t pid,
+		      uint32_t tid, const char *label, size_t len, int open);
+
+/*
  * Writes the HEADER chunk (the LABELS chunk) and a MAPS snapshot of pid (0 = none).  start is
  * the trace origin in the trace's time unit.  Returns 0 or -1.
  */

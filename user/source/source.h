@@ -40,6 +40,9 @@ struct record_opts {
 	uint32_t ring_records;	/* --ring RECORDS per CPU, module and bpf backends */
 	long scan_period_ms;	/* --scan-period: hint-faults' NUMA scan period, 0 = kernel's */
 	const char *labels;	/* --labels FILE, NULL when unset */
+	const char *mark;	/* --mark START[,END], NULL when unset (source/mark.h) */
+	const char *mark_label;	/* --mark-label str|int|none, NULL = str */
+	uint32_t mark_arg;	/* --mark-arg N: the start probe's argument N (0 = first) */
 };
 
 /*

@@ -188,10 +188,12 @@ static int parse_spec(struct mark_session *m, const struct record_opts *o, char 
 		return -1;
 	if (!comma)
 		return default_end(o, &m->start, &m->end, err, errlen);
-	if (parse_probe(o, comma + 1, strchr(comma + 1, ':') && !m->start.usdt ? NULL : &m->start,
-			&m->end, err, errlen))
-		return -1;
-	return 0;
+	const char *end = comma + 1, *c1 = strchr(end, ':');
+	/* PROVIDER:PROBE of the start's binary, else BINARY:PROBE */
+	if (c1 && !strchr(c1 + 1, ':') &&
+	    parse_probe(o, end, &m->start, &m->end, err, errlen) == 0 && m->end.usdt)
+		return 0;
+	return parse_probe(o, end, c1 ? NULL : &m->start, &m->end, err, errlen);
 }
 
 static struct bpf_link *attach(struct bpf_program *usdt, struct bpf_program *up,

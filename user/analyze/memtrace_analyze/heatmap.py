@@ -46,7 +46,7 @@ class View:
         self.what = sel.what
         if layout is None:
             if tr.info.maps:
-                r = lib.Resolver(tr.path)
+                r = lib.Resolver(tr.path, labels=sel.labels)
                 if sel.pid or "pid" not in self.cols:
                     layout = r.layout(sel.pid)
                 else:   # as report buckets them: the target's addresses, the others' tagged

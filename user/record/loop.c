@@ -49,9 +49,18 @@ int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
 		struct source_step step = { 0 };
 		int n = source_fds(ops, state, &p, &cap);
 
+		int m = marks && n > 0;	/* the probes' ring too (the source's step counts its own) */
+
+		if (m) {
+			if (n + 1 > cap)
+				p = mt_xrealloc(p, (size_t)(cap = n + 1) * sizeof(*p));
+			p[n] = (struct pollfd){ .fd = mark_fd(marks), .events = POLLIN };
+		}
 		if (n > 0) {
-			step.ready = poll(p, (nfds_t)n, RECORD_POLL_MS);
+			step.ready = poll(p, (nfds_t)(n + m), RECORD_POLL_MS);
 			step.poll_errno = step.ready < 0 ? errno : 0;
+			if (m && step.ready > 0)
+				step.ready -= !!p[n].revents;
 		}
 		step.wall = mt_now_ns();
 		if (ops->drain(state, r, p, n, &step) || (marks && mark_drain(marks, r)) ||
@@ -96,6 +105,8 @@ int record_source(const struct source_ops *ops, const struct record_opts *o,
 		mark_close(marks);
 		return -1;
 	}
+	if (marks && o->argv && recorder_target(r) > 0 && mark_add_pid(marks, recorder_target(r)))
+		mt_warn("--mark: cannot follow the command's process: its spans are missing");
 	int rc = ops->close(state, record_loop(ops, state, r, o->duration, marks));
 	mark_close(marks);
 	return rc;

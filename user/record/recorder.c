@@ -73,6 +73,11 @@ static void take_meta(struct recorder *r)
 	}
 }
 
+pid_t recorder_target(const struct recorder *r)
+{
+	return r->target;
+}
+
 void recorder_set_labels(struct recorder *r, const char *text, size_t len)
 {
 	free(r->labels);

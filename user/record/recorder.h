@@ -59,6 +59,9 @@ int recorder_add_span(struct recorder *r, uint64_t start, uint64_t end, uint32_t
  */
 int recorder_begin(struct recorder *r, uint64_t start, pid_t pid);
 
+/* recorder_begin's pid (the command's, the first -p pid), 0 before. */
+pid_t recorder_target(const struct recorder *r);
+
 /* Samples of one stream, time-ordered within the call. */
 int recorder_add_samples(struct recorder *r, const struct memtrace_sample *s,
 			 size_t n);

@@ -13,6 +13,7 @@
 
 #include "record/recorder.h"
 #include "source/bpf.h"
+#include "source/target.h"
 #include "source/usdt_notes.h"
 #include "util/util.h"
 #include "mark_rec.h"
@@ -205,6 +206,33 @@ static struct bpf_link *attach(struct bpf_program *usdt, struct bpf_program *up,
 	return bpf_program__attach_uprobe_opts(up, -1, p->path, 0, &uo);
 }
 
+int mark_add_pid(struct mark_session *m, int pid)
+{
+	__u32 key = (__u32)pid;
+	__u8 on = 1;
+
+	return bpf_map__update_elem(m->skel->maps.tgids, &key, sizeof(key), &on, sizeof(on), BPF_ANY);
+}
+
+/* -p: the trees' processes; listed twice, for what forked while the fork
+ * program was not yet attached. */
+static int add_trees(struct mark_session *m, const struct record_opts *o, char *err,
+		     size_t errlen)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		struct target_tasks t = { 0 };
+		target_tree(o->pids, o->npids, !o->no_children, &t);
+		for (size_t i = 0; i < t.n; i++)
+			if (mark_add_pid(m, t.t[i].pid)) {
+				snprintf(err, errlen, "--mark: the BPF tgid map: %s", strerror(errno));
+				target_tasks_free(&t);
+				return -1;
+			}
+		target_tasks_free(&t);
+	}
+	return 0;
+}
+
 static int load(struct mark_session *m, const struct record_opts *o, char *err, size_t errlen)
 {
 	struct mt_mark_bpf *s;
@@ -217,6 +245,8 @@ static int load(struct mark_session *m, const struct record_opts *o, char *err, 
 	}
 	s->rodata->label_kind = m->label_kind;
 	s->rodata->arg_index = o->mark_arg;
+	s->rodata->filter_tgids = o->npids > 0 || o->argv;
+	bpf_program__set_autoload(s->progs.mark_fork, o->npids > 0 || o->argv);
 	bpf_program__set_autoload(s->progs.usdt_start, m->start.usdt);
 	bpf_program__set_autoload(s->progs.uprobe_start, !m->start.usdt);
 	bpf_program__set_autoload(s->progs.usdt_end, m->end.usdt);
@@ -239,7 +269,12 @@ static int load(struct mark_session *m, const struct record_opts *o, char *err, 
 		return -1;
 	}
 	*(m->end.usdt ? &s->links.usdt_end : &s->links.uprobe_end) = l;
-	return 0;
+	if ((o->npids || o->argv) && !(s->links.mark_fork = bpf_program__attach(s->progs.mark_fork))) {
+		snprintf(err, errlen, "--mark: cannot attach to sched_process_fork: %s",
+			 bpf_last_error());
+		return -1;
+	}
+	return o->npids ? add_trees(m, o, err, errlen) : 0;
 }
 
 static struct open_span *find_open(struct mark_session *m, uint32_t tid)
@@ -326,6 +361,11 @@ struct mark_session *mark_open(const struct record_opts *o, char *err, size_t er
 		 m->start.name, m->end.usdt ? "usdt" : "uretprobe", m->end.provider,
 		 m->end.usdt ? ":" : "", m->end.name, m->start.path);
 	return m;
+}
+
+int mark_fd(const struct mark_session *m)
+{
+	return ring_buffer__epoll_fd(m->rb);
 }
 
 const char *mark_describe(const struct mark_session *m)

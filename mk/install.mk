@@ -39,7 +39,7 @@ else
 INSTALL_RPATH = -Wl,-rpath,'$$ORIGIN/$(call rel,$(BINDIR),$(LIBDIR))'
 endif
 
-MANPAGES = docs/man/memtracectl.1 docs/man/memtrace-analyze.1
+MANPAGES = docs/man/memtracectl.1 docs/man/memtrace-analyze.1 docs/man/pg-shmem-labels.1
 INSTALL_DOCS = README.md $(wildcard docs/*.md)
 PY_FILES = $(wildcard user/analyze/memtrace_analyze/*.py)
 D = $(DESTDIR)

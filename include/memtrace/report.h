@@ -30,6 +30,7 @@ extern "C" {
 #define MEMTRACE_REPORT_REGIONS		(1u << 1) /* fill regions[] */
 #define MEMTRACE_REPORT_FULL_CURVE	(1u << 2) /* curve at every distinct count, not 1,2,4,.. */
 #define MEMTRACE_REPORT_PER_PROCESS	(1u << 3) /* fill processes[] */
+#define MEMTRACE_REPORT_BY_SPAN		(1u << 4) /* fill span_groups[] (record --mark) */
 
 struct memtrace_report_config {
 	uint64_t bucket;	/* bytes, power of two 64..2M; 0 = the trace's bucket_default */
@@ -44,6 +45,12 @@ struct memtrace_report_config {
 	struct memtrace_filter filter;
 	const char *root;	/* ELF files looked up under this directory (perf --symfs); NULL = / */
 	const char *debug_dir;	/* separate debug files; NULL = /usr/lib/debug */
+	/* appended: a labels file (docs/memtracectl.md, "Labels") whose names
+	 * win over the trace's own LABELS chunk and the mappings'; NULL = none */
+	const char *labels;
+	/* appended: only the samples of threads inside a span (record --mark)
+	 * whose label contains this; NULL = every sample */
+	const char *span;
 };
 
 /* One WSS series: wss[k] = distinct buckets accessed in (t_k - τ, t_k]. */
@@ -145,6 +152,21 @@ struct memtrace_process {
 };
 
 /*
+ * One span label (MEMTRACE_REPORT_BY_SPAN): the spans with that label (a
+ * query's text), the samples of their threads while inside them, and the
+ * distinct buckets those samples touched, over all the spans and per span.
+ */
+struct memtrace_span_group {
+	const char *label;
+	uint64_t spans;		/* spans with this label */
+	uint64_t time;		/* their summed length (trace unit) */
+	uint64_t samples;	/* samples inside them */
+	uint64_t buckets;	/* distinct buckets of those samples */
+	double avg_buckets;	/* per span: mean distinct buckets (0 for a span without samples) */
+	uint64_t max_buckets;	/* per span: the largest */
+};
+
+/*
  * Buckets are address-space keys (include/memtrace/resolve.h): private
  * memory per process, shared mappings once by (device, inode, offset); in a
  * single-process trace they are the addresses.
@@ -180,6 +202,11 @@ struct memtrace_report {
 	uint64_t shared_buckets;		/* of data.total: in shared mappings */
 	/* appended: estimates of data and code (same rows as data, code) */
 	struct memtrace_estimate data_est, code_est;
+	/* appended: spans (cfg.span, MEMTRACE_REPORT_BY_SPAN), most samples first */
+	size_t nspans;				/* spans matching cfg.span (all without it) */
+	size_t nspan_groups;
+	const struct memtrace_span_group *span_groups;
+	uint64_t span_samples;			/* of samples: inside a span */
 };
 
 /*

@@ -34,6 +34,17 @@ struct memtrace_resolver *memtrace_resolver_open(const char *path, const char *r
 						 size_t errlen);
 void memtrace_resolver_close(struct memtrace_resolver *r);
 
+/*
+ * Names from outside: the labels file at path (lines "START SIZE NAME" or
+ * "MAPPING+OFFSET SIZE NAME", docs/memtracectl.md "Labels") names the
+ * addresses it covers, before the trace's own LABELS chunk and the
+ * mappings: locations, descriptions and the layout (a label splits its
+ * mapping's range) say "NAME+0xOFF".  Call before the first lookup.  0, or
+ * -1 with "PATH:LINE: reason".
+ */
+int memtrace_resolver_labels(struct memtrace_resolver *r, const char *path, char *err,
+			     size_t errlen);
+
 enum memtrace_resolved {
 	MEMTRACE_UNMAPPED = 0,	/* no snapshot of pid maps addr */
 	MEMTRACE_MAPPING = 1,	/* mapping known, no symbol */

@@ -208,6 +208,14 @@ struct memtrace_maps_snapshot { uint64_t time; uint32_t pid; const char *text; s
  */
 struct memtrace_damon_region { uint64_t time, start, end; uint32_t pid, nr_accesses, age; };
 
+/*
+ * SPANS records (record --mark): thread tid of pid ran between two probes
+ * over [start, end] (absolute, trace unit); label: the probe's argument
+ * (a query's text, a number).  open = 1: the recording ended before the
+ * end probe fired (end = the recording's end).  Sorted by (pid, tid, start).
+ */
+struct memtrace_span { uint64_t start, end; uint32_t pid, tid; const char *label; int open; };
+
 long memtrace_trace_threads(struct memtrace_trace *t, const struct memtrace_thread **v,
 			    char *err, size_t errlen);
 long memtrace_trace_lost(struct memtrace_trace *t, const struct memtrace_lost **v,
@@ -218,6 +226,18 @@ long memtrace_trace_maps(struct memtrace_trace *t, const struct memtrace_maps_sn
 			 char *err, size_t errlen);
 long memtrace_trace_damon_regions(struct memtrace_trace *t,
 				  const struct memtrace_damon_region **v, char *err, size_t errlen);
+
+long memtrace_trace_spans(struct memtrace_trace *t, const struct memtrace_span **v,
+			  char *err, size_t errlen);
+
+/*
+ * keep[i] = 1 when sample i (time[i], tid[i], absolute times as
+ * memtrace_trace_read decodes them) lies in a span whose label contains
+ * pattern (NULL or "": any span), else 0.  Returns the count kept, or -1.
+ */
+long memtrace_trace_span_mask(struct memtrace_trace *t, const char *pattern, size_t n,
+			      const uint64_t *time, const uint32_t *tid, uint8_t *keep,
+			      char *err, size_t errlen);
 
 /*
  * Writing (tools and tests that make traces; memtracectl record uses the
@@ -242,6 +262,12 @@ int memtrace_writer_lost(struct memtrace_writer *w, uint64_t time, uint32_t cpu,
 int memtrace_writer_damon_regions(struct memtrace_writer *w,
 				  const struct memtrace_damon_region *r, size_t n, char *err,
 				  size_t errlen);
+/* A LABELS chunk: text in the --labels format (checked first). */
+int memtrace_writer_labels(struct memtrace_writer *w, const char *text, size_t len,
+			   char *err, size_t errlen);
+/* One SPANS record (a SPANS chunk of count 1); open as memtrace_span.open. */
+int memtrace_writer_span(struct memtrace_writer *w, uint64_t start, uint64_t end, uint32_t pid,
+			 uint32_t tid, const char *label, int open, char *err, size_t errlen);
 /* end_meta: "key=value\n" lines of the END chunk (NULL: no END chunk).
  * Always frees w. */
 int memtrace_writer_close(struct memtrace_writer *w, const char *end_meta, char *err,

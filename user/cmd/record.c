@@ -14,6 +14,7 @@
 #include "record/loop.h"
 #include "record/recorder.h"
 #include "record/signals.h"
+#include "resolve/labels.h"
 #include "trace/writer.h"
 #include "source/target.h"
 #include "util/util.h"
@@ -57,6 +58,16 @@ static void usage(FILE *out)
 		"      --fixed-period     valgrind: every N-th access (aliases with short loops)\n"
 		"      --seed N           seed of --random-period (default 1)\n"
 		"      --kernel           with -a: also sample kernel-mode accesses\n"
+		"      --labels FILE      name address ranges (lines START SIZE NAME or\n"
+		"                         MAPPING+OFFSET SIZE NAME); kept in the trace\n"
+		"      --mark START[,END] query spans: a USDT probe (BINARY:PROBE or\n"
+		"                         BINARY:PROVIDER:PROBE, e.g. postgres:query__start; the end\n"
+		"                         is PROBE with __done/__end for __start) or a function\n"
+		"                         (BINARY:FUNCTION; the end is its return). Each thread's\n"
+		"                         spans from start to end are kept, labelled with the start\n"
+		"                         probe's argument (report --span, --by-span)\n"
+		"      --mark-label KIND  str (default: the argument is a string), int, none\n"
+		"      --mark-arg N       the start probe's argument N as label (default 0: first)\n"
 		"      --ring N           module backend: records per CPU ring (power of two, <= 1M);\n"
 		"                         bpf backend: the shared ring holds N records per CPU\n"
 		"      --allocs           also record allocation sites: uprobes on the target's\n"
@@ -236,6 +247,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "alloc-large", required_argument, NULL, 0x102 },
 		{ "alloc-symbols", required_argument, NULL, 0x103 },
 		{ "alloc-lib", required_argument, NULL, 0x104 },
+		{ "labels", required_argument, NULL, 0x110 },
+		{ "mark", required_argument, NULL, 0x111 },
+		{ "mark-label", required_argument, NULL, 0x112 },
+		{ "mark-arg", required_argument, NULL, 0x113 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -286,6 +301,22 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'K': o->kernel_addrs = true; break;
 		case 'F': o->force = true; break;
+		case 0x110: o->labels = optarg; break;
+		case 0x111: o->mark = optarg; break;
+		case 0x112:
+			if (strcmp(optarg, "str") && strcmp(optarg, "int") && strcmp(optarg, "none")) {
+				mt_err("invalid --mark-label '%s' (str, int or none)", optarg);
+				return 2;
+			}
+			o->mark_label = optarg;
+			break;
+		case 0x113:
+			if (mt_parse_u64(optarg, &v) || v > 4) {
+				mt_err("invalid --mark-arg '%s' (0 to 4)", optarg);
+				return 2;
+			}
+			o->mark_arg = (uint32_t)v;
+			break;
 		case 'r':
 			if (mt_parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > MEMTRACE_RING_MAX_RECORDS) {
 				mt_err("invalid ring size '%s' (a power of two up to 1M records)", optarg);
@@ -355,6 +386,10 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		mt_err("--kernel needs -a");
 		return 2;
 	}
+	if ((o->mark_label || o->mark_arg) && !o->mark) {
+		mt_err("--mark-label and --mark-arg need --mark");
+		return 2;
+	}
 	if (o->fixed_period && o->random_period) {
 		mt_err("--fixed-period and --random-period exclude each other");
 		return 2;
@@ -373,11 +408,25 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		close(fd);
 	}
 
+	struct mt_labels labels = { 0 };
+	char err[512];
+	if (o->labels && mt_labels_load(&labels, o->labels, err, sizeof(err))) {
+		mt_err("%s", err);
+		return 2;
+	}
 	const struct source_ops *b;
 	rc = pick_backend(o, &b);
-	if (rc)
+	if (!rc && o->mark && !strcmp(b->name, "valgrind")) {
+		mt_err("--mark needs the perf, bpf or module backend (valgrind traces count "
+		       "instructions, the probes' clock is time)");
+		rc = 2;
+	}
+	if (rc) {
+		mt_labels_free(&labels);
 		return rc;
+	}
 	if (o->allocs && !strcmp(b->name, "valgrind")) {
+		mt_labels_free(&labels);
 		mt_err("--allocs needs the perf, bpf or module backend (valgrind replaces malloc)");
 		return 2;
 	}
@@ -393,9 +442,14 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		pos += (size_t)n;
 	}
 	struct alloc_probe *ap = NULL;
-	if (o->allocs && !(ap = alloc_probe_new(o)))
+	if (o->allocs && !(ap = alloc_probe_new(o))) {
+		mt_labels_free(&labels);
 		return 2;
+	}
 	struct recorder *r = recorder_open(o->output, cmdline, o->force ? WRITER_FORCE : 0);
+	if (r && labels.len)
+		recorder_set_labels(r, labels.text, labels.len);
+	mt_labels_free(&labels);
 	if (!r) {
 		alloc_probe_free(ap);
 		return 1;

@@ -37,4 +37,9 @@ void render_text_sites(FILE *f, const char *path, const struct memtrace_report *
 void render_json_sites(FILE *f, const char *path, const struct memtrace_report *r,
 		       const struct memtrace_sites *s);
 
+/* render_spans.c: --span (pattern, NULL if none) and --by-span */
+void render_text_spans(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w,
+		       const char *pattern);
+void render_json_spans(FILE *f, const struct memtrace_report *r);
+
 #endif

@@ -161,5 +161,6 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 	render_json_procs(f, r);
 	render_json_kinds(f, path, pid);
 	render_json_damon(f, path);
+	render_json_spans(f, r);
 	fprintf(f, "\n}\n");
 }

@@ -13,10 +13,10 @@
 #include "util/util.h"
 
 struct report_opts {
-	const char *window, *interval, *series;
+	const char *window, *interval, *series, *labels, *span;
 	uint64_t bucket;
 	size_t top;
-	int json, per_process, by_site;
+	int json, per_process, by_site, by_span;
 	uint32_t pid;
 	double sensitivity;
 };
@@ -38,6 +38,12 @@ static void usage(FILE *out)
 		"      --by-site          allocation sites (a trace recorded with --allocs): bytes,\n"
 		"                         blocks, samples, buckets and lifetime per site, and the\n"
 		"                         hot data buckets with their sites\n"
+		"      --labels FILE      name address ranges (lines START SIZE NAME or\n"
+		"                         MAPPING+OFFSET SIZE NAME; before the trace's own labels)\n"
+		"      --span PATTERN     only samples of threads inside a span (record --mark)\n"
+		"                         whose label (a query's text) contains PATTERN\n"
+		"      --by-span          samples and distinct buckets per span label, over all\n"
+		"                         its spans and per span (mean, largest)\n"
 		"      --json             machine-readable output on stdout\n"
 		"      --series FILE      write time,wss_data,wss_code (buckets) per interval as CSV,\n"
 		"                         then the data estimate: samples,f1,f2,est_data,est_data_lo,\n"
@@ -66,6 +72,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 		{ "pid", required_argument, NULL, 'p' },
 		{ "per-process", no_argument, NULL, 'P' },
 		{ "by-site", no_argument, NULL, 'A' },
+		{ "labels", required_argument, NULL, 'L' },
+		{ "span", required_argument, NULL, 'S' },
+		{ "by-span", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -101,6 +110,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 			break;
 		case 'P': o->per_process = 1; break;
 		case 'A': o->by_site = 1; break;
+		case 'L': o->labels = optarg; break;
+		case 'S': o->span = optarg; break;
+		case 'B': o->by_span = 1; break;
 		case 's': o->series = optarg; break;
 		case 'g': {
 			char *end;
@@ -216,8 +228,11 @@ int cmd_report(int argc, char **argv)
 	struct memtrace_report_config cfg = {
 		.bucket = o.bucket, .top = o.top, .sensitivity = o.sensitivity,
 		.max_peaks = 100, .locations = 3, .functions = 3,
-		.flags = o.per_process ? MEMTRACE_REPORT_PER_PROCESS : 0,
+		.flags = (o.per_process ? MEMTRACE_REPORT_PER_PROCESS : 0) |
+			 (o.by_span ? MEMTRACE_REPORT_BY_SPAN : 0),
 		.filter = { .pid = o.pid },
+		.labels = o.labels,
+		.span = o.span,
 	};
 	rc = parse_durations(path, &o, &cfg);
 	if (rc)
@@ -242,8 +257,10 @@ int cmd_report(int argc, char **argv)
 		return report_sites(path, &o, &cfg, r);
 	if (o.json)
 		render_json(stdout, path, r, o.pid);
-	else
+	else {
 		render_text(stdout, path, r, o.pid);
+		render_text_spans(stdout, r, memtrace_words_of_meta(r->meta), o.span);
+	}
 	memtrace_report_free(r);
 	return 0;
 }

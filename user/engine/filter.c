@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/span_index.h"
 #include "memtrace/resolve.h"
 #include "resolve/resolve.h"
 #include "util/util.h"
@@ -131,6 +132,12 @@ int sample_filter_init(struct sample_filter *f, const struct memtrace_filter *sp
 	return 0;
 }
 
+void sample_filter_spans(struct sample_filter *f, const struct span_index *x)
+{
+	f->spans = x;
+	f->all = false;
+}
+
 void sample_filter_free(struct sample_filter *f)
 {
 	free(f->ranges);
@@ -160,6 +167,8 @@ bool sample_filter_pass_values(const struct sample_filter *f, uint64_t time, uin
 	if ((f->pid && pid != f->pid) || (f->tid && tid != f->tid))
 		return false;
 	if (time < f->t_lo || time > f->t_hi)
+		return false;
+	if (f->spans && span_index_find(f->spans, tid, time) < 0)
 		return false;
 	return !f->ranges || in_ranges(f, addr);
 }

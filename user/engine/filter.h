@@ -20,6 +20,7 @@
 #include "uapi/memtrace.h"
 
 struct resolver;
+struct span_index;
 
 struct addr_range { uint64_t lo, hi; };	/* [lo, hi); hi UINT64_MAX: [lo, UINT64_MAX] */
 
@@ -29,6 +30,7 @@ struct sample_filter {
 	uint64_t t_lo, t_hi;		/* absolute, inclusive */
 	struct addr_range *ranges;	/* sorted, disjoint; NULL = any address */
 	size_t nranges;
+	const struct span_index *spans;	/* only samples in these spans; NULL = any */
 };
 
 /*
@@ -41,6 +43,8 @@ int sample_filter_init(struct sample_filter *f, const struct memtrace_filter *sp
 		       uint64_t start_time, struct resolver *res, uint32_t pid,
 		       char *err, size_t errlen);
 void sample_filter_free(struct sample_filter *f);
+/* From now on only samples in a span of x (kept by the caller) pass. */
+void sample_filter_spans(struct sample_filter *f, const struct span_index *x);
 
 bool sample_filter_pass(const struct sample_filter *f, const struct memtrace_sample *s);
 /* The same test on the four values a filter looks at. */

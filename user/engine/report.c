@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "engine/report_internal.h"
+#include "resolve/labels.h"
 #include "trace/format.h"
 #include "trace/pipe.h"
 #include "trace/reader.h"
@@ -163,6 +164,7 @@ static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n
 	mt_spaces_key_samples(c->spaces, s, n);
 	if (c->flags & MEMTRACE_REPORT_PER_PROCESS)
 		rep_procs_add(c, s, n);
+	rep_spans_add(c, s, n);
 	if (columns & (1u << COL_IP))
 		r->have_ip = 1;
 	wss_add_samples(&c->data, s, n, 0);
@@ -330,6 +332,7 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 	}
 	c->flags = cfg->flags;
 	c->filter = &cfg->filter;
+	c->span_pattern = cfg->span && *cfg->span ? cfg->span : NULL;
 	c->window_asked = cfg->window;
 	c->pid = cfg->filter.pid ? cfg->filter.pid : r->info.target_pid;
 
@@ -347,6 +350,20 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 		resolver_set_root(c->res, cfg->root);
 	if (cfg->debug_dir)
 		resolver_set_debug_dir(c->res, cfg->debug_dir);
+	resolver_set_label_pid(c->res, r->info.target_pid);
+	if (cfg->labels) {
+		struct mt_labels l = { 0 };
+		int bad = mt_labels_load(&l, cfg->labels, err, errlen) ||
+			  resolver_add_labels(c->res, l.text, l.len, cfg->labels, 1, err, errlen);
+		mt_labels_free(&l);
+		if (bad) {
+			resolver_free(c->res);
+			c->res = NULL;
+			wss_free(&c->data);
+			wss_free(&c->code);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -375,6 +392,20 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 			resolver_add_maps(c->res, get_le64(ch.data), get_le32(ch.data + 8),
 					  (const char *)ch.data + MAPS_HDR_SIZE,
 					  ch.len - MAPS_HDR_SIZE);
+		} else if (ch.type == CHUNK_SPANS) {
+			if (rep_spans_chunk(c, &ch, err, errlen)) {
+				rc = -1;
+				break;
+			}
+		} else if (ch.type == CHUNK_LABELS) {
+			char where[64];
+			snprintf(where, sizeof(where), "LABELS chunk at offset %llu",
+				 (unsigned long long)ch.offset);
+			if (resolver_add_labels(c->res, (const char *)ch.data, ch.len, where, 0, err,
+						errlen)) {
+				rc = -1;
+				break;
+			}
 		} else if (ch.type == CHUNK_THREADS && (c->flags & MEMTRACE_REPORT_PER_PROCESS)) {
 			threads += ch.len / THREAD_REC_SIZE;
 			if (threads > TRACE_MAX_SIDE_RECORDS) {
@@ -434,6 +465,8 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 		return -1;
 	if (sample_filter_init(&c->filt, c->filter, r->start_time, c->res, r->info.target_pid,
 			       err, errlen))
+		return -1;
+	if (rep_spans_setup(c, err, errlen))
 		return -1;
 	/* the target (or --pid) keeps its addresses as keys */
 	c->spaces = resolver_spaces(c->res, c->pid);
@@ -521,6 +554,7 @@ static int compute(struct rep_ctx *c, const char *path, char *err, size_t errlen
 		rep_fill_regions(c);
 	if (c->flags & MEMTRACE_REPORT_PER_PROCESS)
 		rep_fill_procs(c);
+	rep_fill_spans(c);
 	return 0;
 }
 
@@ -546,6 +580,7 @@ static void ctx_free(struct rep_ctx *c, int wss_ready)
 	free(c->hot_code);
 	sample_filter_free(&c->filt);
 	rep_procs_free(c);
+	rep_spans_free(c);
 	if (c->res)
 		resolver_free(c->res);
 	if (wss_ready) {

@@ -17,10 +17,13 @@
 #include "engine/hot.h"
 #include "engine/hot_attr.h"
 #include "engine/peaks.h"
+#include "engine/span_index.h"
 #include "engine/wss.h"
 #include "memtrace/report.h"
 #include "resolve/resolve.h"
 #include "resolve/spaces.h"
+#include "trace/reader.h"
+#include "trace/spans.h"
 
 struct rep_proc {
 	int used;
@@ -77,6 +80,9 @@ struct rep_ctx {
 	uint64_t procs_too_long;	/* 0, or the sample time that would pass it */
 	unsigned char *threads;		/* THREADS records (comm of each pid) */
 	size_t nthreads;
+	/* spans (report_spans.c): --span pattern, --by-span */
+	const char *span_pattern;	/* NULL: no span filter */
+	struct rep_spans *spans;	/* NULL: neither asked */
 };
 
 void *rep_alloc(struct rep_ctx *c, size_t n);	/* zeroed, owned by the report */
@@ -105,6 +111,13 @@ void rep_procs_free(struct rep_ctx *c);
 const char *rep_key_where(struct rep_ctx *c, uint64_t key);
 void rep_fill_hot(struct rep_ctx *c);
 void rep_fill_peaks(struct rep_ctx *c);
+
+/* report_spans.c */
+int rep_spans_chunk(struct rep_ctx *c, const struct trace_chunk *ch, char *err, size_t errlen);
+int rep_spans_setup(struct rep_ctx *c, char *err, size_t errlen);
+void rep_spans_add(struct rep_ctx *c, const struct memtrace_sample *v, size_t n);
+void rep_fill_spans(struct rep_ctx *c);
+void rep_spans_free(struct rep_ctx *c);
 
 /* report_regions.c */
 void rep_fill_curve(struct rep_ctx *c);

@@ -7,6 +7,7 @@
 
 #include "record/recorder.h"
 #include "record/signals.h"
+#include "source/mark.h"
 #include "util/util.h"
 
 /* Why to stop early, or NULL: --duration first, then a signal. */
@@ -36,7 +37,7 @@ static int source_fds(const struct source_ops *ops, void *state, struct pollfd *
 }
 
 int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
-		double duration)
+		double duration, struct mark_session *marks)
 {
 	uint64_t deadline = duration > 0 ? mt_now_ns() + (uint64_t)(duration * 1e9) : 0;
 	const char *reason = NULL;	/* set by the stop check */
@@ -48,12 +49,21 @@ int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
 		struct source_step step = { 0 };
 		int n = source_fds(ops, state, &p, &cap);
 
+		int m = marks && n > 0;	/* the probes' ring too (the source's step counts its own) */
+
+		if (m) {
+			if (n + 1 > cap)
+				p = mt_xrealloc(p, (size_t)(cap = n + 1) * sizeof(*p));
+			p[n] = (struct pollfd){ .fd = mark_fd(marks), .events = POLLIN };
+		}
 		if (n > 0) {
-			step.ready = poll(p, (nfds_t)n, RECORD_POLL_MS);
+			step.ready = poll(p, (nfds_t)(n + m), RECORD_POLL_MS);
 			step.poll_errno = step.ready < 0 ? errno : 0;
+			if (m && step.ready > 0)
+				step.ready -= !!p[n].revents;
 		}
 		step.wall = mt_now_ns();
-		if (ops->drain(state, r, p, n, &step) ||
+		if (ops->drain(state, r, p, n, &step) || (marks && mark_drain(marks, r)) ||
 		    (step.tick && recorder_tick(r, step.now))) {
 			failed = 1;
 			break;
@@ -71,15 +81,33 @@ int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
 		reason = ops->end_reason;
 	if (ops->finish(state, r, failed, &reason))
 		return -1;
+	if (marks && mark_finish(marks, r))
+		return -1;
 	return recorder_end(r, reason);
 }
 
 int record_source(const struct source_ops *ops, const struct record_opts *o,
 		  struct recorder *r)
 {
+	struct mark_session *marks = NULL;
+	char err[512];
+
+	if (o->mark) {	/* before the source: a command's first spans count too */
+		if (!(marks = mark_open(o, err, sizeof(err)))) {
+			mt_err("%s", err);
+			return -1;
+		}
+		recorder_meta(r, "mark", "%s", mark_describe(marks));
+	}
 	void *state = ops->open(o, r);
 
-	if (!state)
+	if (!state) {
+		mark_close(marks);
 		return -1;
-	return ops->close(state, record_loop(ops, state, r, o->duration));
+	}
+	if (marks && o->argv && recorder_target(r) > 0 && mark_add_pid(marks, recorder_target(r)))
+		mt_warn("--mark: cannot follow the command's process: its spans are missing");
+	int rc = ops->close(state, record_loop(ops, state, r, o->duration, marks));
+	mark_close(marks);
+	return rc;
 }

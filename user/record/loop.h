@@ -20,8 +20,9 @@ struct recorder;
  * chunk.  Does not call close().  Returns 0, or -1 (failed, or the END
  * chunk was not written).
  */
+struct mark_session;
 int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
-		double duration);
+		double duration, struct mark_session *marks);
 
 /* open() + record_loop() + close(): one recording.  0 or -1. */
 int record_source(const struct source_ops *ops, const struct record_opts *o,

@@ -73,6 +73,20 @@ static void take_meta(struct recorder *r)
 	}
 }
 
+pid_t recorder_target(const struct recorder *r)
+{
+	return r->target;
+}
+
+void recorder_set_labels(struct recorder *r, const char *text, size_t len)
+{
+	free(r->labels);
+	r->labels = mt_xmalloc(len + 1);
+	memcpy(r->labels, text, len);
+	r->labels[len] = 0;
+	r->labels_len = len;
+}
+
 int recorder_begin(struct recorder *r, uint64_t start, pid_t pid)
 {
 	char now[64];
@@ -101,6 +115,9 @@ int recorder_begin(struct recorder *r, uint64_t start, pid_t pid)
 		lines += r->meta.data[i] == '\n';
 	if (trace_write_chunk(r->w, CHUNK_HEADER, CODEC_STORED, r->meta.data, r->meta.len,
 			      lines))
+		return -1;
+	if (r->labels && trace_write_chunk(r->w, CHUNK_LABELS, CODEC_ZSTD, r->labels,
+					   r->labels_len, 0))
 		return -1;
 	r->begun = 1;
 	r->status_wall = r->flushed_at = mt_now_ns();
@@ -160,10 +177,24 @@ int recorder_note_thread(struct recorder *r, uint64_t time, uint32_t pid, uint32
 	return 0;
 }
 
+int recorder_add_span(struct recorder *r, uint64_t start, uint64_t end, uint32_t pid,
+		      uint32_t tid, const char *label, size_t len, int open)
+{
+	trace_span_rec_put(&r->spans, start, end, pid, tid, label, len, open);
+	r->nspans++;
+	return 0;
+}
+
 static int flush_side_chunks(struct recorder *r, uint64_t now)
 {
 	int rc = 0;
 
+	if (r->nspans) {
+		rc |= trace_write_chunk(r->w, CHUNK_SPANS, CODEC_ZSTD, r->spans.data,
+					r->spans.len, r->nspans);
+		r->spans.len = 0;
+		r->nspans = 0;
+	}
 	if (r->nthreads) {
 		rc |= trace_write_chunk(r->w, CHUNK_THREADS, CODEC_ZSTD, r->threads.data,
 					r->threads.len, r->nthreads);
@@ -269,7 +300,9 @@ int recorder_close(struct recorder *r)
 	bytebuf_free(&r->meta);
 	bytebuf_free(&r->threads);
 	bytebuf_free(&r->lost);
+	bytebuf_free(&r->spans);
 	free(r->command);
+	free(r->labels);
 	free(r);
 	return rc;
 }

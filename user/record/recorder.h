@@ -41,13 +41,29 @@ void recorder_meta(struct recorder *r, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
- * Writes the HEADER chunk and a MAPS snapshot of pid (0 = none).  start is
+ * --labels: text (validated, labels.h format) that recorder_begin() writes
+ * as a LABELS chunk after the HEADER.  Copied; before recorder_begin.
+ */
+void recorder_set_labels(struct recorder *r, const char *text, size_t len);
+
+/*
+ * One span (record --mark): written with the next SPANS chunk (every tick,
+ * and at the end).  label: len bytes, no NUL needed.  0.
+ */
+int recorder_add_span(struct recorder *r, uint64_t start, uint64_t end, uint32_t pid,
+		      uint32_t tid, const char *label, size_t len, int open);
+
+/*
+ * Writes the HEADER chunk (the LABELS chunk) and a MAPS snapshot of pid (0 = none).  start is
  * the trace origin in the trace's time unit.  Returns 0 or -1.
  */
 int recorder_begin(struct recorder *r, uint64_t start, pid_t pid);
 /* The target is pid (its comm names the trace, its maps stay in the
  * table) without a snapshot now: a command before its exec. */
 void recorder_set_target(struct recorder *r, pid_t pid);
+
+/* recorder_begin's pid (the command's, the first -p pid), 0 before. */
+pid_t recorder_target(const struct recorder *r);
 
 /* Samples of one stream, time-ordered within the call. */
 int recorder_add_samples(struct recorder *r, const struct memtrace_sample *s,

@@ -41,6 +41,8 @@ struct recorder {
 	struct trace_writer *w;
 	char *command;
 	struct bytebuf meta;
+	char *labels;				/* recorder_set_labels(), NULL if none */
+	size_t labels_len;
 	int begun, ended;
 	uint32_t columns;
 	int time_is_ns;
@@ -64,8 +66,8 @@ struct recorder {
 	uint64_t live_pages;		/* the latest row written out (live_wss_pages) */
 	uint64_t live_swept_k;		/* live_data.k at the last wss_expire() */
 
-	struct bytebuf threads, lost;
-	uint32_t nthreads, nlost;
+	struct bytebuf threads, lost, spans;
+	uint32_t nthreads, nlost, nspans;
 	uint64_t total_lost, total_throttled, dropped;
 
 	/* one entry per process with MAPS chunks (maps_snapshot.c) */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "resolve/labels.h"
 #include "resolve/resolve.h"
 #include "resolve/spaces.h"
 #include "trace/format.h"
@@ -58,19 +59,46 @@ struct memtrace_resolver *memtrace_resolver_open(const char *path, const char *r
 	resolver_set_root(r->res, root);
 	resolver_set_debug_dir(r->res, debug_dir);
 	r->target = header_target(t);
-	/* only the MAPS chunks: the others are passed over unread (framing checked) */
-	trace_skip(t, ~(1u << CHUNK_MAPS));
-	while ((rc = trace_next(t, &c, err, errlen)) == 1)
+	resolver_set_label_pid(r->res, r->target);
+	/* only the MAPS and LABELS chunks: the others are passed over unread (framing checked) */
+	trace_skip(t, ~((1u << CHUNK_MAPS) | (1u << CHUNK_LABELS)));
+	while ((rc = trace_next(t, &c, err, errlen)) == 1) {
 		if (c.type == CHUNK_MAPS && c.len >= MAPS_HDR_SIZE)
 			resolver_add_maps(r->res, get_le64(c.data), get_le32(c.data + 8),
 					  (const char *)c.data + MAPS_HDR_SIZE,
 					  c.len - MAPS_HDR_SIZE);
+		if (c.type != CHUNK_LABELS)
+			continue;
+		char where[64];
+		snprintf(where, sizeof(where), "LABELS chunk at offset %llu",
+			 (unsigned long long)c.offset);
+		if (resolver_add_labels(r->res, (const char *)c.data, c.len, where, 0, err, errlen)) {
+			rc = -1;
+			break;
+		}
+	}
 	trace_close(t);
 	if (rc < 0) {
 		memtrace_resolver_close(r);
 		return NULL;
 	}
 	return r;
+}
+
+int memtrace_resolver_labels(struct memtrace_resolver *r, const char *path, char *err,
+			     size_t errlen)
+{
+	struct mt_labels l = { 0 };
+	char dummy[8];
+
+	if (!err || errlen == 0) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	int rc = mt_labels_load(&l, path, err, errlen) ||
+		 resolver_add_labels(r->res, l.text, l.len, path, 1, err, errlen) ? -1 : 0;
+	mt_labels_free(&l);
+	return rc;
 }
 
 void memtrace_resolver_close(struct memtrace_resolver *r)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "resolve/labels.h"
 #include "resolve/layout.h"
 #include "resolve/spaces.h"
 #include "resolve/symbols.h"
@@ -32,6 +33,9 @@ struct resolver {
 	/* resolver_spaces(): built on the layouts, dropped with them */
 	struct mt_spaces *spaces;
 	uint32_t spaces_for;		/* the primary asked for */
+	/* resolver_add_labels(): names from outside, START labels for label_pid */
+	struct mt_labels labels;
+	uint32_t label_pid;		/* 0: the pid with the most snapshots */
 };
 
 static void drop_layouts(struct resolver *r)
@@ -67,6 +71,7 @@ void resolver_free(struct resolver *r)
 		free(r->names[i]);
 	free(r->names);
 	free(r->root);
+	mt_labels_free(&r->labels);
 	free(r);
 }
 
@@ -148,6 +153,53 @@ static struct mt_elf *file_elf(struct resolver *r, const struct mt_maps *s,
 	return e;
 }
 
+int resolver_add_labels(struct resolver *r, const char *text, size_t len, const char *origin,
+			int first, char *err, size_t errlen)
+{
+	drop_layouts(r);
+	if (!first || !r->labels.n)
+		return mt_labels_parse(&r->labels, text, len, origin, err, errlen);
+	struct mt_labels l = { 0 };
+	if (mt_labels_parse(&l, text, len, origin, err, errlen))
+		return -1;
+	/* the labels held parsed before: they parse again */
+	mt_labels_parse(&l, r->labels.text, r->labels.len, "labels", err, errlen);
+	mt_labels_free(&r->labels);
+	r->labels = l;
+	return 0;
+}
+
+void resolver_set_label_pid(struct resolver *r, uint32_t pid)
+{
+	drop_layouts(r);
+	r->label_pid = pid;
+}
+
+const char *resolver_labels_text(const struct resolver *r, size_t *len)
+{
+	*len = r->labels.len;
+	return r->labels.text;
+}
+
+static int label_target(const struct resolver *r, const struct mt_maps *s)
+{
+	return s->pid == (r->label_pid ? r->label_pid : mt_maps_history_main_pid(r->maps));
+}
+
+/* A label names addr: its name and the offset in it replace the mapping's. */
+static void apply_label(struct resolver *r, const struct mt_maps *s, const struct mt_mapping *m,
+			uint64_t addr, struct resolved *out)
+{
+	uint64_t off;
+	const struct mt_label *l = r->labels.n
+		? mt_labels_find(&r->labels, m, label_target(r, s), addr, &off) : NULL;
+
+	if (l) {
+		out->region = l->name;
+		out->region_off = off;
+	}
+}
+
 /* What a lookup fills in. */
 enum want { WANT_REGION, WANT_SYMBOL, WANT_SOURCE };
 
@@ -207,6 +259,7 @@ static int lookup_in(struct resolver *r, const struct mt_maps *s, size_t i,
 		if (want != WANT_REGION)
 			lookup_symbol(e, bias, addr, m, out, want);
 	}
+	apply_label(r, s, m, addr, out);
 	return out->sym ? MT_RESOLVE_SYMBOL : MT_RESOLVE_MAPPING;
 }
 
@@ -257,6 +310,67 @@ const char *resolver_mapping_name(struct resolver *r, uint32_t pid,
 	return res.region;
 }
 
+struct cuts { uint64_t *v; size_t n, cap; };
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void add_cut(struct cuts *c, const struct mt_layout_piece *p, uint64_t at)
+{
+	if (at <= p->start || at >= p->end)
+		return;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		c->v = mt_xrealloc(c->v, c->cap * sizeof(*c->v));
+	}
+	c->v[c->n++] = at;
+}
+
+/* Where labels begin and end inside piece p, ascending, each once. */
+static void label_cuts(struct resolver *r, const struct mt_layout_piece *p, struct cuts *c)
+{
+	int target = label_target(r, p->snap);
+
+	c->n = 0;
+	for (size_t i = 0; i < r->labels.n; i++) {
+		uint64_t lo, hi;
+		if (!mt_label_span(&r->labels.v[i], p->map, target, p->start, p->end, &lo, &hi))
+			continue;
+		add_cut(c, p, lo);
+		add_cut(c, p, hi);
+	}
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), cmp_u64);
+	size_t k = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (!k || c->v[i] != c->v[k - 1])
+			c->v[k++] = c->v[i];
+	c->n = k;
+}
+
+/* [lo, hi) of piece p as a layout range, named as a lookup of lo names it. */
+static void layout_range(struct resolver *r, const struct mt_layout_piece *p, uint64_t lo,
+			 uint64_t hi, struct memtrace_range *out)
+{
+	const struct mt_mapping *m = p->map;
+	struct resolved res;
+
+	memset(&res, 0, sizeof(res));
+	lookup_in(r, p->snap, (size_t)(m - p->snap->v), lo, &res, WANT_REGION);
+	*out = (struct memtrace_range){
+		.start = lo,
+		.end = hi,
+		.name = res.region,
+		.perms = mt_perms_string(m->perms),
+		.offset = m->kind == MT_MAP_FILE ? m->offset + (lo - m->start) : 0,
+		.path = m->path,
+	};
+}
+
 size_t resolver_layout_maps(struct resolver *r, uint32_t pid, const struct memtrace_range **v,
 			    const struct mt_mapping *const **maps)
 {
@@ -272,29 +386,27 @@ size_t resolver_layout_maps(struct resolver *r, uint32_t pid, const struct memtr
 	const struct mt_maps *const *snaps;
 	size_t nsnaps = mt_maps_history_snapshots(r->maps, pid, &snaps);
 	struct mt_layout_piece *p;
-	size_t n = mt_layout_build(snaps, nsnaps, &p);
+	size_t n = mt_layout_build(snaps, nsnaps, &p), k = 0, cap = n;
 	struct memtrace_range *out = n ? mt_xcalloc(n, sizeof(*out)) : NULL;
 	const struct mt_mapping **mv = n ? mt_xcalloc(n, sizeof(*mv)) : NULL;
+	struct cuts cuts = { 0 };
 
-	for (size_t k = 0; k < n; k++) {
-		const struct mt_mapping *m = p[k].map;
-		struct resolved res;
-
-		memset(&res, 0, sizeof(res));
-		lookup_in(r, p[k].snap, (size_t)(m - p[k].snap->v), p[k].start,
-			  &res, WANT_REGION);
-		out[k] = (struct memtrace_range){
-			.start = p[k].start,
-			.end = p[k].end,
-			.name = res.region,
-			.perms = mt_perms_string(m->perms),
-			.offset = m->kind == MT_MAP_FILE
-					  ? m->offset + (p[k].start - m->start)
-					  : 0,
-			.path = m->path,
-		};
-		mv[k] = m;
+	for (size_t i = 0; i < n; i++) {
+		label_cuts(r, &p[i], &cuts);
+		if (k + cuts.n + 1 > cap) {
+			cap = 2 * (k + cuts.n + 1);
+			out = mt_xrealloc(out, cap * sizeof(*out));
+			mv = mt_xrealloc(mv, cap * sizeof(*mv));
+		}
+		for (size_t j = 0; j <= cuts.n; j++) {
+			uint64_t lo = j ? cuts.v[j - 1] : p[i].start;
+			uint64_t hi = j < cuts.n ? cuts.v[j] : p[i].end;
+			layout_range(r, &p[i], lo, hi, &out[k]);
+			mv[k++] = p[i].map;
+		}
 	}
+	free(cuts.v);
+	n = k;
 	free(p);
 	r->layouts = mt_xrealloc(r->layouts,
 				 (r->nlayouts + 1) * sizeof(*r->layouts));

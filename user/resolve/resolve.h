@@ -99,6 +99,21 @@ void resolver_add_maps(struct resolver *r, uint64_t time, uint32_t pid,
 		       const char *text, size_t len);
 
 /*
+ * Names from outside (labels.h): text in the --labels format, added after
+ * the labels held (first = 0) or before them (first = 1); the first label
+ * wins where labels overlap.  From then on
+ * lookups, descriptions and layouts name labelled addresses "NAME+0xOFF";
+ * a label inside a mapping splits its layout range.  START labels apply to
+ * pid (resolver_set_label_pid; 0 = the pid with the most snapshots).
+ * 0, or -1 with "ORIGIN:LINE: reason".
+ */
+int resolver_add_labels(struct resolver *r, const char *text, size_t len, const char *origin,
+			int first, char *err, size_t errlen);
+void resolver_set_label_pid(struct resolver *r, uint32_t pid);
+/* The labels' text as added (NULL, 0 when none). */
+const char *resolver_labels_text(const struct resolver *r, size_t *len);
+
+/*
  * Describe addr of pid at time: the latest snapshot at or before time; if
  * addr is unmapped there, the first later snapshot that maps it, else the
  * newest earlier one (mt_maps_history_find); time = UINT64_MAX thus means

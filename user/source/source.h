@@ -47,6 +47,10 @@ struct record_opts {
 	uint64_t alloc_large;	/* --alloc-large: blocks this large always, 0 = default */
 	const char *alloc_symbols;	/* --alloc-symbols NAME=ROLE,... */
 	const char *alloc_lib;	/* --alloc-lib FILE: probe this file's functions too */
+	const char *labels;	/* --labels FILE, NULL when unset */
+	const char *mark;	/* --mark START[,END], NULL when unset (source/mark.h) */
+	const char *mark_label;	/* --mark-label str|int|none, NULL = str */
+	uint32_t mark_arg;	/* --mark-arg N: the start probe's argument N (0 = first) */
 };
 
 /*

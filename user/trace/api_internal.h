@@ -7,6 +7,7 @@
 
 #include "memtrace/trace.h"
 #include "trace/reader.h"
+#include "trace/spans.h"
 
 struct resolver;
 
@@ -31,6 +32,7 @@ struct memtrace_trace {
 	struct memtrace_maps_snapshot *maps;
 	size_t nmaps;
 	uint64_t maps_bytes;
+	struct trace_spans spans;	/* SPANS records, sorted */
 	struct resolver *res;		/* from the MAPS chunks, for filter.mapping */
 	uint64_t *scratch;		/* 5 * CHUNK_MAX_SAMPLES values */
 	uint32_t *keep;			/* CHUNK_MAX_SAMPLES indices */

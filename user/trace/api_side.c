@@ -205,6 +205,7 @@ static int scan_chunk(struct memtrace_trace *t, struct caps *cap, const struct t
 	case CHUNK_WINDOWS2: return side_windows(t, cap, c, err, errlen);
 	case CHUNK_MAPS: return side_maps(t, cap, c, err, errlen);
 	case CHUNK_REGIONS: return side_regions(t, cap, c, err, errlen);
+	case CHUNK_SPANS: return trace_spans_add(&t->spans, c, err, errlen);
 	default: return 0;
 	}
 }
@@ -215,6 +216,7 @@ static void scan_finish(struct memtrace_trace *t)
 
 	for (size_t i = 0; i < t->nthreads; i++)
 		t->threads[i].comm = t->comms[i];
+	trace_spans_sort(&t->spans);
 	in->version_major = TRACE_MAJOR;
 	in->version_minor = trace_version_minor(t->r);
 	in->time_is_ns = trace_time_is_ns(t->r);
@@ -243,6 +245,7 @@ void api_side_free(struct memtrace_trace *t)
 	free(t->regions);
 	t->regions = NULL;
 	t->nregions = 0;
+	trace_spans_free(&t->spans);
 	t->maps = NULL;
 	t->threads = NULL;
 	t->comms = NULL;
@@ -326,4 +329,13 @@ long memtrace_trace_damon_regions(struct memtrace_trace *t,
 		return -1;
 	*v = t->regions;
 	return (long)t->nregions;
+}
+
+long memtrace_trace_spans(struct memtrace_trace *t, const struct memtrace_span **v,
+			  char *err, size_t errlen)
+{
+	if (api_scan(t, err, errlen))
+		return -1;
+	*v = t->spans.v;
+	return (long)t->spans.n;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "memtrace/trace.h"
+#include "resolve/labels.h"
 #include "trace/codec.h"
 #include "trace/format.h"
 #include "trace/writer.h"
@@ -180,6 +181,42 @@ int memtrace_writer_damon_regions(struct memtrace_writer *mw,
 					     r[j].nr_accesses, r[j].age);
 		rc = trace_write_chunk(mw->w, CHUNK_REGIONS, CODEC_ZSTD, b.data, b.len, (uint32_t)k);
 	}
+	bytebuf_free(&b);
+	if (rc)
+		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
+	return rc;
+}
+
+int memtrace_writer_labels(struct memtrace_writer *mw, const char *text, size_t len,
+			   char *err, size_t errlen)
+{
+	struct mt_labels l = { 0 };
+	int rc = mt_labels_parse(&l, text, len, "labels", err, errlen);
+
+	mt_labels_free(&l);
+	if (rc || flush_threads(mw, err, errlen))
+		return -1;
+	rc = trace_write_chunk(mw->w, CHUNK_LABELS, CODEC_ZSTD, len ? text : "", len, 0);
+	if (rc)
+		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
+	return rc;
+}
+
+int memtrace_writer_span(struct memtrace_writer *mw, uint64_t start, uint64_t end, uint32_t pid,
+			 uint32_t tid, const char *label, int open, char *err, size_t errlen)
+{
+	struct bytebuf b = { 0 };
+
+	if (end < start) {
+		snprintf(err, errlen, "span ends (%llu) before it starts (%llu)",
+			 (unsigned long long)end, (unsigned long long)start);
+		return -1;
+	}
+	if (flush_threads(mw, err, errlen))
+		return -1;
+	trace_span_rec_put(&b, start, end, pid, tid, label ? label : "", label ? strlen(label) : 0,
+			   open);
+	int rc = trace_write_chunk(mw->w, CHUNK_SPANS, CODEC_STORED, b.data, b.len, 1);
 	bytebuf_free(&b);
 	if (rc)
 		snprintf(err, errlen, "%s", trace_writer_error(mw->w));

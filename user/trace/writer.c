@@ -346,3 +346,19 @@ int trace_write_maps(struct trace_writer *w, uint64_t time, uint32_t pid, const 
 	bytebuf_free(&b);
 	return rc;
 }
+
+void trace_span_rec_put(struct bytebuf *b, uint64_t start, uint64_t end, uint32_t pid,
+			uint32_t tid, const char *label, size_t len, int open)
+{
+	unsigned char h[SPAN_REC_HDR];
+
+	if (len > SPAN_LABEL_MAX)
+		len = SPAN_LABEL_MAX;
+	put_le64(h, start);
+	put_le64(h + 8, end);
+	put_le32(h + 16, pid);
+	put_le32(h + 20, tid);
+	put_le32(h + 24, (uint32_t)len | (open ? SPAN_OPEN : 0));
+	bytebuf_put(b, h, sizeof(h));
+	bytebuf_put(b, label, len);
+}

@@ -53,7 +53,7 @@ class View:
         self.what = sel.what
         if layout is None:
             if tr.info.maps:
-                r = lib.Resolver(tr.path)
+                r = lib.Resolver(tr.path, labels=sel.labels)
                 self.layout_is_addr = bool(sel.pid or "pid" not in self.cols)
                 if self.layout_is_addr:
                     layout = r.layout(sel.pid)

@@ -143,7 +143,7 @@ def format_top(rows, bucket, words):
 def layout_of(tr, sel):
     if not tr.info.maps:
         return []
-    r = lib.Resolver(tr.path)
+    r = lib.Resolver(tr.path, labels=sel.labels)
     try:
         return r.layout(sel.pid)
     finally:

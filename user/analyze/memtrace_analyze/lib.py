@@ -104,7 +104,8 @@ class ReportConfig(C.Structure):
     _fields_ = [("bucket", C.c_uint64), ("window", C.c_uint64), ("interval", C.c_uint64),
                 ("top", C.c_size_t), ("sensitivity", C.c_double), ("max_peaks", C.c_size_t),
                 ("locations", C.c_size_t), ("functions", C.c_size_t), ("flags", C.c_uint),
-                ("filter", Filter), ("root", C.c_char_p), ("debug_dir", C.c_char_p)]
+                ("filter", Filter), ("root", C.c_char_p), ("debug_dir", C.c_char_p),
+                ("labels", C.c_char_p), ("span", C.c_char_p)]
 
 
 class Series(C.Structure):
@@ -151,6 +152,19 @@ class Estimate(C.Structure):
                 ("total_flags", C.c_uint)]
 
 
+class SpanGroup(C.Structure):
+    _fields_ = [("label", C.c_char_p), ("spans", C.c_uint64), ("time", C.c_uint64), ("samples", C.c_uint64),
+                ("buckets", C.c_uint64), ("avg_buckets", C.c_double), ("max_buckets", C.c_uint64)]
+
+
+class Span(C.Structure):
+    _fields_ = [("start", C.c_uint64), ("end", C.c_uint64), ("pid", C.c_uint32), ("tid", C.c_uint32),
+                ("label", C.c_char_p), ("open", C.c_int)]
+
+
+REPORT_BY_SPAN = 16     # MEMTRACE_REPORT_BY_SPAN
+
+
 class Report(C.Structure):
     _fields_ = [("bucket", C.c_uint64), ("window", C.c_uint64), ("interval", C.c_uint64),
                 ("bucket_shift", C.c_uint), ("time_is_ns", C.c_int), ("start_time", C.c_uint64),
@@ -166,7 +180,9 @@ class Report(C.Structure):
                 ("nregions", C.c_size_t), ("regions", C.POINTER(Region)),
                 ("meta", C.c_char_p), ("end_meta", C.c_char_p),
                 ("nprocesses", C.c_size_t), ("processes", C.c_void_p), ("shared_buckets", C.c_uint64),
-                ("data_est", Estimate), ("code_est", Estimate)]
+                ("data_est", Estimate), ("code_est", Estimate),
+                ("nspans", C.c_size_t), ("nspan_groups", C.c_size_t), ("span_groups", C.POINTER(SpanGroup)),
+                ("span_samples", C.c_uint64)]
 
 
 # --- resolve.h ---------------------------------------------------------------
@@ -244,6 +260,12 @@ _PROTOS = {
     "memtrace_bin_count2d": (None, (i64p, i64p, C.c_size_t, C.c_size_t, C.c_size_t, i64p)),
     "memtrace_bin_heatmap": (C.c_size_t, (C.POINTER(BinAxis), u64p, u64p, C.c_size_t, C.c_int, C.c_uint64,
                                           C.c_uint64, C.c_size_t, i64p)),
+    "memtrace_resolver_labels": (C.c_int, (_P, C.c_char_p) + _E),
+    "memtrace_trace_spans": (C.c_long, (_P, C.POINTER(C.POINTER(Span))) + _E),
+    "memtrace_trace_span_mask": (C.c_long, (_P, C.c_char_p, C.c_size_t, u64p, u32p, C.POINTER(C.c_uint8)) + _E),
+    "memtrace_writer_labels": (C.c_int, (_P, C.c_char_p, C.c_size_t) + _E),
+    "memtrace_writer_span": (C.c_int, (_P, C.c_uint64, C.c_uint64, C.c_uint32, C.c_uint32, C.c_char_p,
+                                       C.c_int) + _E),
 }
 LAYOUT_KEYS = 0xFFFFFFFF    # MEMTRACE_LAYOUT_KEYS: the layout in address-space key order
 _lib = None
@@ -355,12 +377,15 @@ class Selection:
     """The filter options as struct memtrace_filter plus what they mean for
     the axes.  Times are offsets from the trace start."""
 
-    def __init__(self, pid=0, tid=0, time_from=0, time_to=0, addr_lo=0, addr_hi=0, mapping=None, what=""):
+    def __init__(self, pid=0, tid=0, time_from=0, time_to=0, addr_lo=0, addr_hi=0, mapping=None, what="",
+                 labels=None, span=None):
         self.pid, self.tid = pid, tid
         self.time_from, self.time_to = time_from, time_to
         self.addr_lo, self.addr_hi = addr_lo, addr_hi
         self.mapping = mapping
         self.what = what
+        self.labels = labels    # a labels file naming address ranges (report.h cfg.labels)
+        self.span = span        # only samples inside spans whose label contains this
 
     def cstruct(self):
         f = Filter(self.pid, self.tid, self.time_from, self.time_to, self.addr_lo, self.addr_hi,
@@ -494,7 +519,31 @@ class Trace(_Handle):
         if fn("memtrace_trace_read")(self._h, C.byref(flt) if flt is not None else None, C.byref(cols),
                                      C.byref(n), err, ERRLEN) != 0:
             _raise(err, self.name)
-        return {c: a[:n.value] for c, a in arrays.items()}
+        out = {c: a[:n.value] for c, a in arrays.items()}
+        if sel is not None and sel.span:
+            keep = self.span_mask(sel.span, out["time"], out["tid"]) if "time" in out and "tid" in out \
+                else self.span_mask(sel.span, **self.read(("time", "tid"), Selection(
+                    sel.pid, sel.tid, sel.time_from, sel.time_to, sel.addr_lo, sel.addr_hi, sel.mapping)))
+            out = {c: a[keep] for c, a in out.items()}
+        return out
+
+    def spans(self):
+        """[(start, end, pid, tid, label, open)] of the SPANS chunks (record --mark)."""
+        return [(x.start, x.end, x.pid, x.tid, s(x.label), bool(x.open))
+                for x in self._records("memtrace_trace_spans", Span)]
+
+    def span_mask(self, pattern, time, tid):
+        """Boolean array: which samples (absolute time, tid) lie inside a span
+        whose label contains pattern (memtrace_trace_span_mask)."""
+        time = np.ascontiguousarray(time, dtype=np.uint64)
+        tid = np.ascontiguousarray(tid, dtype=np.uint32)
+        keep = np.zeros(time.size, dtype=np.uint8)
+        err = _errbuf()
+        if fn("memtrace_trace_span_mask")(self._h, pattern.encode() if pattern else None, time.size,
+                                          _ptr(time, C.c_uint64), _ptr(tid, C.c_uint32),
+                                          _ptr(keep, C.c_uint8), err, ERRLEN) < 0:
+            _raise(err, self.name)
+        return keep.astype(bool)
 
     def _records(self, name, ctype):
         v = C.POINTER(ctype)()
@@ -613,6 +662,8 @@ def report(path, bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensi
                        root=root.encode() if root else None, debug_dir=debug_dir.encode() if debug_dir else None)
     if sel is not None:
         cfg.filter = sel.cstruct()
+        cfg.labels = os.fsencode(sel.labels) if sel.labels else None
+        cfg.span = sel.span.encode() if sel.span else None
     err = _errbuf()
     rp = fn("memtrace_report_compute")(os.fsencode(path), C.byref(cfg), err, ERRLEN)
     if not rp:
@@ -637,6 +688,10 @@ def report(path, bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensi
         out["regions"] = [{"label": s(g.label), "name": s(g.name), "start": g.start, "end": g.end,
                            "samples": g.samples, "buckets": g.buckets}
                           for g in (r.regions[i] for i in range(r.nregions))]
+        out["nspans"], out["span_samples"] = r.nspans, r.span_samples
+        out["span_groups"] = [{"label": s(g.label), "spans": g.spans, "time": g.time, "samples": g.samples,
+                               "buckets": g.buckets, "avg_buckets": g.avg_buckets, "max_buckets": g.max_buckets}
+                              for g in (r.span_groups[i] for i in range(r.nspan_groups))]
         return out
     finally:
         fn("memtrace_report_free")(rp)
@@ -648,13 +703,16 @@ class Resolver(_Handle):
     """Addresses to names (memtrace_resolver_*): mapping, symbol, file:line."""
     _free = "memtrace_resolver_close"
 
-    def __init__(self, path, root=None, debug_dir=None):
+    def __init__(self, path, root=None, debug_dir=None, labels=None):
         err = _errbuf()
         h = fn("memtrace_resolver_open")(os.fsencode(path), root.encode() if root else None,
                                          debug_dir.encode() if debug_dir else None, err, ERRLEN)
         if not h:
             _raise(err, path)
         self._h = h
+        if labels and fn("memtrace_resolver_labels")(h, os.fsencode(labels), err, ERRLEN) != 0:
+            self.close()
+            _raise(err, labels)
 
     def layout(self, pid=0):
         """[(start, end, name, perms)] in address order (resolver_layout)."""
@@ -730,6 +788,20 @@ class Writer:
         err = _errbuf()
         if fn("memtrace_writer_damon_regions")(self._h, v, len(rows), err, ERRLEN) != 0:
             _raise(err, self.path if hasattr(self, "path") else "")
+
+    def labels(self, text):
+        """A LABELS chunk (the --labels format)."""
+        b = text.encode()
+        err = _errbuf()
+        if fn("memtrace_writer_labels")(self._h, b, len(b), err, ERRLEN) != 0:
+            _raise(err, "writer")
+
+    def span(self, start, end, pid, tid, label, open_=False):
+        """One SPANS record (record --mark)."""
+        err = _errbuf()
+        if fn("memtrace_writer_span")(self._h, start, end, pid, tid, label.encode(), int(open_), err,
+                                      ERRLEN) != 0:
+            _raise(err, "writer")
 
     def thread(self, time, pid, tid, comm):
         err = _errbuf()

@@ -1,6 +1,7 @@
 """Sample selection shared by the verbs: --range, --mapping, --time-range,
 --pid, --tid become one struct memtrace_filter (lib.Selection) that every
-library call gets.  Times on the command line are offsets from the trace
+library call gets; --span (record --mark spans) and --labels (names of
+address ranges) go with it to the library.  Times on the command line are offsets from the trace
 start, parsed by the library (memtrace_parse_duration)."""
 
 from .lib import MemtraceError, Selection, parse_duration
@@ -15,6 +16,10 @@ def add_filter_args(p):
                    help="only samples between A and B after the start (ns traces: 10ms-2s; insn traces: 1M-5M)")
     p.add_argument("--pid", type=int, help="only this process")
     p.add_argument("--tid", type=int, help="only this thread")
+    p.add_argument("--span", metavar="PATTERN",
+                   help="only samples of threads inside a span (record --mark) whose label contains PATTERN")
+    p.add_argument("--labels", metavar="FILE",
+                   help="name address ranges: lines START SIZE NAME or MAPPING+OFFSET SIZE NAME")
 
 
 def _hex(text):
@@ -56,6 +61,11 @@ def make_selection(tr, args):
             raise MemtraceError("--time-range: %s" % e)
         sel.time_from, sel.time_to = a, b
         what.append("time %s" % args.time_range)
+    if getattr(args, "span", None):
+        sel.span = args.span
+        what.append("span %s" % args.span)
+    if getattr(args, "labels", None):
+        sel.labels = args.labels
     sel.what = ", ".join(what)
     return sel
 

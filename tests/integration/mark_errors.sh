@@ -1,0 +1,50 @@
+#!/bin/bash
+# record --mark on a function (uprobe at entry, uretprobe at return) with an
+# integer label, exact span counts on pageramp; and the one-line errors of
+# --mark and --labels.
+. "$(dirname "$0")/lib.sh"
+
+# pageramp -n 8 -c 2 calls touch_pages(region, page, claimed) with claimed
+# 1..8 then 7..0 in each cycle: labels "0" and "8" twice, "1".."7" four
+# times.  It faults even page p when claimed = p + 1 first reaches it (the
+# down phase drops pages it no longer touches): once per cycle in the spans
+# labelled 1, 3, 5 and 7.
+"$MT" record -e page-faults --mark "$WL/pageramp:touch_pages" --mark-label int --mark-arg 2 \
+	-o "$TMP/ramp.mtrace" -- "$WL/pageramp" -n 8 -c 2 >/dev/null 2>"$TMP/rec.err" ||
+	fail "record --mark failed: $(cat "$TMP/rec.err")"
+"$MT" report "$TMP/ramp.mtrace" --by-span --json >"$TMP/ramp.json" || fail "report failed"
+$PY - "$TMP/ramp.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+g = {x["label"]: x for x in r["by_span"]}
+spans = {k: v["spans"] for k, v in g.items()}
+want = {"0": 2, "8": 2, **{str(i): 4 for i in range(1, 8)}}
+assert spans == want, spans
+assert r["spans"] == 32, r["spans"]
+for k in ("3", "5", "7"):   # one fault per cycle on one page
+    assert (g[k]["samples"], g[k]["buckets"], g[k]["max_buckets"]) == (2, 1, 1), g[k]
+    assert g[k]["avg_buckets"] == 0.5, g[k]
+# label 1: page 0 in both cycles, and the first call may fault its own text page
+assert g["1"]["samples"] in (2, 3) and g["1"]["buckets"] in (1, 2), g["1"]
+for k in ("0", "2", "4", "6", "8"):
+    assert g[k]["samples"] == 0, g[k]
+PY
+
+printf '0x1000 4096 fine\n# c\n0x2000 0 zero\n' >"$TMP/bad.labels"
+expect_error "$TMP/bad.labels:3: size is 0" "$MT" record --labels "$TMP/bad.labels" -- true
+expect_error "cannot open labels file $TMP/none" "$MT" record --labels "$TMP/none" -- true
+expect_error "$TMP/bad.labels:3: size is 0" "$MT" report "$TMP/ramp.mtrace" --labels "$TMP/bad.labels"
+expect_error "--mark: no binary 'nosuchbinary'" "$MT" record --mark nosuchbinary:f -- true
+expect_error "expected BINARY:PROBE, BINARY:PROVIDER:PROBE or START,END" \
+	"$MT" record --mark justaname -- true
+expect_error "has no USDT probe nosuch:probe" "$MT" record --mark "$WL/pageramp:nosuch:probe" -- true
+expect_error "cannot attach to no_such_function" "$MT" record -e page-faults \
+	--mark "$WL/pageramp:no_such_function" -- "$WL/pageramp" -n 2 -c 1
+expect_error "--mark-label and --mark-arg need --mark" "$MT" record --mark-label int -- true
+expect_error "invalid --mark-label 'x'" "$MT" record --mark "$WL/pageramp:touch_pages" --mark-label x -- true
+expect_error "invalid --mark-arg '9'" "$MT" record --mark "$WL/pageramp:touch_pages" --mark-arg 9 -- true
+expect_error "--mark needs the perf, bpf or module backend" "$MT" record -b valgrind \
+	--mark "$WL/pageramp:touch_pages" -- "$WL/pageramp" -n 2 -c 1
+expect_error "--span UPDATE: no span's label contains it (32 spans in the trace)" \
+	"$MT" report "$TMP/ramp.mtrace" --span UPDATE
+exit 0

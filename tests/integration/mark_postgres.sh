@@ -1,0 +1,77 @@
+#!/bin/bash
+# record --mark postgres:query__start and --labels from tools/pg-shmem-labels
+# on PostgreSQL 15 from Debian's packages (its binary carries USDT probes).
+# The server runs from a temporary directory on a Unix socket only, as the
+# postgres user.  The test runs 3 + 3 + 2 known queries in three fresh
+# backends while `record -p <postmaster>` follows them: the SPANS chunk must
+# hold exactly those 8 spans with the queries' text; and the
+# scan of a table of ~2 MB (in shared buffers of 16 MB: every page gets a
+# buffer) must have its samples named "Buffer Blocks".  The page-fault source
+# sees the backend's first touch of each shared-buffer page it maps.
+. "$(dirname "$0")/lib.sh"
+
+PGBIN=/usr/lib/postgresql/15/bin
+[ -x $PGBIN/postgres ] || fail "PostgreSQL 15 is not installed (tools/deps/postgres.txt)"
+id postgres >/dev/null 2>&1 || fail "no postgres user (package postgresql-15)"
+chmod 755 "$TMP"
+DB="$TMP/pg"
+mkdir "$DB" && chown postgres: "$DB"
+as_pg() { runuser -u postgres -- "$@"; }
+trap 'kill -INT $rec 2>/dev/null; as_pg $PGBIN/pg_ctl -D "$DB/data" -m immediate stop >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+rec=
+
+as_pg $PGBIN/initdb -D "$DB/data" -A trust -U postgres >"$TMP/initdb.log" 2>&1 ||
+	fail "initdb failed: $(tail -3 "$TMP/initdb.log")"
+as_pg $PGBIN/pg_ctl -D "$DB/data" -l "$DB/log" -w -t 30 \
+	-o "-c listen_addresses='' -c unix_socket_directories='$DB' -c shared_buffers=16MB -c huge_pages=off" \
+	start >/dev/null || fail "server did not start: $(tail -3 "$DB/log")"
+postmaster=$(head -1 "$DB/data/postmaster.pid")
+psql() { as_pg $PGBIN/psql -h "$DB" -U postgres -d postgres -XAtq "$@"; }
+psql -c "CREATE TABLE big AS SELECT g AS id, repeat('x', 200) AS pad FROM generate_series(1, 8000) g" ||
+	fail "create table failed"
+
+PSQL="$PGBIN/psql" "$TOP/tools/pg-shmem-labels" -p $postmaster -o "$TMP/pg.labels" -- \
+	-h "$DB" -U postgres -d postgres || fail "pg-shmem-labels failed"
+grep -q '^/dev/zero (deleted)+0x[0-9a-f]* 16777216 Buffer Blocks$' "$TMP/pg.labels" ||
+	fail "no 16 MB Buffer Blocks label: $(cat "$TMP/pg.labels")"
+
+"$MT" record -p $postmaster -e page-faults --mark postgres:query__start \
+	--labels "$TMP/pg.labels" -o "$TMP/pg.mtrace" 2>"$TMP/rec.err" &
+rec=$!
+for _ in $(seq 100); do grep -q "attached to" "$TMP/rec.err" && break; sleep 0.05; done
+grep -q "attached to" "$TMP/rec.err" || fail "record did not start: $(cat "$TMP/rec.err")"
+# three sessions (backends); each sleeps first, so that its maps are read
+# while it lives (the collector reads them when its first samples arrive)
+q0="SELECT pg_sleep(0.3)"
+q1="SELECT count(*) FROM big WHERE pad <> 'y'"
+q2="SELECT 40 + 2"
+psql -c "$q0" -c "$q1" -c "$q2" >>"$TMP/out" || fail "queries failed"
+psql -c "$q0" -c "$q1" -c "$q2" >>"$TMP/out" || fail "queries failed"
+psql -c "$q0" -c "$q1" >>"$TMP/out" || fail "queries failed"
+kill -INT $rec
+wait $rec || fail "record failed: $(cat "$TMP/rec.err")"
+rec=
+[ "$(sort "$TMP/out" | tr '\n' ' ')" = "   42 42 8000 8000 8000 " ] || fail "query results: $(cat "$TMP/out")"
+
+"$MT" report "$TMP/pg.mtrace" --by-span --json >"$TMP/by.json" 2>"$TMP/rep.err" ||
+	fail "report --by-span failed: $(cat "$TMP/rep.err")"
+"$MT" report "$TMP/pg.mtrace" --span "FROM big" -n 40 --json >"$TMP/big.json" 2>"$TMP/rep.err" ||
+	fail "report --span failed: $(cat "$TMP/rep.err")"
+$PY - "$TMP/by.json" "$TMP/big.json" "$q0" "$q1" "$q2" <<'PY' || exit 1
+import json, sys
+by, big = (json.load(open(p)) for p in sys.argv[1:3])
+q0, q1, q2 = sys.argv[3:6]
+groups = {g["label"]: g["spans"] for g in by["by_span"]}
+assert groups == {q0: 3, q1: 3, q2: 2}, f"spans per label: {groups}"
+assert by["spans"] == 8, by["spans"]
+big_group = [g for g in by["by_span"] if g["label"] == q1][0]
+assert big_group["samples"] > 0, big_group
+hot = big["hot_data"]
+named = [h for h in hot if h["location"].startswith("Buffer Blocks+0x")]
+# the table's ~240 pages fault in each of the 3 scanning backends, one fault
+# per 64 KiB (the kernel maps shared-memory pages around a read fault)
+assert sum(h["count"] for h in named) >= 20, [(h["location"], h["count"]) for h in hot[:10]]
+assert hot[0]["location"].startswith("Buffer Blocks+0x"), hot[:3]
+PY
+[ -n "${MT_TEST_VERBOSE:-}" ] && cp "$TMP/pg.mtrace" "$TMP/pg.labels" /tmp/spans-keep/
+exit 0

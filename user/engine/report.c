@@ -85,9 +85,11 @@ static int rep_scan(struct rep_ctx *c, const char *path, rep_samples_fn on_sampl
 
 	if (!p)
 		return -1;
-	/* what the engine reads: cpu, weight and data_src never, tid for --tid only */
+	/* what the engine reads: cpu, weight and data_src never, tid for --tid and spans
+	 * (a span is a thread's) only */
+	bool tid = c->filter->tid || c->span_pattern || (c->flags & MEMTRACE_REPORT_BY_SPAN);
 	trace_pipe_want(p, (1u << COL_TIME) | (1u << COL_ADDR) | (1u << COL_PID) | (1u << COL_IP) |
-			       (c->filter->tid ? 1u << COL_TID : 0));
+			       (tid ? 1u << COL_TID : 0));
 	while ((rc = trace_pipe_next(p, &b, err, errlen)) > 0) {
 		if (b.c.type != CHUNK_SAMPLES) {
 			if (on_chunk)

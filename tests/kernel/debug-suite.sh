@@ -44,7 +44,8 @@ rm -f /tmp/mt-dbgk-kernel.$$
 read -r abi root <<<"$kern"
 tests=${KERNEL_TESTS:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security record race}
 out=$build/kernel-guest/$abi
-tally < <(GUEST_TIMEOUT=${GUEST_TIMEOUT:-3000} GUEST_APPEND="kasan.fault=panic" \
+. tests/kernel/debug-guest.conf
+tally < <(GUEST_TIMEOUT=${GUEST_TIMEOUT:-3000} GUEST_CPU=$debug_cpu GUEST_APPEND=$debug_append \
 	tests/kernel/run-guest.sh "$abi" "$root" "$out" $tests)
 # the race line counts the module's KCOV sites its calls reached; of how many
 ko=$out/module/kernel/memtrace.ko

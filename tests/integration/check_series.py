@@ -7,6 +7,8 @@ every cycle's faults form one group of non-zero rows.  With WINDOW = m *
 INTERVAL each fault is counted in exactly m rows (fewer at the very end of
 the series, which stops at the last sample): the test computes that
 shortfall from the sample times and checks every sum exactly.
+CYCLES 0: the grouping into cycles is not checked (a guest too slow for its
+idle gaps to show: tests/kernel/debug-suite.sh).
 """
 import csv
 import sys
@@ -41,6 +43,8 @@ def main():
             cur = 0
     if cur:
         groups.append(cur)
+    if cycles == 0:
+        return
     if len(groups) != cycles:
         sys.exit(f"{len(groups)} groups of non-zero rows, want {cycles}: {groups}")
     if any(g != per_cycle * m for g in groups[:-1]):

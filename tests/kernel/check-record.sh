@@ -3,6 +3,9 @@
 # guest-record.sh (BACKEND, default module) shipped on the console and
 # checks them on the host with the same exact
 # checks as the perf backend's traces (tests/integration/record_*.sh).
+#   SERIES_CYCLES=0: the WSS series' rows and sums are checked, not their
+#   grouping into pageramp's 10 cycles (the debug guest is too slow under
+#   TCG for the idle gaps between cycles to show in 20 ms windows)
 set -u
 log=$1 dir=$2 tag=$3 backend=${4:-module}
 P=; [ "$backend" = module ] || P=$backend-
@@ -35,12 +38,16 @@ else
 		    "20ms 20ms 8K 20000000 20000000 512"; do
 		set -- $spec
 		if ! "$MT" report "$t" --window $1 --interval $2 --bucket $3 --series "$dir/s.csv" >/dev/null 2>&1 ||
-		   ! err=$($PY "$top/tests/integration/check_series.py" "$dir/s.csv" "$dir/${P}ramp.csv" "$start" $4 $5 $6 10 2>&1); then
+		   ! err=$($PY "$top/tests/integration/check_series.py" "$dir/s.csv" "$dir/${P}ramp.csv" "$start" $4 $5 $6 ${SERIES_CYCLES:-10} 2>&1); then
 			bad "record-wss: series window $1 interval $2 bucket $3: $err"
 			series_ok=0
 		fi
 	done
-	[ $series_ok = 1 ] && ok "record-wss: WSS series (tau=T, tau=2T, 8K buckets) equal the known pageramp pattern"
+	if [ $series_ok = 1 ] && [ "${SERIES_CYCLES:-10}" = 0 ]; then
+		ok "record-wss: WSS series (tau=T, tau=2T, 8K buckets): row times and sums exact (grouping into cycles not checked)"
+	elif [ $series_ok = 1 ]; then
+		ok "record-wss: WSS series (tau=T, tau=2T, 8K buckets) equal the known pageramp pattern"
+	fi
 	if "$MT" report "$t" --json >"$dir/r.json" 2>/dev/null && err=$($PY - "$dir/r.json" "$backend" <<'PY' 2>&1
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -44,12 +44,13 @@ rm -f /tmp/mt-dbgk-kernel.$$
 read -r abi root <<<"$kern"
 tests=${KERNEL_TESTS:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security record race}
 out=$build/kernel-guest/$abi
-tally < <(GUEST_TIMEOUT=${GUEST_TIMEOUT:-3000} GUEST_APPEND="kasan.fault=panic" \
+. tests/kernel/debug-guest.conf
+tally < <(GUEST_TIMEOUT=${GUEST_TIMEOUT:-3000} GUEST_CPU=$debug_cpu GUEST_APPEND=$debug_append \
 	tests/kernel/run-guest.sh "$abi" "$root" "$out" $tests)
 # the race line counts the module's KCOV sites its calls reached; of how many
 ko=$out/module/kernel/memtrace.ko
 [ -e "$ko" ] && echo "    memtrace.ko: $(objdump -dr "$ko" | grep -c 'R_X86_64_.*__sanitizer_cov_trace_pc') KCOV sites in all"
 if echo " $tests " | grep -q " record " && [ -s "$out/console.log.txt" ]; then
-	tally < <(tests/kernel/check-record.sh "$out/console.log.txt" "$out/record" "[debug]")
+	tally < <(SERIES_CYCLES=0 tests/kernel/check-record.sh "$out/console.log.txt" "$out/record" "[debug]")
 fi
 finish

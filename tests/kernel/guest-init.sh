@@ -15,8 +15,14 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
 echo "GUEST-START $(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)"
 
+# A debug kernel (KASAN, lockdep, KCOV: tests/kernel/debug-suite.sh) runs the
+# tests several times slower under TCG: its time limits are 5 times longer.
+slow=1
+[ -r /proc/lockdep_stats ] && slow=5
+export GUEST_SLOW=$slow
+
 run() {	# run NAME TIMEOUT CMD... : CMD prints its own ok/FAIL lines
-	name=$1 t=$2; shift 2
+	name=$1 t=$(($2 * slow)); shift 2
 	# to a file, not $(...): a killed test may leave children holding a pipe
 	timeout "$t" "$@" >/tmp/out.$name 2>&1; rc=$?
 	grep -E '^(ok |FAIL )' /tmp/out.$name
@@ -32,8 +38,8 @@ if insmod /memtrace.ko; then
 		case $t in
 		fuzz) run fuzz 240 /bin/mtktest fuzz 3000 ;;
 		lifecycle) run lifecycle 120 /bin/mtktest lifecycle /memtrace.ko ;;
-		record) timeout 300 /bin/guest-record.sh || echo "FAIL record: exit $?" ;;
-		bpf) timeout 300 /bin/guest-record.sh bpf || echo "FAIL bpf: exit $?" ;;
+		record) timeout $((300 * slow)) /bin/guest-record.sh || echo "FAIL record: exit $?" ;;
+		bpf) timeout $((300 * slow)) /bin/guest-record.sh bpf || echo "FAIL bpf: exit $?" ;;
 		hint) timeout 300 /bin/guest-hint.sh || echo "FAIL hint: exit $?" ;;
 		damon) timeout 300 /bin/guest-damon.sh || echo "FAIL damon: exit $?" ;;
 		bench) run bench 800 /bin/mtbench 9 ;;

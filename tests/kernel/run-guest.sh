@@ -7,6 +7,7 @@
 # a splat on the console, or no clean end of the guest.
 #   MEMTRACE_KO=path: boot this memtrace.ko instead of building one
 #   GUEST_APPEND="...": more kernel command line (kasan.fault=panic)
+#   GUEST_CPU=model: qemu's -cpu (default max)
 set -u
 abi=$1 root=$2 out=$3; shift 3
 tests=${*:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security record race}
@@ -55,7 +56,7 @@ log=$out/console.log
 # vCPU run a stale translation of kernel text that another vCPU was patching
 # (text_poke_bp of a perf static key: "Oops: int3" in __schedule, seen once
 # in CI on 6.12); real CPUs and single-threaded TCG keep that coherent.
-timeout "${GUEST_TIMEOUT:-900}" qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu max -smp 2 \
+timeout "${GUEST_TIMEOUT:-900}" qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu "${GUEST_CPU:-max}" -smp 2 \
 	-m 1536 "${numa[@]}" -nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$root/boot/vmlinuz-$abi-amd64" -initrd "$out/initrd.gz" \
 	-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 loglevel=5 nokaslr ${GUEST_APPEND:-}" \

@@ -177,3 +177,24 @@ def test_info_estimates(tmp_path):
     exact = write_trace(tmp_path / "e.mtrace", time, addr, sample_period=1)
     rc, so, se = run("info", exact)
     assert rc == 0 and "WSS est." not in so
+
+
+def test_compare_estimates(tmp_path):
+    """compare of sampled traces: the whole-run estimate with its interval
+    beside the touched (seen) volume, as the library computes it; none for
+    exact traces."""
+    from memtrace_analyze import lib
+    rng = np.random.default_rng(3)
+    time = np.arange(20000, dtype=np.uint64) * 100
+    addr = 0x7f0000000000 + rng.integers(0, 300, 20000).astype(np.uint64) * 4096
+    a = write_trace(tmp_path / "a.mtrace", time, addr, sample_period=100)
+    b = write_trace(tmp_path / "b.mtrace", time, addr, sample_period=1)
+    rc, so, se = run("compare", a, b, "-o", tmp_path / "c.png")
+    assert rc == 0, se
+    e = lib.report(str(a))["data_est"]
+    line = [x for x in se.splitlines() if x.startswith("A: 1 in 100 sampled: ")]
+    assert len(line) == 1 and "B: " not in se.replace(line[0], ""), se
+    assert "1.2 MiB touched seen" in line[0] and "estimated" in line[0], line
+    assert e["total_lo"] <= e["total"] <= e["total_hi"] and round(e["total"]) == 300
+    rc, so, se = run("compare", b, b, "-o", tmp_path / "d.png")
+    assert rc == 0 and "estimated" not in se

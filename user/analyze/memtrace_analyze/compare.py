@@ -58,6 +58,21 @@ def compute(regs_a, regs_b, period_a, period_b):
     return rows, tot, scale
 
 
+def estimate_line(rep_a, rep_b, tra, trb, bucket):
+    """For sampled traces (1 in N > 1): touched volume counts the buckets seen,
+    a floor; the library's whole-run estimate with its interval beside it."""
+    out = []
+    for name, rep, tr in (("A", rep_a, tra), ("B", rep_b, trb)):
+        e = rep["data_est"]
+        if (tr.sample_period or 1) > 1 and tr.words["sample_class"] == "sampled-access":
+            out.append("%s: 1 in %d sampled: %s touched seen, estimated %s [%s-%s]" % (
+                name, tr.sample_period, fmt_bytes(rep["data"]["total"] * bucket), fmt_bytes(e["total"] * bucket),
+                fmt_bytes(e["total_lo"] * bucket), fmt_bytes(e["total_hi"] * bucket)))
+    if out:
+        out.append("touched = distinct buckets seen: a floor where few samples per bucket (docs/accuracy.md)")
+    return out
+
+
 def format_table(rows, tot, names):
     lines = ["A = %s, B = %s" % names,
              "%-34s %12s %12s %9s %11s %11s %9s" % ("region", "A volume", "B volume", "change",
@@ -69,7 +84,7 @@ def format_table(rows, tot, names):
     return "\n".join(lines)
 
 
-def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768):
+def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768, notes=()):
     from .plotting import byte_axis, cap, plt, save, trace_title
     da = hm.bin_view(va, bucket, ncols, max_rows)
     db = hm.bin_view(vb, bucket, ncols, max_rows)
@@ -112,6 +127,9 @@ def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768)
                  fontsize=10)
     a3.legend(fontsize=8)
     a3.grid(True, axis="y", alpha=0.3)
+    if notes:   # sampled traces: touched is a floor, the estimate beside it
+        fig.text(0.5, 0.005, "; ".join(notes[:-1]) + "\n" + notes[-1], ha="center", va="bottom", fontsize=8,
+                 color="0.25")
     ta, tb = trace_title(va.tr), trace_title(vb.tr)
     fig.suptitle("Comparison of two traces: %s" % ta if ta == tb else
                  "Comparison of two traces — A: %s; B: %s" % (ta, tb), fontsize=12)
@@ -136,8 +154,11 @@ def run(args, traces):
     bucket = rep_a["bucket"]
     rows, tot, scale = compute(regs_a, regs_b, tra.sample_period, trb.sample_period)
     out = args.output or "compare.png"
-    plot(hm.View(tra, sa), hm.View(trb, sb), out, bucket, rows, tot, scale, options.top(args, 12))
+    notes = estimate_line(rep_a, rep_b, tra, trb, bucket)
+    plot(hm.View(tra, sa), hm.View(trb, sb), out, bucket, rows, tot, scale, options.top(args, 12), notes=notes)
     print(format_table(rows, tot, (tra.name, trb.name)), file=sys.stderr)
+    for line in notes:
+        print(line, file=sys.stderr)
     return [out]
 
 

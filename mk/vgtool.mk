@@ -68,8 +68,9 @@ endif
 
 # make install: the tool's Valgrind library directory, where memtracectl looks
 # for it (BINDIR/../libexec/memtrace/valgrind); links to the system's core files.
-LIBEXECDIR ?= $(PREFIX)/libexec
-VGTOOL_INSTDIR = $(DESTDIR)$(LIBEXECDIR)/memtrace/valgrind
+# LIBEXECDIR is memtrace's own (mk/hwcheck.mk's too): PREFIX/libexec/memtrace
+LIBEXECDIR ?= $(PREFIX)/libexec/memtrace
+VGTOOL_INSTDIR = $(DESTDIR)$(LIBEXECDIR)/valgrind
 .PHONY: install-vgtool uninstall-vgtool
 install: install-vgtool
 uninstall: uninstall-vgtool
@@ -86,4 +87,4 @@ install-vgtool:
 endif
 uninstall-vgtool:
 	rm -rf $(VGTOOL_INSTDIR)
-	-rmdir $(DESTDIR)$(LIBEXECDIR)/memtrace 2>/dev/null
+	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null

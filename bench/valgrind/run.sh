@@ -10,6 +10,12 @@
 # shared machine the wall clock counts the waits for a CPU too.  Results: docs/performance.md.
 #
 #   bench/valgrind/run.sh [RUNS]     BENCH_LACKEY_SQLITE=1: lackey on sqlite too (minutes a run)
+#
+# VALGRIND_WS_LIB=DIR adds valgrind-ws (paper 000's tool, github
+# mbeckersys/valgrind-ws; not part of memtrace) side by side: DIR is a
+# VALGRIND_LIB directory holding its ws-amd64-linux built against this
+# Valgrind, plus links to vgpreload_core-amd64-linux.so and default.supp
+# (docs/performance.md says how it was built for the numbers there).
 set -u
 cd "$(dirname "$0")/../.."
 RUNS=${1:-5}
@@ -58,6 +64,10 @@ bench() {	# bench NAME LACKEY(0/1) CMD...
 		--tool=memtrace --mt-fd=1 --period=1 "$@"
 	run "memtrace tool alone, period 100" env VALGRIND_LIB="$VGLIB" valgrind -q \
 		--tool=memtrace --mt-fd=1 --period=100 "$@"
+	if [ -n "${VALGRIND_WS_LIB:-}" ]; then	# its defaults: 4 KiB pages, tau = 100k instructions
+		run "valgrind-ws (--tool=ws, defaults)" env VALGRIND_LIB="$VALGRIND_WS_LIB" valgrind -q \
+			--tool=ws --ws-file="$TMP/ws.out" "$@"
+	fi
 	run "record --backend valgrind -c 1 (tool)" "$MT" record --backend valgrind -c 1 -o "$TMP/r.mtrace" -- "$@"
 	run "record --backend valgrind -c 100 (tool)" "$MT" record --backend valgrind -c 100 -o "$TMP/r.mtrace" -- "$@"
 	if [ "$lackey" = 1 ]; then

@@ -57,7 +57,7 @@ def format_table(rows, tot, names):
     lines = ["A = %s, B = %s" % names,
              "%-34s %12s %12s %9s %11s %11s %9s" % ("region", "A volume", "B volume", "change",
                                                    "A touched", "B touched", "change")]
-    for r in rows + [tot]:
+    for r in [r for r in rows if r["a_samples"] or r["b_samples"]] + [tot]:   # not the idle regions
         lines.append("%-34s %12s %12s %9s %11s %11s %9s" % (
             r["key"][:34], fmt_bytes(r["a_volume"]), fmt_bytes(r["b_volume"]), fmt_pct(r["volume_change"]),
             fmt_bytes(r["a_touched"]), fmt_bytes(r["b_touched"]), fmt_pct(r["touched_change"])))

@@ -1,6 +1,6 @@
 #!/bin/bash
 # record --mark on a function (uprobe at entry, uretprobe at return) with an
-# integer label, exact span counts on pageramp; and the one-line errors of
+# integer label, exact span counts on pageramp; a USDT pair of usdtspans; and the one-line errors of
 # --mark and --labels.
 . "$(dirname "$0")/lib.sh"
 
@@ -14,6 +14,13 @@
 	fail "record --mark failed: $(cat "$TMP/rec.err")"
 "$MT" report "$TMP/ramp.mtrace" --by-span --json >"$TMP/ramp.json" || fail "report failed"
 $PY "$TOP/tests/integration/check_mark_ramp.py" "$TMP/ramp.json" >"$TMP/check.out" ||
+	fail "$(cat "$TMP/check.out")"
+
+# a USDT probe pair of a test binary (usdtspans: SDT notes, string labels)
+"$MT" record -e page-faults --mark "$WL/usdtspans:phase__start" -o "$TMP/usdt.mtrace" -- \
+	"$WL/usdtspans" -r 3 >/dev/null 2>"$TMP/rec.err" || fail "record --mark (USDT) failed: $(cat "$TMP/rec.err")"
+"$MT" report "$TMP/usdt.mtrace" --by-span --json >"$TMP/usdt.json" || fail "report failed"
+$PY "$TOP/tests/integration/check_mark_usdt.py" "$TMP/usdt.json" 3 >"$TMP/check.out" ||
 	fail "$(cat "$TMP/check.out")"
 
 printf '0x1000 4096 fine\n# c\n0x2000 0 zero\n' >"$TMP/bad.labels"

@@ -4,9 +4,11 @@
 # recorded with --allocs at page faults, the accesses from the perf backend
 # and then from the module (memtrace.ko), the allocations from the BPF
 # uprobes in both; pageramp recorded with --mark on its function
-# touch_pages (uprobe/uretprobe, integer label).  Ships the reports (JSON)
+# touch_pages (uprobe/uretprobe, integer label), usdtspans with --mark on its
+# USDT probes (string label).  Ships the reports (JSON)
 # and the workloads' lines to the host, which checks them with
-# tests/integration/check_alloc_sites.py and check_mark_ramp.py.
+# tests/integration/check_alloc_sites.py, check_mark_ramp.py and
+# check_mark_usdt.py.
 MT=/bin/memtracectl
 ship() {
 	echo "BEGIN-FILE $1"
@@ -61,4 +63,14 @@ if $MT record --backend perf -e page-faults --mark /bin/pageramp:touch_pages --m
 	ship mark-ramp.json /tmp/ramp.json
 else
 	echo "FAIL mark-record: $(tr '\n' ' ' </tmp/ramp.err)"
+fi
+# --mark on a USDT probe pair of a static test binary (SDT notes, string labels)
+rm -f /tmp/usdt.mtrace /tmp/usdt.err
+if $MT record --backend perf -e page-faults --mark /bin/usdtspans:phase__start -o /tmp/usdt.mtrace -- \
+	/bin/usdtspans -r 3 >/dev/null 2>/tmp/usdt.err; then
+	$MT report /tmp/usdt.mtrace --by-span --json >/tmp/usdt.json 2>>/tmp/usdt.err
+	echo "ok   mark-usdt-record: $($MT report /tmp/usdt.mtrace --by-span 2>&1 | grep '^By span')"
+	ship mark-usdt.json /tmp/usdt.json
+else
+	echo "FAIL mark-usdt-record: $(tr '\n' ' ' </tmp/usdt.err)"
 fi

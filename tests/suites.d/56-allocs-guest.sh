@@ -3,7 +3,8 @@
 # 6.12 kernel (tests/kernel/run-guest.sh, guest-allocs.sh): allocsites'
 # page faults charged to the right allocation sites with the accesses from
 # the perf backend and from memtrace.ko (the allocations from BPF uprobes in
-# both), and pageramp's touch_pages spans (uprobe/uretprobe) as called.
+# both), pageramp's touch_pages spans (uprobe/uretprobe) and usdtspans'
+# USDT spans as called.
 # The guest ships the reports; the host checks them exactly like the host
 # tests (tests/integration/check_alloc_sites.py, check_mark_ramp.py).
 # Ends with "N passed, N failed".
@@ -46,6 +47,11 @@ while read -r abi root; do
 		ok "$tag mark-spans: $res"
 	else
 		bad "$tag mark-spans: ${res:-no report shipped}"
+	fi
+	if res=$(/usr/bin/python3 tests/integration/check_mark_usdt.py "$d/mark-usdt.json" 3 2>&1); then
+		ok "$tag mark-usdt-spans: $res"
+	else
+		bad "$tag mark-usdt-spans: ${res:-no report shipped}"
 	fi
 done <<<"$kernels"
 echo "$pass passed, $fail failed"

@@ -3,7 +3,7 @@
  * exact expected rows: regions matched by label although B's heap lies
  * elsewhere, span labels matched by text (one only in A, one only in B),
  * changes in percent, totals, --span on both sides, B's sample period,
- * and the errors that name the trace.
+ * the WSS series of one span label, and the errors that name the trace.
  */
 #include <math.h>
 #include <stdio.h>
@@ -212,6 +212,33 @@ TEST(sample_period_scale)
 	CHECK_EQ_U64(c->regions[0].touched[1], 16384);	/* touched is not scaled */
 	CHECK_NEAR(row(c->spans, c->nspans, "q1")->volume[1], 40960);
 	memtrace_compare_free(c);
+}
+
+/* report --span --series: the WSS series of one span label's samples */
+TEST(span_wss_series)
+{
+	char err[512];
+	struct memtrace_report_config cfg = { .window = 100, .interval = 100, .span = "q1" };
+
+	CHECK(make_traces() == 0);
+	struct memtrace_report *r = memtrace_report_compute(path_b, &cfg, err, sizeof(err));
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	/* B's q1: pages 4, 5, 6, 7 in (100, 200], page 4 again in (300, 400] */
+	CHECK(r->data.n >= 4);
+	if (r->data.n >= 4) {
+		CHECK_EQ_U64(r->data.wss[0], 0);
+		CHECK_EQ_U64(r->data.wss[1], 4);
+		CHECK_EQ_U64(r->data.wss[2], 0);
+		CHECK_EQ_U64(r->data.wss[3], 1);
+	}
+	uint64_t sum = 0;
+	for (size_t i = 0; i < r->data.n; i++)
+		sum += r->data.wss[i];
+	CHECK_EQ_U64(sum, 5);
+	CHECK_EQ_U64(r->data.total, 4);
+	memtrace_report_free(r);
 }
 
 TEST(missing_trace)

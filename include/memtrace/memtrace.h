@@ -2,6 +2,7 @@
 #ifndef MEMTRACE_PUBLIC_MEMTRACE_H
 #define MEMTRACE_PUBLIC_MEMTRACE_H
 
+#include "compare.h"
 #include "report.h"
 #include "resolve.h"
 #include "sites.h"

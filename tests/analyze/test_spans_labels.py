@@ -79,3 +79,44 @@ def test_heatmap_span_png(tmp_path):
         assert any(name == "Buffer Blocks" for (_s, _e, name, _p) in view.layout)
         heatmap.plot(view, str(out))
     assert_png(out)
+
+
+def make_b(path):
+    """B: the heap elsewhere; q1 twice (shared pages 4, 5, 6, then 4), q2 gone, q3 new."""
+    w = Writer(str(path), {"time_unit": "ns", "start_time": 0, "target_pid": 9, "bucket_default": 4096})
+    w.maps(0, 9, MAPS.replace("20000000-20004000", "30000000-30004000"))
+    smp = [(110, 0x10004000), (120, 0x10005000), (130, 0x10006000), (310, 0x10004000), (510, 0x30002000)]
+    t, a = (np.array(c, dtype=np.uint64) for c in zip(*smp))
+    w.samples(time=t, addr=a, pid=np.full(t.size, 9, np.uint32), tid=np.full(t.size, 9, np.uint32),
+              cpu=np.zeros(t.size, np.uint32))
+    for start, end, label in ((100, 200, "q1"), (300, 400, "q1"), (500, 600, "q3")):
+        w.span(start, end, 9, 9, label)
+    w.close({"end_time": 600})
+    return str(path)
+
+
+def test_compare_by_span(tmp_path):
+    """The library's rows per span label (libcompare, memtracectl compare's
+    numbers) and the compare figure with --span and --by-span."""
+    from memtrace_analyze import cli
+    from memtrace_analyze.libcompare import compare
+    a, b = make(tmp_path / "a.mtrace", labels=False), make_b(tmp_path / "b.mtrace")
+    res = compare(a, b)
+    rows = {r["key"]: r for r in res["spans"]}
+    assert [r["key"] for r in res["spans"]] == ["q1", "q2", "q3"]   # by the larger volume (samples x bucket)
+    q1 = rows["q1"]
+    # A: q1 spans [100,200] tid 7 (3 samples, pages 4, 5) and [500,600] (pages 6, 0): 4 buckets, 2 + 2 per span
+    assert (q1["a_spans"], q1["a_samples"], q1["a_touched"], q1["a_avg_touched"]) == (2, 5, 4 * 4096, 2 * 4096)
+    assert (q1["b_spans"], q1["b_samples"], q1["b_touched"], q1["b_avg_touched"]) == (2, 4, 3 * 4096, 2 * 4096)
+    assert q1["touched_change"] == -25.0 and q1["avg_touched_change"] == 0.0
+    assert rows["q3"]["touched_change"] is None and rows["q3"]["b_touched"] == 4096
+    assert rows["q2"]["b_spans"] == 0 and rows["q2"]["touched_change"] == -100.0
+    res = compare(a, b, sel_a=Selection(span="q1"))
+    assert (res["a"]["samples"], res["b"]["samples"]) == (5, 4)
+    assert [r["key"] for r in res["spans"]] == ["q1"]
+    zero = {r["key"]: r for r in res["regions"]}["zero rw-s"]
+    assert (zero["a_samples"], zero["b_samples"], zero["volume_change"]) == (5, 4, -20.0)
+    out = tmp_path / "c.png"
+    assert cli.main(["compare", a, b, "-o", str(out), "--span", "q", "--by-span"]) == 0
+    assert_png(out)
+    assert cli.main(["compare", a, b, "-o", str(out), "--span", "q2"]) == 2   # B has no q2

@@ -76,10 +76,9 @@ def test_regions_and_hot_png(tmp):
 def test_compare_with_itself_is_zero_percent(tmp):
     a = known(tmp)
     sel = make_selection(a, args())
-    _, ra = regions.compute(a, args(), sel)
-    _, rb = regions.compute(a, args(), sel)
-    rows, tot, scale = compare.compute(ra, rb, 1, 1)
-    assert scale == 1
+    res = compare.compute(a, a, 0, sel, sel)
+    rows, tot, scale = res["regions"], res["regions_total"], res["scale"]
+    assert scale == 1 and res["bucket"] == 4096
     assert all(r["volume_change"] == 0.0 and r["touched_change"] == 0.0 for r in rows)
     assert tot["volume_change"] == 0.0
     compare.plot(heatmap.View(a, sel), heatmap.View(a, sel), str(tmp / "c.png"), 4096, rows, tot, scale)
@@ -93,24 +92,21 @@ def test_compare_detects_change_and_aslr_shift(tmp):
     maps_b = ("004c8000-00500000 rw-p 00000000 00:00 0 [heap]\n"
               "7f1000000000-7f1000400000 rw-p 00000000 00:00 0 [anon:column]\n")
     b = known(tmp, "b.mtrace", [HEAP, 0x7f1000000000, 0x7f1000000010, 0x7f1000001000], maps=maps_b)
-    _, ra = regions.compute(a, args(), make_selection(a, args()))
-    _, rb = regions.compute(b, args(), make_selection(b, args()))
-    rows, tot, _ = compare.compute(ra, rb, 1, 1)
-    r = {x["key"].split(" ")[0]: x for x in rows}
+    res = compare.compute(a, b, 0, make_selection(a, args()), make_selection(b, args()))
+    r = {x["key"].split(" ")[0]: x for x in res["regions"]}
     assert r["[anon:column]"]["volume_change"] == -50.0
+    assert r["[anon:column]"]["a_volume"] == 6 * 4096 and r["[anon:column]"]["b_touched"] == 2 * 4096
     assert round(r["[heap]"]["volume_change"], 4) == round(100 * (1 - 3) / 3, 4)
     assert r["[stack]"]["volume_change"] == -100.0
-    assert compare.pct(0, 5) is None and compare.fmt_pct(None) == "new"
+    assert compare.fmt_pct(None) == "new"
 
 
 def test_compare_scales_by_sample_period(tmp):
     a = known(tmp)
     b = known(tmp, "b.mtrace", [COL], sample_period=6)
-    _, ra = regions.compute(a, args(), make_selection(a, args()))
-    _, rb = regions.compute(b, args(), make_selection(b, args()))
-    rows, tot, scale = compare.compute(ra, rb, a.sample_period, b.sample_period)
-    assert scale == 6
-    assert {x["key"].split(" ")[0]: x for x in rows}["[anon:column]"]["volume_change"] == 0.0
+    res = compare.compute(a, b, 0, make_selection(a, args()), make_selection(b, args()))
+    assert res["scale"] == 6
+    assert {x["key"].split(" ")[0]: x for x in res["regions"]}["[anon:column]"]["volume_change"] == 0.0
 
 
 def test_wss_plot_peaks_and_csv(tmp):

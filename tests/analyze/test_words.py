@@ -64,8 +64,8 @@ def figures(tr, tmp, prefix):
     p = str(tmp / (prefix + "regions.png"))
     regions.plot(tr, regions.from_report(rep, tr.sample_period), p)
     out["regions"] = p
-    regs = regions.from_report(rep, tr.sample_period)
-    rows, tot, scale = compare.compute(regs, regs, 1, 1)
+    res = compare.compute(tr, tr, 0, sel, sel)
+    rows, tot, scale = res["regions"], res["regions_total"], res["scale"]
     p = str(tmp / (prefix + "compare.png"))
     v = heatmap.View(tr, sel)
     compare.plot(v, v, p, rep["bucket"], rows, tot, scale)

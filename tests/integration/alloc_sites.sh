@@ -20,36 +20,8 @@ wait $rec || fail "record failed: $(cat "$TMP/rec.err")"
 grep -q -- '--allocs: .* 0 lost' "$TMP/rec.err" || fail "allocation events lost: $(cat "$TMP/rec.err")"
 "$MT" report "$TMP/t.mtrace" --by-site --json >"$TMP/s.json" || fail "report --by-site failed"
 "$MT" report "$TMP/t.mtrace" --by-site >"$TMP/s.txt" || fail "report --by-site (text) failed"
-$PY - "$TMP/s.json" "$TMP/wl.out" "$TMP/s.txt" <<'PY' || exit 1
-import json, sys
-r = json.load(open(sys.argv[1]))
-want = {}
-for line in open(sys.argv[2]):
-    f = line.split()
-    if f[0] == "expect":
-        want[f[1]] = int(f[2])
-    elif f[0] == "reuse":
-        assert f[1] == "1", "the scratch buffer did not reuse the matrix's address"
-sites = {s["function"]: s for s in r["sites"] if s["function"] in want}
-assert set(sites) == set(want), (sorted(sites), sorted(want))
-for fn, n in want.items():
-    s = sites[fn]
-    assert n <= s["samples"] <= n + 2, f"{fn}: {s['samples']} faults charged, want {n}"
-    assert s["file"].endswith("allocsites.c") and s["line"] > 0, s
-    assert s["blocks"] == 1 and s["est_blocks"] == 1 and s["freed"] == 1 and s["live"] == 0, s
-    assert s["name"].startswith(fn + " (allocsites.c:"), s["name"]
-size = {"make_matrix": 256 << 10, "make_vector": 640 << 10, "make_scratch": 256 << 10,
-        "ht_buckets": 512 << 10, "ht_entries": 128 << 10, "ht_grow": 512 << 10,
-        "map_table": 256 << 10}
-for fn, b in size.items():
-    assert sites[fn]["bytes"] == b, (fn, sites[fn]["bytes"], b)
-extra = r["attributed"] - sum(s["samples"] for s in sites.values())
-assert extra <= 2 * len(want), f"{extra} faults charged to other sites"
-hot = [h for h in r["hot_data"] if h["site"]]
-assert hot and all(h["site"].split()[0] in want for h in hot), r["hot_data"]
-text = open(sys.argv[3]).read()
-assert "make_scratch (allocsites.c:" in text and "charged to a recorded block" in text, text
-PY
+$PY "$TOP/tests/integration/check_alloc_sites.py" "$TMP/s.json" "$TMP/wl.out" "$TMP/s.txt" >"$TMP/check.out" ||
+	fail "$(cat "$TMP/check.out")"
 # --alloc-symbols: make_matrix as an allocator of its own; the malloc nested
 # in it is not recorded again, and the matrix's site is its caller, main
 "$WL/allocsites" -w >"$TMP/wl2.out" &

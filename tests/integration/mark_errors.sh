@@ -1,6 +1,6 @@
 #!/bin/bash
 # record --mark on a function (uprobe at entry, uretprobe at return) with an
-# integer label, exact span counts on pageramp; and the one-line errors of
+# integer label, exact span counts on pageramp; a USDT pair of usdtspans; and the one-line errors of
 # --mark and --labels.
 . "$(dirname "$0")/lib.sh"
 
@@ -13,22 +13,15 @@
 	-o "$TMP/ramp.mtrace" -- "$WL/pageramp" -n 8 -c 2 >/dev/null 2>"$TMP/rec.err" ||
 	fail "record --mark failed: $(cat "$TMP/rec.err")"
 "$MT" report "$TMP/ramp.mtrace" --by-span --json >"$TMP/ramp.json" || fail "report failed"
-$PY - "$TMP/ramp.json" <<'PY' || exit 1
-import json, sys
-r = json.load(open(sys.argv[1]))
-g = {x["label"]: x for x in r["by_span"]}
-spans = {k: v["spans"] for k, v in g.items()}
-want = {"0": 2, "8": 2, **{str(i): 4 for i in range(1, 8)}}
-assert spans == want, spans
-assert r["spans"] == 32, r["spans"]
-for k in ("3", "5", "7"):   # one fault per cycle on one page
-    assert (g[k]["samples"], g[k]["buckets"], g[k]["max_buckets"]) == (2, 1, 1), g[k]
-    assert g[k]["avg_buckets"] == 0.5, g[k]
-# label 1: page 0 in both cycles, and the first call may fault its own text page
-assert g["1"]["samples"] in (2, 3) and g["1"]["buckets"] in (1, 2), g["1"]
-for k in ("0", "2", "4", "6", "8"):
-    assert g[k]["samples"] == 0, g[k]
-PY
+$PY "$TOP/tests/integration/check_mark_ramp.py" "$TMP/ramp.json" >"$TMP/check.out" ||
+	fail "$(cat "$TMP/check.out")"
+
+# a USDT probe pair of a test binary (usdtspans: SDT notes, string labels)
+"$MT" record -e page-faults --mark "$WL/usdtspans:phase__start" -o "$TMP/usdt.mtrace" -- \
+	"$WL/usdtspans" -r 3 >/dev/null 2>"$TMP/rec.err" || fail "record --mark (USDT) failed: $(cat "$TMP/rec.err")"
+"$MT" report "$TMP/usdt.mtrace" --by-span --json >"$TMP/usdt.json" || fail "report failed"
+$PY "$TOP/tests/integration/check_mark_usdt.py" "$TMP/usdt.json" 3 >"$TMP/check.out" ||
+	fail "$(cat "$TMP/check.out")"
 
 printf '0x1000 4096 fine\n# c\n0x2000 0 zero\n' >"$TMP/bad.labels"
 expect_error "$TMP/bad.labels:3: size is 0" "$MT" record --labels "$TMP/bad.labels" -- true

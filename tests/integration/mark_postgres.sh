@@ -8,6 +8,8 @@
 # scan of a table of ~2 MB (in shared buffers of 16 MB: every page gets a
 # buffer) must have its samples named "Buffer Blocks".  The page-fault source
 # sees the backend's first touch of each shared-buffer page it maps.
+# A second recording (B: the scan once, one query dropped, one new) is
+# compared with the first by span (memtracectl compare).
 . "$(dirname "$0")/lib.sh"
 
 PGBIN=/usr/lib/postgresql/15/bin
@@ -72,6 +74,37 @@ named = [h for h in hot if h["location"].startswith("Buffer Blocks+0x")]
 # per 64 KiB (the kernel maps shared-memory pages around a read fault)
 assert sum(h["count"] for h in named) >= 20, [(h["location"], h["count"]) for h in hot[:10]]
 assert hot[0]["location"].startswith("Buffer Blocks+0x"), hot[:3]
+PY
+
+# B: a second recording, one session: the scan once more, q2 not at all, q3
+# new.  compare A B --by-span: rows per query text with their span counts
+"$MT" record -p $postmaster -e page-faults --mark postgres:query__start \
+	--labels "$TMP/pg.labels" -o "$TMP/pgb.mtrace" 2>"$TMP/recb.err" &
+rec=$!
+for _ in $(seq 100); do grep -q "attached to" "$TMP/recb.err" && break; sleep 0.05; done
+grep -q "attached to" "$TMP/recb.err" || fail "record (B) did not start: $(cat "$TMP/recb.err")"
+q3="SELECT 6 * 7"
+psql -c "$q0" -c "$q1" -c "$q3" >"$TMP/outb" || fail "queries (B) failed"
+kill -INT $rec
+wait $rec || fail "record (B) failed: $(cat "$TMP/recb.err")"
+rec=
+"$MT" compare "$TMP/pg.mtrace" "$TMP/pgb.mtrace" --json >"$TMP/cmp.json" 2>"$TMP/cmp.err" ||
+	fail "compare failed: $(cat "$TMP/cmp.err")"
+"$MT" compare "$TMP/pg.mtrace" "$TMP/pgb.mtrace" --span "FROM big" --json >"$TMP/cmpbig.json" \
+	2>"$TMP/cmp.err" || fail "compare --span failed: $(cat "$TMP/cmp.err")"
+$PY - "$TMP/cmp.json" "$TMP/cmpbig.json" "$q0" "$q1" "$q2" "$q3" <<'PY' || exit 1
+import json, sys
+c, big = (json.load(open(p)) for p in sys.argv[1:3])
+q0, q1, q2, q3 = sys.argv[3:7]
+rows = {r["key"]: r for r in c["spans"]}
+assert {k: (r["a_spans"], r["b_spans"]) for k, r in rows.items()} == \
+    {q0: (3, 1), q1: (3, 1), q2: (2, 0), q3: (0, 1)}, rows
+assert rows[q1]["a_touched"] > 0 and rows[q1]["b_touched"] > 0, rows[q1]
+assert rows[q2]["b_touched"] == 0 and rows[q3]["a_touched"] == 0
+assert rows[q3]["touched_change"] is None or rows[q3]["b_touched"] == 0, rows[q3]
+assert [r["key"] for r in big["spans"]] == [q1] and (big["a_spans"], big["b_spans"]) == (3, 1), big
+buf = [r for r in big["regions"] if r["key"].startswith("Buffer Blocks")]
+assert len(buf) == 1 and buf[0]["a_samples"] > 0 and buf[0]["b_samples"] > 0, big["regions"][:4]
 PY
 [ -n "${MT_TEST_VERBOSE:-}" ] && cp "$TMP/pg.mtrace" "$TMP/pg.labels" /tmp/spans-keep/
 exit 0

@@ -42,6 +42,7 @@ if insmod /memtrace.ko; then
 		bpf) timeout $((300 * slow)) /bin/guest-record.sh bpf || echo "FAIL bpf: exit $?" ;;
 		hint) timeout 300 /bin/guest-hint.sh || echo "FAIL hint: exit $?" ;;
 		damon) timeout 300 /bin/guest-damon.sh || echo "FAIL damon: exit $?" ;;
+		allocs) timeout $((300 * slow)) /bin/guest-allocs.sh || echo "FAIL allocs: exit $?" ;;
 		bench) run bench 800 /bin/mtbench 9 ;;
 		race) run race 1500 /bin/mtkrace -n 100000 -s 1 -T 1400 ;;
 		race=*) run race $((${t#race=} + 60)) /bin/mtkrace -n 100000 -s 1 -T ${t#race=} ;;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "record/recorder.h"
 #include "record/signals.h"
@@ -99,8 +100,15 @@ int record_source(const struct source_ops *ops, const struct record_opts *o,
 		}
 		recorder_meta(r, "mark", "%s", mark_describe(marks));
 	}
+	/* -- CMD: the source forks the command and lets it exec in open; with
+	 * the collector itself in the BPF tgid map its fork program adds the
+	 * child before the exec, so a command that ends within the open still
+	 * has its spans (adding the child's pid after the open missed them) */
+	int self = marks && o->argv && !mark_add_pid(marks, (int)getpid());
 	void *state = ops->open(o, r);
 
+	if (self)
+		mark_del_pid(marks, (int)getpid());
 	if (!state) {
 		mark_close(marks);
 		return -1;

@@ -214,6 +214,13 @@ int mark_add_pid(struct mark_session *m, int pid)
 	return bpf_map__update_elem(m->skel->maps.tgids, &key, sizeof(key), &on, sizeof(on), BPF_ANY);
 }
 
+int mark_del_pid(struct mark_session *m, int pid)
+{
+	__u32 key = (__u32)pid;
+
+	return bpf_map__delete_elem(m->skel->maps.tgids, &key, sizeof(key), 0);
+}
+
 /* -p: the trees' processes; listed twice, for what forked while the fork
  * program was not yet attached. */
 static int add_trees(struct mark_session *m, const struct record_opts *o, char *err,

@@ -31,6 +31,8 @@ struct mark_session;
 struct mark_session *mark_open(const struct record_opts *o, char *err, size_t errlen);
 /* -- CMD: the command's process, once started (with what it forks).  0 or -1. */
 int mark_add_pid(struct mark_session *m, int pid);
+/* Stops following pid (its children already added stay).  0 or -1. */
+int mark_del_pid(struct mark_session *m, int pid);
 /* The fd that becomes readable when the probes' ring is a quarter full. */
 int mark_fd(const struct mark_session *m);
 /* "usdt postgresql:query__start in /usr/lib/postgresql/15/bin/postgres" etc. */

@@ -1,15 +1,21 @@
 """compare: two traces side by side (paper 002 section 4.4, Figs. 7 and 8).
 
     memtrace-analyze compare A.mtrace B.mtrace -o compare.png [--bucket 4K] [--top 12]
+                     [--span PATTERN] [--by-span]
 
-Regions are matched by mapping label (name + permissions, with an ordinal
-among equal labels in address order), so anonymous mappings that ASLR puts
-elsewhere in B still pair up as long as the program maps them in the same
-order.  Per region: accessed volume (samples x bucket size, the paper's
-measure; B scaled by period_B / period_A when the sample periods differ) and
-touched volume (distinct buckets x bucket size), with the change from A to
-B in percent.  The figure shows both heatmaps with one colour scale above a
-bar chart of the accessed volume per region.
+Every number comes from the library (memtrace_compare_compute, the same
+rows as `memtracectl compare`): regions are matched by mapping label (name +
+permissions, with an ordinal among equal labels in address order), so
+anonymous mappings that ASLR puts elsewhere in B still pair up as long as the
+program maps them in the same order.  Per region: accessed volume (samples x
+bucket size, the paper's measure; B scaled by period_B / period_A when the
+sample periods differ) and touched volume (distinct buckets x bucket size),
+with the change from A to B in percent.  Span labels (record --mark: a
+query's text) are matched the same way: spans, distinct bytes touched in all
+of a label's spans and per span.  The figure shows both heatmaps with one
+colour scale above a bar chart of the accessed volume per region, or with
+--by-span of the bytes touched per span label.  --span PATTERN keeps, on
+both sides, only the samples inside spans whose label contains PATTERN.
 """
 
 import sys
@@ -17,45 +23,19 @@ import sys
 import numpy as np
 
 from . import heatmap as hm
-from . import options
-from . import regions as rg
+from . import lib, libcompare, options
 from .select import add_filter_args, make_selection
 from .units import fmt_bytes
-
-
-def pct(a, b):
-    if a == 0:
-        return None if b else 0.0
-    return 100.0 * (b - a) / a
 
 
 def fmt_pct(p):
     return "new" if p is None else "%+.1f%%" % p
 
 
-def compute(regs_a, regs_b, period_a, period_b):
-    """Rows per region label of the two reports' regions (the library's
-    labels, ' #2' etc. among equal ones), B scaled by period_B / period_A."""
-    ra = {r.key: r for r in regs_a}
-    rb = {r.key: r for r in regs_b}
-    scale = period_b / period_a
-    rows = []
-    for key in list(ra) + [k for k in rb if k not in ra]:
-        a, b = ra.get(key), rb.get(key)
-        va = a.volume if a else 0
-        vb = (b.volume * scale) if b else 0
-        ta = a.touched if a else 0
-        tb = b.touched if b else 0
-        rows.append({"key": key, "a_volume": va, "b_volume": vb, "volume_change": pct(va, vb),
-                     "a_touched": ta, "b_touched": tb, "touched_change": pct(ta, tb),
-                     "a_samples": a.samples if a else 0, "b_samples": b.samples if b else 0})
-    rows.sort(key=lambda r: -max(r["a_volume"], r["b_volume"]))
-    tot = {"key": "total"}
-    for k in ("a_volume", "b_volume", "a_touched", "b_touched", "a_samples", "b_samples"):
-        tot[k] = sum(r[k] for r in rows)
-    tot["volume_change"] = pct(tot["a_volume"], tot["b_volume"])
-    tot["touched_change"] = pct(tot["a_touched"], tot["b_touched"])
-    return rows, tot, scale
+def compute(tra, trb, bucket, sel_a, sel_b):
+    """The library's comparison (libcompare.compare): rows per region and
+    per span label, both reports, the bucket and B's scale."""
+    return libcompare.compare(tra.path, trb.path, bucket=bucket, sel_a=sel_a, sel_b=sel_b)
 
 
 def estimate_line(rep_a, rep_b, tra, trb, bucket):
@@ -77,14 +57,26 @@ def format_table(rows, tot, names):
     lines = ["A = %s, B = %s" % names,
              "%-34s %12s %12s %9s %11s %11s %9s" % ("region", "A volume", "B volume", "change",
                                                    "A touched", "B touched", "change")]
-    for r in rows + [tot]:
+    for r in [r for r in rows if r["a_samples"] or r["b_samples"]] + [tot]:   # not the idle regions
         lines.append("%-34s %12s %12s %9s %11s %11s %9s" % (
             r["key"][:34], fmt_bytes(r["a_volume"]), fmt_bytes(r["b_volume"]), fmt_pct(r["volume_change"]),
             fmt_bytes(r["a_touched"]), fmt_bytes(r["b_touched"]), fmt_pct(r["touched_change"])))
     return "\n".join(lines)
 
 
-def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768, notes=()):
+def format_span_table(rows, tot):
+    """Per span label: spans, bytes touched in all of them and per span (mean), A vs B."""
+    lines = ["%-34s %6s %6s %11s %11s %9s %11s %11s %9s" % ("span label", "A n", "B n", "A touched", "B touched",
+                                                        "change", "A /span", "B /span", "change")]
+    for r in rows + [tot]:
+        lines.append("%-34s %6d %6d %11s %11s %9s %11s %11s %9s" % (
+            " ".join(r["key"].split())[:34], r["a_spans"], r["b_spans"], fmt_bytes(r["a_touched"]),
+            fmt_bytes(r["b_touched"]), fmt_pct(r["touched_change"]), fmt_bytes(r["a_avg_touched"]),
+            fmt_bytes(r["b_avg_touched"]), fmt_pct(r["avg_touched_change"])))
+    return "\n".join(lines)
+
+
+def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768, notes=(), by_span=False):
     from .plotting import byte_axis, cap, plt, save, trace_title
     da = hm.bin_view(va, bucket, ncols, max_rows)
     db = hm.bin_view(vb, bucket, ncols, max_rows)
@@ -107,24 +99,32 @@ def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768,
     shown = rows[:top]
     x = np.arange(len(shown))
     w = 0.38
-    av = [r["a_volume"] for r in shown]
-    bv = [r["b_volume"] for r in shown]
+    field, change = ("a_touched", "b_touched"), "touched_change"
+    if not by_span:
+        field, change = ("a_volume", "b_volume"), "volume_change"
+    av = [r[field[0]] for r in shown]
+    bv = [r[field[1]] for r in shown]
     a3.bar(x - w / 2, av, w, label="A: %s" % va.tr.name, color="#1f77b4")
     a3.bar(x + w / 2, bv, w, label="B: %s%s" % (vb.tr.name, " (× %.3g for its sample period)" % scale
                                                if scale != 1 else ""), color="#ff7f0e")
     ymax = max(av + bv + [1])
     for xi, r in zip(x, shown):
-        p = r["volume_change"]
-        a3.text(xi, max(r["a_volume"], r["b_volume"]) + ymax * 0.02, fmt_pct(p), ha="center", fontsize=8,
+        p = r[change]
+        a3.text(xi, max(r[field[0]], r[field[1]]) + ymax * 0.02, fmt_pct(p), ha="center", fontsize=8,
                 color="#2ca02c" if (p is not None and p < 0) else "#d62728" if p else "black")
     a3.set_xticks(x)
-    a3.set_xticklabels([r["key"] for r in shown], rotation=20, ha="right", fontsize=8)
+    a3.set_xticklabels([" ".join(r["key"].split())[:40] for r in shown], rotation=20, ha="right", fontsize=8)
     byte_axis(a3.yaxis, ymax * 1.15, nticks=5)
     a3.set_ylim(0, ymax * 1.15)
     verb = va.tr.words["verb"]
-    a3.set_ylabel("%s volume (samples × %s)" % (verb, fmt_bytes(bucket)))
-    a3.set_title("%s volume per region, change B vs A in percent (total %s)" % (cap(verb), fmt_pct(tot["volume_change"])),
-                 fontsize=10)
+    if by_span:
+        a3.set_ylabel("touched (distinct buckets × %s)" % fmt_bytes(bucket))
+        a3.set_title("Bytes touched per span label, change B vs A in percent (total %s)"
+                     % fmt_pct(tot["touched_change"]), fontsize=10)
+    else:
+        a3.set_ylabel("%s volume (samples × %s)" % (verb, fmt_bytes(bucket)))
+        a3.set_title("%s volume per region, change B vs A in percent (total %s)"
+                     % (cap(verb), fmt_pct(tot["volume_change"])), fontsize=10)
     a3.legend(fontsize=8)
     a3.grid(True, axis="y", alpha=0.3)
     if notes:   # sampled traces: touched is a floor, the estimate beside it
@@ -139,24 +139,30 @@ def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768,
 def add_args(p):
     options.add_report_args(p, windows=False, top=12)
     add_filter_args(p)
+    p.add_argument("--by-span", action="store_true",
+                   help="bars per span label (record --mark): bytes touched in A and B; and the span table")
 
 
 def run(args, traces):
     from .cli import need_samples
     tra, trb = traces
     sa, sb = make_selection(tra, args), make_selection(trb, args)
-    if not getattr(args, "bucket", None):
-        args.bucket = str(tra.bucket_default)        # one bucket size for both (A's)
-    rep_a, regs_a = rg.compute(tra, args, sa)
-    rep_b, regs_b = rg.compute(trb, args, sb)
+    res = compute(tra, trb, options.bucket(args), sa, sb)
+    rep_a, rep_b = res["a"], res["b"]
     need_samples(rep_a["samples"], tra, sa, "compare")
     need_samples(rep_b["samples"], trb, sb, "compare")
-    bucket = rep_a["bucket"]
-    rows, tot, scale = compute(regs_a, regs_b, tra.sample_period, trb.sample_period)
+    bucket = res["bucket"]
+    by_span = getattr(args, "by_span", False)
+    if by_span and not res["spans"]:
+        raise lib.MemtraceError("--by-span: neither trace has spans (record with --mark)")
+    rows, tot = (res["spans"], res["spans_total"]) if by_span else (res["regions"], res["regions_total"])
     out = args.output or "compare.png"
     notes = estimate_line(rep_a, rep_b, tra, trb, bucket)
-    plot(hm.View(tra, sa), hm.View(trb, sb), out, bucket, rows, tot, scale, options.top(args, 12), notes=notes)
-    print(format_table(rows, tot, (tra.name, trb.name)), file=sys.stderr)
+    plot(hm.View(tra, sa), hm.View(trb, sb), out, bucket, rows, tot, res["scale"], options.top(args, 12),
+         notes=notes, by_span=by_span)
+    print(format_table(res["regions"], res["regions_total"], (tra.name, trb.name)), file=sys.stderr)
+    if res["spans"]:
+        print(format_span_table(res["spans"], res["spans_total"]), file=sys.stderr)
     for line in notes:
         print(line, file=sys.stderr)
     return [out]

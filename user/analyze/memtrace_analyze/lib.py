@@ -653,10 +653,36 @@ def _estimate(e, n):
     return out
 
 
-def report(path, bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensitivity=0.0,
-           max_peaks=0, locations=0, functions=0, root=None, debug_dir=None):
-    """memtrace_report_compute as plain Python data (dicts, lists, numpy
-    arrays), copied out before the report is freed."""
+def report_dict(r):
+    """A struct memtrace_report (ctypes) as plain Python data, copied out."""
+    out = {"bucket": r.bucket, "window": r.window, "interval": r.interval, "bucket_shift": r.bucket_shift,
+           "time_is_ns": bool(r.time_is_ns), "start_time": r.start_time,
+           "samples": r.samples, "first_time": r.first_time, "last_time": r.last_time,
+           "reordered": r.reordered, "have_ip": bool(r.have_ip),
+           "data": _series(r.data), "code": _series(r.code), "peaks_found": r.peaks_found,
+           "data_est": _estimate(r.data_est, r.data.n), "code_est": _estimate(r.code_est, r.code.n)}
+    out["peaks"] = [{"index": p.index, "first": p.first, "last": p.last, "time": p.time, "value": p.value,
+                     "locations": _named(p.locations, p.nlocations), "top_mapping": s(p.top_mapping)}
+                    for p in (r.peaks[i] for i in range(r.npeaks))]
+    out["hot_data"] = _hot(r.hot_data, r.nhot_data)
+    out["hot_code"] = _hot(r.hot_code, r.nhot_code)
+    out["curve"] = [(c.min_count, c.buckets, c.samples) for c in (r.curve[i] for i in range(r.ncurve))]
+    nb = r.nbuckets
+    out["bucket_addr"] = np.ctypeslib.as_array(r.bucket_addr, (nb,)).copy() if nb else np.zeros(0, np.uint64)
+    out["bucket_count"] = np.ctypeslib.as_array(r.bucket_count, (nb,)).copy() if nb else np.zeros(0, np.uint64)
+    out["regions"] = [{"label": s(g.label), "name": s(g.name), "start": g.start, "end": g.end,
+                       "samples": g.samples, "buckets": g.buckets}
+                      for g in (r.regions[i] for i in range(r.nregions))]
+    out["nspans"], out["span_samples"] = r.nspans, r.span_samples
+    out["span_groups"] = [{"label": s(g.label), "spans": g.spans, "time": g.time, "samples": g.samples,
+                           "buckets": g.buckets, "avg_buckets": g.avg_buckets, "max_buckets": g.max_buckets}
+                          for g in (r.span_groups[i] for i in range(r.nspan_groups))]
+    return out
+
+
+def report_config(bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensitivity=0.0,
+                  max_peaks=0, locations=0, functions=0, root=None, debug_dir=None):
+    """struct memtrace_report_config with the selection's filter, labels and span."""
     cfg = ReportConfig(bucket=bucket, window=window, interval=interval, top=top, sensitivity=sensitivity,
                        max_peaks=max_peaks, locations=locations, functions=functions, flags=flags,
                        root=root.encode() if root else None, debug_dir=debug_dir.encode() if debug_dir else None)
@@ -664,35 +690,21 @@ def report(path, bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensi
         cfg.filter = sel.cstruct()
         cfg.labels = os.fsencode(sel.labels) if sel.labels else None
         cfg.span = sel.span.encode() if sel.span else None
+    return cfg
+
+
+def report(path, bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensitivity=0.0,
+           max_peaks=0, locations=0, functions=0, root=None, debug_dir=None):
+    """memtrace_report_compute as plain Python data (dicts, lists, numpy
+    arrays), copied out before the report is freed."""
+    cfg = report_config(bucket, window, interval, top, sel, flags, sensitivity, max_peaks, locations, functions,
+                        root, debug_dir)
     err = _errbuf()
     rp = fn("memtrace_report_compute")(os.fsencode(path), C.byref(cfg), err, ERRLEN)
     if not rp:
         _raise(err, path)
     try:
-        r = rp.contents
-        out = {"bucket": r.bucket, "window": r.window, "interval": r.interval, "bucket_shift": r.bucket_shift,
-               "time_is_ns": bool(r.time_is_ns), "start_time": r.start_time,
-               "samples": r.samples, "first_time": r.first_time, "last_time": r.last_time,
-               "reordered": r.reordered, "have_ip": bool(r.have_ip),
-               "data": _series(r.data), "code": _series(r.code), "peaks_found": r.peaks_found,
-               "data_est": _estimate(r.data_est, r.data.n), "code_est": _estimate(r.code_est, r.code.n)}
-        out["peaks"] = [{"index": p.index, "first": p.first, "last": p.last, "time": p.time, "value": p.value,
-                         "locations": _named(p.locations, p.nlocations), "top_mapping": s(p.top_mapping)}
-                        for p in (r.peaks[i] for i in range(r.npeaks))]
-        out["hot_data"] = _hot(r.hot_data, r.nhot_data)
-        out["hot_code"] = _hot(r.hot_code, r.nhot_code)
-        out["curve"] = [(c.min_count, c.buckets, c.samples) for c in (r.curve[i] for i in range(r.ncurve))]
-        nb = r.nbuckets
-        out["bucket_addr"] = np.ctypeslib.as_array(r.bucket_addr, (nb,)).copy() if nb else np.zeros(0, np.uint64)
-        out["bucket_count"] = np.ctypeslib.as_array(r.bucket_count, (nb,)).copy() if nb else np.zeros(0, np.uint64)
-        out["regions"] = [{"label": s(g.label), "name": s(g.name), "start": g.start, "end": g.end,
-                           "samples": g.samples, "buckets": g.buckets}
-                          for g in (r.regions[i] for i in range(r.nregions))]
-        out["nspans"], out["span_samples"] = r.nspans, r.span_samples
-        out["span_groups"] = [{"label": s(g.label), "spans": g.spans, "time": g.time, "samples": g.samples,
-                               "buckets": g.buckets, "avg_buckets": g.avg_buckets, "max_buckets": g.max_buckets}
-                              for g in (r.span_groups[i] for i in range(r.nspan_groups))]
-        return out
+        return report_dict(rp.contents)
     finally:
         fn("memtrace_report_free")(rp)
 

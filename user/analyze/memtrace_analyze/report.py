@@ -127,10 +127,9 @@ def build(tr, outdir, args, other=None):
         s["hot"] = top
         if other is not None:
             sb = make_selection(other, args)
-            args_b = _with_bucket(args, bucket)
-            rep_b, regs_b = rg.compute(other, args_b, sb)
-            if rep_b["samples"]:
-                rows, tot, scale = cmpmod.compute(regs, regs_b, tr.sample_period, other.sample_period)
+            res = cmpmod.compute(tr, other, bucket, sel, sb)
+            if res["b"]["samples"]:
+                rows, tot, scale = res["regions"], res["regions_total"], res["scale"]
                 cmpmod.plot(view, hm.View(other, sb), os.path.join(outdir, "compare.png"), bucket, rows, tot, scale)
                 files.append("compare.png")
                 parts.append("<h2>Comparison with %s</h2>" % html.escape(other.name))
@@ -149,13 +148,6 @@ def build(tr, outdir, args, other=None):
     with open(index, "w") as f:
         f.write(page)
     return index, files, s
-
-
-def _with_bucket(args, bucket):
-    import argparse
-    a = argparse.Namespace(**vars(args))
-    a.bucket = str(bucket)
-    return a
 
 
 def add_args(p):

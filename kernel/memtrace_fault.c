@@ -12,10 +12,17 @@
  * error code; which kind of fault it was (first touch, NUMA hint fault,
  * write-protect) the collector decides (user/source/hint.c).
  */
+#include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/trace_events.h>
 
 #include "memtrace.h"
+
+/* Tells the collector before CONFIGURE that this module takes the flag. */
+static bool hint_faults = true;
+module_param(hint_faults, bool, 0444);
+MODULE_PARM_DESC(hint_faults,
+		 "Y: sessions may use MEMTRACE_CFG_PAGE_FAULT_TP (exceptions:page_fault_user, hint faults); read-only");
 
 struct memtrace_fault_record {
 	struct trace_entry ent;

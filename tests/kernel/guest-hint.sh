@@ -53,5 +53,10 @@ hint() {
 	ship $n.err $h.err
 }
 echo "    nodes online: $(cat /sys/devices/system/node/online), numa_balancing=$(cat $NB)"
+if $MT status >/tmp/hs.out 2>&1 && grep -q '^  module: hint-faults: available' /tmp/hs.out; then
+	echo "ok   hint-module-status: $(grep 'module: hint-faults' /tmp/hs.out | sed 's/^ *//')"
+else
+	echo "FAIL hint-module-status: $(grep 'module' /tmp/hs.out | tr '\n' ' ')"
+fi
 hint perf hint
 hint module hint-module

@@ -71,6 +71,11 @@ static int mod_probe(const struct record_opts *o, char *why, size_t whylen)
 	close(fd);
 	if (o && mem_event_resolve(o->event ? o->event : "auto", &ev, NULL, why, whylen))
 		return -1;
+	if (o && ev.hint_faults && access(MOD_PARAMS "hint_faults", F_OK)) {
+		snprintf(why, whylen, "this memtrace.ko has no hint-faults source (no %shint_faults): "
+			 "load the module of this build, or use --backend perf", MOD_PARAMS);
+		return -1;
+	}
 	return 0;
 }
 
@@ -499,10 +504,17 @@ static void mod_status(FILE *out)
 		!strcmp(mode, "pebs-hook") ?
 		"patched kernel's PEBS sink for PEBS events, large PEBS on; software events: perf-overflow" :
 		"see docs/kernel-module.md", sessions);
-	if (mod_probe(NULL, why, sizeof(why)))
+	if (mod_probe(NULL, why, sizeof(why))) {
 		fprintf(out, "  module: unavailable - %s\n", why);
+		return;
+	}
+	fprintf(out, "  module: available (%s)\n", MEMTRACE_DEVICE_PATH);
+	struct record_opts hint = { .event = "hint-faults" };
+	if (mod_probe(&hint, why, sizeof(why)))
+		fprintf(out, "  module: hint-faults: unavailable - %s\n", why);
 	else
-		fprintf(out, "  module: available (%s)\n", MEMTRACE_DEVICE_PATH);
+		fprintf(out, "  module: hint-faults: available (exceptions:page_fault_user as the module's "
+			"counter; -e hint-faults, root)\n");
 }
 
 const struct source_ops source_module = {

@@ -186,15 +186,29 @@ static const pid_t *mod_pids(const struct record_opts *o, pid_t target, int *n)
 	return o->pids;
 }
 
+/* kernel.perf_event_paranoid, or 2 (perf's default) if unreadable */
+static long paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	long v = 2;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
 /* CONFIGURE refused the page-fault tracepoint: 1 if said why. */
 static int mod_hint_error(int err, const struct record_opts *o)
 {
 	if (err == EINVAL && !o->ring_records && !(o->kernel_addrs && !o->system_wide))
 		mt_err("this memtrace.ko has no hint-faults source (CONFIGURE refused "
 		       "MEMTRACE_CFG_PAGE_FAULT_TP): load the module of this build, or use --backend perf");
-	else if (err == EACCES && !o->system_wide)
+	else if (err == EACCES && !o->system_wide && geteuid() != 0 && paranoid() > -1)
 		mt_err("hint-faults through the module read raw tracepoint records: needs CAP_PERFMON "
-		       "or kernel.perf_event_paranoid -1, as perf does");
+		       "or kernel.perf_event_paranoid -1, as perf does (it is %ld)", paranoid());
 	else
 		return 0;
 	return 1;

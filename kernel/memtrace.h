@@ -49,7 +49,8 @@ struct memtrace_ring {
 	struct memtrace_ring_header *hdr;	/* mapped, read-only to user */
 	struct memtrace_sample *rec;		/* mapped, read-only to user */
 	local_t busy;				/* a producer is inside */
-	local64_t dropped;			/* ring full or nested producer */
+	local64_t dropped;			/* ring full, nested producer or
+						 * an unreadable fault record */
 	local64_t throttled;			/* overflows perf throttled */
 	local64_t lost;				/* records the PEBS hook lost */
 	u64 wake_at;				/* unread count that wakes poll */
@@ -163,6 +164,13 @@ void memtrace_cpu_work(struct work_struct *work);
 int memtrace_start_cpus(struct memtrace_session *s);
 void memtrace_stop_cpus(struct memtrace_session *s);
 void memtrace_free_cpus(struct memtrace_session *s);
+
+/* memtrace_fault.c: exceptions:page_fault_user (MEMTRACE_CFG_PAGE_FAULT_TP) */
+void memtrace_fault_tune_attr(struct perf_event_attr *attr);
+int memtrace_fault_check_event(struct perf_event *ev);
+bool memtrace_fault_fill(struct perf_event *event,
+			 struct perf_sample_data *data, u32 fields,
+			 struct memtrace_sample *smp);
 
 /* memtrace_policy.c: perf's rules for the caller, per-user limits */
 int memtrace_perf_paranoid(void);

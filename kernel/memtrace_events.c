@@ -70,10 +70,17 @@ struct perf_event *memtrace_counter(struct memtrace_session *s, int cpu,
 	 * never to us.  Hooked mode: the attr large PEBS needs.
 	 */
 	memtrace_pebs_hook_tune_attr(&attr, hooked);
+	if (c->flags & MEMTRACE_CFG_PAGE_FAULT_TP)
+		memtrace_fault_tune_attr(&attr);
 
 	*bp = NULL;
 	ev = perf_event_create_kernel_counter(&attr, cpu, task,
 					      memtrace_overflow, s);
+	if (!IS_ERR(ev) && (c->flags & MEMTRACE_CFG_PAGE_FAULT_TP) &&
+	    memtrace_fault_check_event(ev)) {
+		perf_event_release_kernel(ev);	/* another tracepoint */
+		return ERR_PTR(-EINVAL);
+	}
 	if (IS_ERR(ev) || !hooked)
 		return ev;
 	b = memtrace_pebs_hook_attach(ev, c->fields, &memtrace_pebs_ops, s,

@@ -10,7 +10,9 @@
  *   - without CAP_PERFMON (or CAP_SYS_ADMIN), kernel.perf_event_paranoid
  *     decides: > 2 (Debian's and Ubuntu's extension) no session at all,
  *     > 1 no kernel addresses, > 0 no system-wide session (perf_allow_cpu(),
- *     perf_allow_kernel(), Debian's perf_paranoid_any());
+ *     perf_allow_kernel(), Debian's perf_paranoid_any()), > -1 no
+ *     page-fault tracepoint session (raw tracepoint records,
+ *     perf_allow_tracepoint());
  *   - a process target must be ptrace-readable (memtrace_task.c; checked
  *     under the target's exec_update_lock when its counter is created).
  *
@@ -90,6 +92,9 @@ int memtrace_check_caller(const struct memtrace_config *c)
 		if ((c->flags & MEMTRACE_CFG_SYSTEM_WIDE) && paranoid > 0)
 			return -EACCES;
 		if ((c->flags & MEMTRACE_CFG_KERNEL_ADDRS) && paranoid > 1)
+			return -EACCES;
+		/* raw tracepoint records: perf_allow_tracepoint() */
+		if ((c->flags & MEMTRACE_CFG_PAGE_FAULT_TP) && paranoid > -1)
 			return -EACCES;
 	}
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)

@@ -126,6 +126,13 @@ void memtrace_rings_free(struct memtrace_session *s)
 	s->rings = NULL;
 }
 
+/* A sample lost on the ring's own CPU: counted, mirrored in the header. */
+static void memtrace_ring_drop(struct memtrace_ring *r)
+{
+	local64_inc(&r->dropped);
+	WRITE_ONCE(r->hdr->dropped, local64_read(&r->dropped));
+}
+
 /* Producer on the ring's own CPU: NMI, IRQ or preemption disabled. */
 void memtrace_ring_push(struct memtrace_session *s,
 			const struct memtrace_sample *smp)
@@ -140,8 +147,7 @@ void memtrace_ring_push(struct memtrace_session *s,
 	h = r->hdr;
 
 	if (local_cmpxchg(&r->busy, 0, 1) != 0) {
-		local64_inc(&r->dropped);
-		WRITE_ONCE(h->dropped, local64_read(&r->dropped));
+		memtrace_ring_drop(r);
 		return;
 	}
 
@@ -149,8 +155,7 @@ void memtrace_ring_push(struct memtrace_session *s,
 	tail = smp_load_acquire(&h->tail);	/* pairs with consume */
 	unread = head - tail;
 	if (unlikely(unread >= s->cfg.ring_records)) {
-		local64_inc(&r->dropped);
-		WRITE_ONCE(h->dropped, local64_read(&r->dropped));
+		memtrace_ring_drop(r);
 		goto out;
 	}
 
@@ -180,6 +185,13 @@ void memtrace_ring_produce(struct memtrace_session *s,
 	if (unlikely(event->hw.interrupts == MEMTRACE_PERF_THROTTLED))
 		local64_inc(&s->rings[cpu].throttled);
 
+	if (s->cfg.flags & MEMTRACE_CFG_PAGE_FAULT_TP) {
+		if (likely(memtrace_fault_fill(event, data, fields, &smp)))
+			memtrace_ring_push(s, &smp);
+		else
+			memtrace_ring_drop(&s->rings[cpu]);
+		return;
+	}
 	if (data->sample_flags & PERF_SAMPLE_ADDR)
 		smp.addr = data->addr;
 	if (fields & MEMTRACE_FIELD_IP)

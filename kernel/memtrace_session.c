@@ -115,10 +115,14 @@ static int memtrace_validate(struct memtrace_config *c)
 		return -EINVAL;
 	if (!c->wakeup_records)
 		c->wakeup_records = max(c->ring_records / 4, 1U);
-	/* not memory-access sample sources */
-	if (c->event_type == PERF_TYPE_TRACEPOINT ||
-	    c->event_type == PERF_TYPE_BREAKPOINT)
+	/* not memory-access sample sources, but for the page-fault one */
+	if (c->flags & MEMTRACE_CFG_PAGE_FAULT_TP) {
+		if (c->event_type != PERF_TYPE_TRACEPOINT || c->precise_ip)
+			return -EINVAL;
+	} else if (c->event_type == PERF_TYPE_TRACEPOINT ||
+		   c->event_type == PERF_TYPE_BREAKPOINT) {
 		return -EINVAL;
+	}
 	if (c->reserved2 || c->nr_pids > MEMTRACE_MAX_PIDS ||
 	    (c->pids && !c->nr_pids))
 		return -EINVAL;

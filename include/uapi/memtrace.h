@@ -60,9 +60,22 @@ struct memtrace_sample {
 						   * SYSTEM_WIDE only */
 #define MEMTRACE_CFG_DESCENDANTS	(1U << 2) /* also the targets' existing
 						   * descendants (at START) */
+/*
+ * The event is the exceptions:page_fault_user tracepoint (event_type
+ * PERF_TYPE_TRACEPOINT, event_config its id from tracefs; precise_ip 0):
+ * every user page fault of the targets, for the hint-faults source.  Each
+ * record takes addr and ip from the tracepoint's record (the faulting
+ * address and user instruction) and, with MEMTRACE_FIELD_DATA_SRC, puts the
+ * fault's x86 error code in data_src; the collector replaces it with the
+ * fault's kind.  A record that cannot be read counts as dropped.  Modules
+ * before this flag refuse it at CONFIGURE (-EINVAL); no other tracepoint is
+ * accepted (START: -EINVAL).
+ */
+#define MEMTRACE_CFG_PAGE_FAULT_TP	(1U << 3)
 #define MEMTRACE_CFG_FLAGS_ALL		(MEMTRACE_CFG_SYSTEM_WIDE | \
 					 MEMTRACE_CFG_KERNEL_ADDRS | \
-					 MEMTRACE_CFG_DESCENDANTS)
+					 MEMTRACE_CFG_DESCENDANTS | \
+					 MEMTRACE_CFG_PAGE_FAULT_TP)
 
 /*
  * Session configuration, MEMTRACE_IOC_CONFIGURE.  The caller sets size to
@@ -116,7 +129,8 @@ struct memtrace_config {
 /* Per-CPU counters, MEMTRACE_IOC_STATS (array indexed by CPU). */
 struct memtrace_cpu_stats {
 	__u64 produced;		/* records written into the ring */
-	__u64 dropped;		/* samples dropped because the ring was full */
+	__u64 dropped;		/* samples dropped: ring full, a nested
+				 * producer, or a fault record not readable */
 	__u64 lost;		/* samples perf reported lost */
 	__u64 throttled;	/* throttle events perf reported */
 };

@@ -10,7 +10,7 @@
 #   GUEST_CPU=model: qemu's -cpu (default max)
 set -u
 abi=$1 root=$2 out=$3; shift 3
-tests=${*:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security record race}
+tests=${*:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security faulttp record race}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 tag="[${abi%%+*}]"

@@ -2,7 +2,8 @@
 # The hint-faults source (NUMA-balancing hint faults): a known workload's
 # page sets and numa_balancing put back on every exit path, with the perf
 # backend and with the bpf backend (on_hint on the tracepoint; skipped
-# where BPF cannot run), then Redis with the backend -e hint-faults picks.
+# where BPF cannot run), then Redis and MariaDB (under sysbench) with the
+# backend -e hint-faults picks.
 # Needs root and CONFIG_NUMA_BALANCING (each test says "skip" otherwise).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/suite-lib.sh
@@ -12,5 +13,5 @@ if build/memtracectl status 2>&1 | grep -q '^  bpf: hint-faults: available'; the
 else
 	echo "skip hint-faults (bpf): $(build/memtracectl status 2>&1 | grep '^  bpf: hint-faults: ')"
 fi
-run_scripts tests/integration 180 "" last hint_redis
+run_scripts tests/integration 180 "" last hint_redis hint_mariadb
 suite_end

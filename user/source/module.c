@@ -9,6 +9,10 @@
  * existing descendants, follows what they fork, and marks the rings
  * MEMTRACE_RING_ENDED (poll: POLLHUP) once none of those tasks is left.
  * --cgroup is refused: perf_event_create_kernel_counter() takes no cgroup.
+ * -e hint-faults: the module's counter is the exceptions:page_fault_user
+ * tracepoint (MEMTRACE_CFG_PAGE_FAULT_TP), each record carries the fault's
+ * error code in data_src, replaced here by its kind (hint.c, as the perf and
+ * bpf backends do); NUMA balancing is on for the recording and put back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "source/hint.h"
 #include "source/source.h"
 #include "source/module_limits.h"
 #include "source/perf_event_meta.h"
@@ -31,6 +36,7 @@
 #include "util/util.h"
 
 #define MOD_DEF_RING	(1U << 16)	/* records per CPU: 3 MiB */
+#define MOD_HINT_BATCH	256		/* records classified per copy */
 
 struct mod_session {
 	int fd;
@@ -41,6 +47,7 @@ struct mod_session {
 	size_t map_bytes;
 	struct memtrace_cpu_stats *stats;	/* last seen, per CPU */
 	struct memtrace_cpu_stats *now;
+	struct hint_state *hint;		/* -e hint-faults, else NULL */
 };
 
 static int mod_probe(const struct record_opts *o, char *why, size_t whylen)
@@ -64,8 +71,9 @@ static int mod_probe(const struct record_opts *o, char *why, size_t whylen)
 	close(fd);
 	if (o && mem_event_resolve(o->event ? o->event : "auto", &ev, NULL, why, whylen))
 		return -1;
-	if (o && ev.hint_faults) {
-		snprintf(why, whylen, "the module backend has no hint-faults source (use --backend perf)");
+	if (o && ev.hint_faults && access(MOD_PARAMS "hint_faults", F_OK)) {
+		snprintf(why, whylen, "this memtrace.ko has no hint-faults source (no %shint_faults): "
+			 "load the module of this build, or use --backend perf", MOD_PARAMS);
 		return -1;
 	}
 	return 0;
@@ -80,6 +88,27 @@ static int mod_stats(struct mod_session *s, struct memtrace_cpu_stats *out)
 	};
 
 	return ioctl(s->fd, MEMTRACE_IOC_STATS, &st);
+}
+
+/* hint-faults: each record's error code (data_src) becomes its kind. */
+static int mod_add_faults(struct mod_session *s, struct recorder *r,
+			  const struct memtrace_sample *rec, size_t n)
+{
+	struct memtrace_sample buf[MOD_HINT_BATCH];
+
+	while (n > 0) {
+		size_t k = n < MOD_HINT_BATCH ? n : MOD_HINT_BATCH;
+
+		memcpy(buf, rec, k * sizeof(*buf));
+		for (size_t i = 0; i < k; i++)
+			buf[i].data_src = hint_classify(s->hint, (pid_t)buf[i].pid, buf[i].addr,
+							buf[i].data_src);
+		if (recorder_add_samples(r, buf, k))
+			return -1;
+		rec += k;
+		n -= k;
+	}
+	return 0;
 }
 
 /* Feeds lost/throttled increments and the drop total to the recorder. */
@@ -121,7 +150,8 @@ static int mod_drain(struct mod_session *s, struct recorder *r)
 
 			if (n > s->ring_records - i)
 				n = s->ring_records - i;
-			if (recorder_add_samples(r, rec + i, (size_t)n))
+			if (s->hint ? mod_add_faults(s, r, rec + i, (size_t)n) :
+				      recorder_add_samples(r, rec + i, (size_t)n))
 				return -1;
 			tail += n;
 		}
@@ -156,6 +186,34 @@ static const pid_t *mod_pids(const struct record_opts *o, pid_t target, int *n)
 	return o->pids;
 }
 
+/* kernel.perf_event_paranoid, or 2 (perf's default) if unreadable */
+static long paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	long v = 2;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+/* CONFIGURE refused the page-fault tracepoint: 1 if said why. */
+static int mod_hint_error(int err, const struct record_opts *o)
+{
+	if (err == EINVAL && !o->ring_records && !(o->kernel_addrs && !o->system_wide))
+		mt_err("this memtrace.ko has no hint-faults source (CONFIGURE refused "
+		       "MEMTRACE_CFG_PAGE_FAULT_TP): load the module of this build, or use --backend perf");
+	else if (err == EACCES && !o->system_wide && geteuid() != 0 && paranoid() > -1)
+		mt_err("hint-faults through the module read raw tracepoint records: needs CAP_PERFMON "
+		       "or kernel.perf_event_paranoid -1, as perf does (it is %ld)", paranoid());
+	else
+		return 0;
+	return 1;
+}
+
 static int mod_setup(struct mod_session *s, const struct record_opts *o,
 		     const struct mem_event *ev, uint64_t period, pid_t target)
 {
@@ -169,7 +227,8 @@ static int mod_setup(struct mod_session *s, const struct record_opts *o,
 	c.version = MEMTRACE_ABI_VERSION;
 	c.flags = (o->system_wide ? MEMTRACE_CFG_SYSTEM_WIDE : 0) |
 		  (o->kernel_addrs ? MEMTRACE_CFG_KERNEL_ADDRS : 0) |
-		  (!o->system_wide && !o->no_children ? MEMTRACE_CFG_DESCENDANTS : 0);
+		  (!o->system_wide && !o->no_children ? MEMTRACE_CFG_DESCENDANTS : 0) |
+		  (ev->hint_faults ? MEMTRACE_CFG_PAGE_FAULT_TP : 0);
 	c.pid = pids ? pids[0] : 0;
 	if (npids > 1) {
 		c.pids = (uintptr_t)(pids + 1);
@@ -184,7 +243,8 @@ static int mod_setup(struct mod_session *s, const struct record_opts *o,
 	c.sample_period = period;
 	c.ring_records = o->ring_records ? o->ring_records : mod_fit_ring(MOD_DEF_RING);
 	if (ioctl(s->fd, MEMTRACE_IOC_CONFIGURE, &c)) {
-		mod_configure_error(errno, o, npids, target, c.ring_records);
+		if (!ev->hint_faults || !mod_hint_error(errno, o))
+			mod_configure_error(errno, o, npids, target, c.ring_records);
 		return -1;
 	}
 	if (ioctl(s->fd, MEMTRACE_IOC_STATS, &st)) {
@@ -254,6 +314,9 @@ static void mod_free(struct mod_state *m, int failed)
 		munmap(m->s.map, m->s.map_bytes);
 	free(m->s.stats);
 	free(m->s.now);
+	if (m->s.hint)	/* every exit path puts NUMA balancing back */
+		hint_close(m->s.hint, false);
+	free(m->s.hint);
 	if (m->s.fd >= 0)
 		close(m->s.fd);
 	free(m);
@@ -274,6 +337,14 @@ static int mod_start(struct mod_state *m, const struct record_opts *o)
 		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
 			"recording page faults, which see first touches and re-faults only\n");
 	uint64_t period = mem_event_period(&ev, o->period);
+
+	if (ev.hint_faults) {	/* before the command runs: NUMA balancing, seen pages */
+		m->s.hint = mt_xcalloc(1, sizeof(*m->s.hint));
+		if (hint_open(m->s.hint, o))
+			return -1;
+	} else {
+		nb_check_stale(stderr, NULL);
+	}
 
 	m->s.fd = open(MEMTRACE_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (m->s.fd < 0) {
@@ -307,6 +378,8 @@ static int mod_start(struct mod_state *m, const struct record_opts *o)
 	}
 	event_meta(m->r, "module", o, &ev, period, m->target);
 	mod_meta_mode(m->r, &m->s);
+	if (m->s.hint)
+		hint_meta(m->s.hint, m->r);
 	if (!o->argv && !o->system_wide)
 		mod_report_targets(&m->s);
 	return 0;
@@ -394,6 +467,8 @@ static int mod_finish(void *state, struct recorder *r, int failed, const char **
 	if (mod_drain(&m->s, r))
 		return -1;
 	mod_account(&m->s, r, mt_now_ns());
+	if (m->s.hint)
+		hint_close(m->s.hint, true);
 	if (m->child > 0 && !m->child_reaped && strcmp(*reason, "target-exited"))
 		target_stop_child(m->child);
 	return 0;
@@ -443,10 +518,17 @@ static void mod_status(FILE *out)
 		!strcmp(mode, "pebs-hook") ?
 		"patched kernel's PEBS sink for PEBS events, large PEBS on; software events: perf-overflow" :
 		"see docs/kernel-module.md", sessions);
-	if (mod_probe(NULL, why, sizeof(why)))
+	if (mod_probe(NULL, why, sizeof(why))) {
 		fprintf(out, "  module: unavailable - %s\n", why);
+		return;
+	}
+	fprintf(out, "  module: available (%s)\n", MEMTRACE_DEVICE_PATH);
+	struct record_opts hint = { .event = "hint-faults" };
+	if (mod_probe(&hint, why, sizeof(why)))
+		fprintf(out, "  module: hint-faults: unavailable - %s\n", why);
 	else
-		fprintf(out, "  module: available (%s)\n", MEMTRACE_DEVICE_PATH);
+		fprintf(out, "  module: hint-faults: available (exceptions:page_fault_user as the module's "
+			"counter; -e hint-faults, root)\n");
 }
 
 const struct source_ops source_module = {

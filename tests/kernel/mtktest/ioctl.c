@@ -34,6 +34,9 @@ MUT(m_pidnone, c->pid = 999999)
 MUT(m_swpid, { c->flags = MEMTRACE_CFG_SYSTEM_WIDE; c->pid = 5; })
 MUT(m_tp, c->event_type = PERF_TYPE_TRACEPOINT)
 MUT(m_bp, c->event_type = PERF_TYPE_BREAKPOINT)
+MUT(m_pfsw, c->flags = MEMTRACE_CFG_PAGE_FAULT_TP)
+MUT(m_pfprec, { c->flags = MEMTRACE_CFG_PAGE_FAULT_TP;
+		c->event_type = PERF_TYPE_TRACEPOINT; c->precise_ip = 1; })
 MUT(m_kthread, c->pid = 2)
 
 static const struct bad_cfg bad_cfgs[] = {
@@ -49,6 +52,8 @@ static const struct bad_cfg bad_cfgs[] = {
 	{ "pid 0", m_pid0, EINVAL }, { "pid -5", m_pidneg, EINVAL },
 	{ "pid none", m_pidnone, ESRCH }, { "-a with pid", m_swpid, EINVAL },
 	{ "tracepoint", m_tp, EINVAL }, { "breakpoint", m_bp, EINVAL },
+	{ "page-fault flag, software event", m_pfsw, EINVAL },
+	{ "page-fault tracepoint, precise_ip 1", m_pfprec, EINVAL },
 	{ "kernel thread", m_kthread, EINVAL },
 };
 

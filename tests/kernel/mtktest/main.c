@@ -12,6 +12,8 @@
  *   cpuoff      CPU 1 offline and online during a task and a -a session
  *   targets     process trees (DESCENDANTS), pid lists, their uapi errors
  *   security    perf's rules for the caller, setuid exec, per-user limits
+ *   faulttp     the page-fault tracepoint (hint faults): exact records,
+ *               drops counted, another tracepoint refused
  * One file per test in this folder.
  */
 #include "mtktest.h"
@@ -71,8 +73,10 @@ int main(int argc, char **argv)
 		test_targets();
 	else if (!strcmp(t, "security"))
 		test_security(argc > 2 ? argv[2] : NULL);
+	else if (!strcmp(t, "faulttp"))
+		test_faulttp();
 	else {
-		fprintf(stderr, "usage: mtktest pages|overflow|ioctl|fuzz [N]|perm|lifecycle [KO]|cpuoff|targets|security\n");
+		fprintf(stderr, "usage: mtktest pages|overflow|ioctl|fuzz [N]|perm|lifecycle [KO]|cpuoff|targets|security|faulttp\n");
 		return 2;
 	}
 	return failures ? 1 : 0;

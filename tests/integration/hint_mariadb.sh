@@ -1,0 +1,58 @@
+#!/bin/bash
+# MariaDB (InnoDB; a multi-threaded server) under sysbench oltp_read_only
+# over T tables x R rows with uniform keys, warm: the hint-fault recording of
+# the server sees at least 100 distinct pages and 10 times those a
+# page-fault recording of the same server sees, which stay under 10 % of the
+# InnoDB data.  Only a lower bound of the data read: since Linux 6.4 the
+# scanner skips mappings the scanning thread has not hint-faulted on lately
+# (pid_inactive), so after its first passes it rarely unmaps the buffer pool
+# (docs/memtracectl.md, "Hint faults").  The server runs as the test (root)
+# on a Unix socket in a temp datadir, with the thread pool (the workers that
+# read the buffer pool are the threads that scan it), and is killed at the
+# end (its data is thrown away).
+. "$(dirname "$0")/lib.sh"
+command -v mariadbd >/dev/null && command -v mariadb-install-db >/dev/null &&
+	command -v sysbench >/dev/null ||
+	{ echo "skip: no mariadbd/mariadb-install-db/sysbench (tools/deps/mariadb.txt)"; exit 0; }
+[ -w /proc/sys/kernel/numa_balancing ] || { echo "skip: not root"; exit 0; }
+T=4 R=50000
+SOCK=$TMP/mysqld.sock
+DB=(--db-driver=mysql --mysql-socket="$SOCK" --mysql-user=root --tables=$T --table-size=$R)
+mariadb-install-db --no-defaults --user=root --datadir="$TMP/data" --auth-root-authentication-method=socket \
+	--skip-test-db >"$TMP/install.log" 2>&1 || fail "mariadb-install-db failed: $(tail -3 "$TMP/install.log")"
+mariadbd --no-defaults --user=root --datadir="$TMP/data" --socket="$SOCK" --skip-networking \
+	--pid-file="$TMP/mysqld.pid" --log-error="$TMP/mysqld.err" --innodb-buffer-pool-size=256M \
+	--innodb-log-file-size=64M --skip-log-bin --innodb-flush-log-at-trx-commit=0 \
+	--thread-handling=pool-of-threads --thread-pool-size=2 2>>"$TMP/mysqld.err" &
+mpid=$!
+disown $mpid	# killed at the end: no job report
+bench=
+stop() {	# the benchmark, then the server (killed: its data goes with TMP)
+	[ -n "$bench" ] && kill $bench 2>/dev/null
+	kill -KILL $mpid 2>/dev/null && timeout 10 tail --pid=$mpid -f /dev/null
+	rm -rf "$TMP"
+}
+trap stop EXIT
+for _ in $(seq 300); do [ -S "$SOCK" ] && break; kill -0 $mpid 2>/dev/null || break; sleep 0.05; done
+[ -S "$SOCK" ] || fail "mariadbd did not start: $(tail -3 "$TMP/mysqld.err")"
+mariadb -S "$SOCK" -u root -e 'CREATE DATABASE sbtest' || fail "CREATE DATABASE failed"
+sysbench oltp_read_only "${DB[@]}" --threads=2 prepare >"$TMP/prepare.log" 2>&1 ||
+	fail "sysbench prepare failed: $(tail -3 "$TMP/prepare.log")"
+data=$(mariadb -S "$SOCK" -u root -N -e "SELECT SUM(data_length + index_length) FROM
+	information_schema.tables WHERE table_schema = 'sbtest'")
+sysbench oltp_read_only "${DB[@]}" --threads=4 --rand-type=uniform --time=60 run >"$TMP/run.log" 2>&1 &
+bench=$!
+sleep 2
+"$MT" record -e hint-faults -p $mpid --duration 15 -o "$TMP/h.mtrace" 2>"$TMP/h.err" ||
+	fail "hint-faults record failed: $(cat "$TMP/h.err")"
+"$MT" record -e page-faults -p $mpid --duration 5 -o "$TMP/p.mtrace" 2>"$TMP/p.err" ||
+	fail "page-faults record failed: $(cat "$TMP/p.err")"
+"$MT" dump "$TMP/h.mtrace" >"$TMP/h.csv" && "$MT" dump "$TMP/p.mtrace" >"$TMP/p.csv" || fail "dump failed"
+hint=$($PY "$TOP/tests/integration/check_db_wss.py" "$TMP/h.csv" 2)
+pf=$($PY "$TOP/tests/integration/check_db_wss.py" "$TMP/p.csv")
+want=$((data / 4096))
+echo "mariadb $T x $R rows: InnoDB data+index $((data >> 20)) MiB = $want pages; hint faults saw $hint pages" \
+	"($((hint * 4)) KiB) in 15 s, page faults $pf pages in 5 s"
+[ "$hint" -ge 100 ] && [ "$hint" -ge $((pf * 10)) ] ||
+	fail "hint-fault pages $hint: want >= 100 and >= 10 x the $pf page-fault pages"
+[ $((pf * 10)) -le $want ] || fail "page faults saw $pf pages, more than 10 % of $want"

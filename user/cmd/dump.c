@@ -6,6 +6,7 @@
 
 #include "cmd/commands.h"
 #include "trace/format.h"
+#include "trace/reader.h"
 #include "trace/scan.h"
 #include "util/util.h"
 
@@ -82,6 +83,16 @@ int cmd_dump(int argc, char **argv)
 	if (optind != argc - 1) {
 		mt_err("dump needs exactly one trace file");
 		return 2;
+	}
+	char err[512];
+	struct trace_reader *hdr = trace_open(argv[optind], err, sizeof(err));
+	int agg = hdr && trace_meta(hdr, "aggregate") && !d.regions;
+	if (hdr)
+		trace_close(hdr);
+	if (agg) {
+		mt_err("%s: an aggregated trace (record --aggregate) holds per-interval bucket "
+		       "counts, no samples to dump (report reads it)", argv[optind]);
+		return 1;
 	}
 	const struct trace_scan_ops ops = { on_samples, on_chunk };
 	fprintf(d.out, d.regions ? "time,pid,start,end,nr_accesses,age\n"

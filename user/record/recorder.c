@@ -225,6 +225,21 @@ int recorder_write_chunk(struct recorder *r, unsigned type, const void *raw, siz
 	return trace_write_chunk(r->w, type, CODEC_ZSTD, raw, len, count);
 }
 
+int recorder_add_agg(struct recorder *r, const void *raw, size_t len, uint32_t n,
+		     uint64_t samples, uint64_t last)
+{
+	if (!r->begun || r->failed)
+		return -1;
+	r->samples += samples;
+	if (last > r->last_time)
+		r->last_time = last;
+	if (trace_write_chunk(r->w, CHUNK_AGG, CODEC_ZSTD, raw, len, n)) {
+		r->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
 static int sides_tick(struct recorder *r)
 {
 	for (int i = 0; i < r->nsides; i++)

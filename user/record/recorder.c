@@ -62,6 +62,7 @@ static void take_meta(struct recorder *r)
 	r->time_is_ns = !meta_value(r, "time_unit", buf, sizeof(buf)) || strcmp(buf, "insn");
 	r->horizon = r->time_is_ns ? MERGE_HORIZON_NS : 0;
 	r->words = words_of_text((const char *)r->meta.data, r->meta.len);
+	r->aggregated = meta_value(r, "aggregate", buf, sizeof(buf)) != NULL;
 	r->columns = COLS_REQUIRED;
 	if (meta_value(r, "fields", buf, sizeof(buf))) {
 		if (strstr(buf, "ip"))

@@ -139,7 +139,7 @@ static int write_interval(struct bpf_session *s, uint32_t k, const struct agg_ro
 	put_le32(buf + 40, a->shift);
 	a->samples += samples;
 	a->full += full;
-	int rc = recorder_add_agg(s->r, buf, len, (uint32_t)n, samples, t);
+	int rc = recorder_add_agg(s->r, buf, len, (uint32_t)n, counted, t);
 	if (!rc && full)	/* like ring drops: LOST records, in END's lost */
 		rc = recorder_add_lost(s->r, t, 0, full, 0);
 	free(buf);

@@ -192,8 +192,8 @@ int memtrace_trace_read(struct memtrace_trace *t, const struct memtrace_filter *
 
 	*n = 0;
 	if (trace_meta(t->r, "aggregate")) {
-		snprintf(err, errlen, "%s: an aggregated trace (record --aggregate) holds "
-			 "per-interval bucket counts, no samples to read", t->path);
+		snprintf(err, errlen, "an aggregated trace (record --aggregate) holds "
+			 "per-interval bucket counts, no samples to read");
 		return -1;
 	}
 	if (compile_filter(t, filter, &f, err, errlen))

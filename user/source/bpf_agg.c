@@ -112,10 +112,12 @@ static int by_key(const void *x, const void *y)
 }
 
 /* Interval k's AGG chunk from rows[0..n) (sorted, all of interval k). */
-static int write_interval(struct bpf_session *s, uint32_t k, const struct agg_row *rows, size_t n)
+static int write_interval(struct bpf_session *s, uint32_t k, const struct agg_row *rows, size_t n,
+			  uint64_t now)
 {
 	struct bpf_agg *a = s->agg;
 	uint64_t samples, full, counted = 0, t = a->origin + (uint64_t)k * a->interval;
+	uint32_t last_pid = 0;
 
 	if (slot_counts(s, k, &samples, &full))
 		return -1;
@@ -126,6 +128,12 @@ static int write_interval(struct bpf_session *s, uint32_t k, const struct agg_ro
 		put_le64(p + 8, rows[i].count);
 		put_le32(p + 16, rows[i].key.pid);
 		counted += rows[i].count;
+		/* a process we have no maps of yet (forked, joined the cgroup), as bpf.c's on_rec */
+		if (!s->o->system_wide && rows[i].key.pid != last_pid) {
+			last_pid = rows[i].key.pid;
+			if (pid_set_add(&s->maps_seen, (pid_t)last_pid))
+				recorder_maps_changed(s->r, (pid_t)last_pid);
+		}
 	}
 	/* the slot was reused (the collector fell MT_AGG_SLOTS intervals behind):
 	 * what the rows count is all that is known */
@@ -139,7 +147,8 @@ static int write_interval(struct bpf_session *s, uint32_t k, const struct agg_ro
 	put_le32(buf + 40, a->shift);
 	a->samples += samples;
 	a->full += full;
-	int rc = recorder_add_agg(s->r, buf, len, (uint32_t)n, counted, t);
+	/* the last interval ends after the recording: END's end stays now */
+	int rc = recorder_add_agg(s->r, buf, len, (uint32_t)n, counted, t < now ? t : now);
 	if (!rc && full)	/* like ring drops: LOST records, in END's lost */
 		rc = recorder_add_lost(s->r, t, 0, full, 0);
 	free(buf);
@@ -208,7 +217,7 @@ int bpf_agg_drain(struct bpf_session *s, uint64_t now, bool final)
 		uint64_t samples, full;
 		/* an interval without rows: written only if the map was full in it */
 		if (j > i || (!slot_counts(s, k, &samples, &full) && full)) {
-			if (write_interval(s, k, a->rows + i, j - i))
+			if (write_interval(s, k, a->rows + i, j - i, now))
 				return -1;
 		}
 		i = j;

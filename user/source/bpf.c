@@ -532,7 +532,8 @@ static int bpf_close(void *state, int rc)
 		say_counts(s);
 		bpf_agg_say(s);
 	}
-	hint_close(&s->hint, rc == 0);
+	/* --aggregate: no sample passes hint_classify, so no kinds to say */
+	hint_close(&s->hint, rc == 0 && !s->agg);
 	bpf_free(s);
 	return rc;
 }

@@ -27,6 +27,7 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name mt_$*_bpf >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/source/bpf.o $(BUILD)/obj/source/bpf_probe.o $(BUILD)/obj/source/bpf_target.o \
+$(BUILD)/obj/source/bpf_agg.o $(BUILD)/asan/obj/source/bpf_agg.o $(BUILD)/fuzz/obj/source/bpf_agg.o \
 $(BUILD)/asan/obj/source/bpf.o $(BUILD)/asan/obj/source/bpf_probe.o $(BUILD)/asan/obj/source/bpf_target.o \
 $(BUILD)/fuzz/obj/source/bpf.o $(BUILD)/fuzz/obj/source/bpf_probe.o $(BUILD)/fuzz/obj/source/bpf_target.o \
 $(BUILD)/obj/source/alloc_probe.o $(BUILD)/asan/obj/source/alloc_probe.o $(BUILD)/fuzz/obj/source/alloc_probe.o \

@@ -58,6 +58,31 @@ else
 	echo "FAIL record: memtracectl record --backend $B failed: $(cat /tmp/rec.err)"
 fi
 
+# bpf: record --aggregate of pageramp through -p: the BPF bucket map's
+# counts add up to the 512 even pages x 4 cycles (at most 2 retried faults)
+if [ "$B" = bpf ]; then
+	rm -f /tmp/agg.mtrace /tmp/agg.csv /tmp/wla.out
+	/bin/pageramp -n 1024 -c 4 -g 250 -w >/tmp/wla.out &
+	wl=$!
+	wait_file /tmp/wla.out 100 || echo "FAIL record: pageramp did not start"
+	$MT record --aggregate -p $wl -e page-faults -c 1 -o /tmp/agg.mtrace 2>/tmp/rec.err &
+	rec=$!
+	wait_file /tmp/agg.mtrace 200 || echo "FAIL record: record --aggregate did not start: $(cat /tmp/rec.err)"
+	sleep 0.2
+	kill -USR1 $wl
+	if wait $rec && $MT dump --agg /tmp/agg.mtrace >/tmp/agg.csv; then
+		sum=$(awk -F, '/^[0-9]/ { n += $4 } END { print n + 0 }' /tmp/agg.csv)
+		full=$(awk '/^# interval/ { sub(/.*full=/, ""); sub(/ .*/, ""); f += $0 } END { print f + 0 }' /tmp/agg.csv)
+		if [ "$sum" -ge 2048 ] && [ "$sum" -le 2050 ] && [ "$full" = 0 ]; then
+			echo "ok   record: --aggregate -p pageramp: $sum faults counted in the BPF map, 0 not kept"
+		else
+			echo "FAIL record: --aggregate -p pageramp: $sum faults counted (want 2048-2050), $full not kept"
+		fi
+	else
+		echo "FAIL record: --aggregate failed: $(cat /tmp/rec.err)"
+	fi
+fi
+
 # threads created before and after, and a forked child, through -- CMD
 if $MT record --backend $B -c 1 -o /tmp/fork.mtrace -- /bin/mtfork -b 3 -a 3 -k 40 -f \
 	>/tmp/mtfork.out 2>/tmp/rec2.err; then

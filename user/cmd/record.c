@@ -69,7 +69,11 @@ static void usage(FILE *out)
 		"      --mark-label KIND  str (default: the argument is a string), int, none\n"
 		"      --mark-arg N       the start probe's argument N as label (default 0: first)\n"
 		"      --ring N           module backend: records per CPU ring (power of two, <= 1M);\n"
-		"                         bpf backend: the shared ring holds N records per CPU\n"
+		"                         bpf backend: the shared ring holds N records per CPU;\n"
+		"                         --aggregate: the bucket map holds N keys (default 256K)\n"
+		"      --aggregate[=T]    bpf backend: count accesses per bucket and interval T\n"
+		"                         (default 100ms) in BPF maps; the trace holds per-interval\n"
+		"                         counts, not samples (long production runs)\n"
 		"      --allocs           also record allocation sites: uprobes on the target's\n"
 		"                         malloc/calloc/realloc/free/posix_memalign/aligned_alloc/\n"
 		"                         mmap/munmap/mremap (glibc, jemalloc, tcmalloc) with user\n"
@@ -251,6 +255,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "mark", required_argument, NULL, 0x111 },
 		{ "mark-label", required_argument, NULL, 0x112 },
 		{ "mark-arg", required_argument, NULL, 0x113 },
+		{ "aggregate", optional_argument, NULL, 0x120 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -316,6 +321,15 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return 2;
 			}
 			o->mark_arg = (uint32_t)v;
+			break;
+		case 0x120:
+			o->aggregate_ns = 100000000ull;
+			if (optarg && (mt_parse_duration(optarg, true, &o->aggregate_ns) ||
+				       o->aggregate_ns < 1000000 || o->aggregate_ns > 3600000000000ull)) {
+				mt_err("invalid --aggregate interval '%s' (1ms to 1h, e.g. 100ms or 1s)",
+				       optarg);
+				return 2;
+			}
 			break;
 		case 'r':
 			if (mt_parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > MEMTRACE_RING_MAX_RECORDS) {
@@ -394,6 +408,17 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		mt_err("--fixed-period and --random-period exclude each other");
 		return 2;
 	}
+	if (o->aggregate_ns && (!strcmp(o->event, "damon") ||
+				(strcmp(o->backend, "auto") && strcmp(o->backend, "bpf")))) {
+		mt_err("--aggregate needs the bpf backend (it counts in BPF maps)");
+		return 2;
+	}
+	if (o->aggregate_ns && o->mark) {
+		mt_err("--aggregate keeps no per-sample threads: --mark needs a recording without it");
+		return 2;
+	}
+	if (o->aggregate_ns)
+		o->backend = "bpf";
 
 	if (o->argv && (rc = command_missing(o->argv[0])))
 		return rc;

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/render.h"
@@ -77,6 +78,9 @@ static void json_meta(FILE *f, const char *path, const struct memtrace_report *r
 		fprintf(f, ",\n  \"%s\": ", keys[i]);
 		render_json_str(f, mt_kv_str(r->meta, keys[i], buf, sizeof(buf)));
 	}
+	/* record --aggregate: the interval (ns) of the AGG counts; absent otherwise */
+	if (mt_kv_str(r->meta, "aggregate", buf, sizeof(buf)))
+		fprintf(f, ",\n  \"aggregate\": %llu", strtoull(buf, NULL, 10));
 	fprintf(f, ",\n  \"target_comm\": ");
 	render_json_str(f, memtrace_target_comm(r->meta, r->end_meta, buf, sizeof(buf)));
 	/* the keys below are the same for every class; these say what they count */

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/render.h"
@@ -155,6 +156,11 @@ static void print_header(FILE *f, const char *path, const struct memtrace_report
 		meta_or(r, "target_pid", "?", m[1], sizeof(m[1])), m[2][0] ? m[2] : "?",
 		meta_or(r, "host", "?", m[3], sizeof(m[3])),
 		meta_or(r, "kernel", "?", m[4], sizeof(m[4])));
+	if (mt_kv_str(r->meta, "aggregate", m[5], sizeof(m[5]))) {
+		fmt_time(strtoull(m[5], NULL, 10), ns, t1, sizeof(t1));
+		fprintf(f, "aggregated: counts per bucket and %s interval (record --aggregate): no "
+			   "per-sample addresses, times or threads\n", t1);
+	}
 	fprintf(f, "samples:   %" PRIu64 " %s   lost %" PRIu64 "   throttled %" PRIu64
 		   "   dropped %s%s%s\n",
 		r->samples, w->samples, r->info.lost, r->info.throttled, dr ? dr : "0",

@@ -111,7 +111,8 @@ int memtrace_fault_kinds(const char *path, uint32_t pid, uint64_t page_size,
 	if (!t)
 		return -1;
 	const char *fk = memtrace_trace_meta(t, "fault_kinds");
-	if (!fk || strcmp(fk, "1")) {
+	/* an aggregated trace (record --aggregate) keeps counts, not the kinds */
+	if (!fk || strcmp(fk, "1") || memtrace_trace_meta(t, "aggregate")) {
 		memtrace_trace_close(t);
 		return 0;
 	}

@@ -134,6 +134,8 @@ static void pass1_chunk(struct rep_ctx *c, const struct trace_chunk *ch)
 	} else if (ch->type == CHUNK_END) {
 		c->r->end_meta = kv_text(c, ch->data, ch->len);
 		in->complete = 1;
+	} else if (ch->type == CHUNK_AGG) {
+		rep_agg_pass1(c, ch);
 	}
 }
 
@@ -305,7 +307,13 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 	r->info.bucket_default = h.bucket_default;
 	r->info.target_pid = h.target_pid;
 	r->info.sample_period = h.sample_period;
+	c->agg_interval = trace_meta_u64(hdr, "aggregate", 0, 0);
 	trace_close(hdr);
+	if (c->agg_interval) {	/* its own windows unless asked */
+		c->agg_shift = 0;
+		while ((1ull << c->agg_shift) < h.bucket_default)
+			c->agg_shift++;
+	}
 
 	r->bucket = cfg->bucket ? cfg->bucket : r->info.bucket_default;
 	if (r->bucket < 64 || r->bucket > (2u << 20) || (r->bucket & (r->bucket - 1))) {
@@ -315,7 +323,8 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 	}
 	while ((1ull << r->bucket_shift) < r->bucket)
 		r->bucket_shift++;
-	r->window = cfg->window ? cfg->window : r->time_is_ns ? 100000000ull : 100000ull;
+	r->window = cfg->window ? cfg->window : c->agg_interval ? c->agg_interval
+				      : r->time_is_ns ? 100000000ull : 100000ull;
 	r->interval = cfg->interval ? cfg->interval : r->window;
 	c->top = cfg->top ? cfg->top : DEF_TOP;
 	c->max_peaks = cfg->max_peaks ? cfg->max_peaks : DEF_MAX_PEAKS;
@@ -337,10 +346,12 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 	c->span_pattern = cfg->span && *cfg->span ? cfg->span : NULL;
 	c->window_asked = cfg->window;
 	c->pid = cfg->filter.pid ? cfg->filter.pid : r->info.target_pid;
+	if (rep_agg_setup(c, cfg, err, errlen))
+		return -1;
 
 	/* n, f1, f2 for the estimates of sampled traces (engine/wss_est.h) */
 	struct wss_config wc = { r->start_time, r->window, r->interval, r->bucket_shift,
-				 r->info.sample_period > 1 };
+				 r->info.sample_period > 1 && !c->agg_interval };
 	if (wss_init(&c->data, &wc, err, errlen))
 		return -1;
 	if (wss_init(&c->code, &wc, err, errlen)) {
@@ -380,7 +391,7 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 	if (!tr)
 		return -1;
 	trace_skip(tr, (1u << CHUNK_SAMPLES) | (1u << CHUNK_WINDOWS) | (1u << CHUNK_WINDOWS2) |
-			   (1u << CHUNK_LOST));
+			   (1u << CHUNK_LOST) | (1u << CHUNK_AGG));
 	while ((rc = trace_next(tr, &ch, err, errlen)) > 0) {
 		if (ch.type == CHUNK_MAPS && ch.len >= MAPS_HDR_SIZE) {
 			lines += trace_text_lines(ch.data + MAPS_HDR_SIZE, ch.len - MAPS_HDR_SIZE);
@@ -475,6 +486,11 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 	if (rep_scan(c, path, pass1_samples, pass1_chunk, err, errlen) ||
 	    check_rows(c, err, errlen))
 		return -1;
+	if (c->agg_bad) {
+		fail(err, errlen, "%s: AGG chunk at offset %llu is malformed", path,
+		     (unsigned long long)(c->agg_bad - 1));
+		return -1;
+	}
 	r->info.end_time = r->info.last_time;
 	char buf[32];
 	if (r->end_meta && mt_kv_str(r->end_meta, "end_time", buf, sizeof(buf)))
@@ -581,6 +597,7 @@ static void ctx_free(struct rep_ctx *c, int wss_ready)
 	free(c->hot_data);
 	free(c->hot_code);
 	sample_filter_free(&c->filt);
+	free(c->agg_buf);
 	rep_procs_free(c);
 	rep_spans_free(c);
 	if (c->res)

@@ -83,6 +83,12 @@ struct rep_ctx {
 	/* spans (report_spans.c): --span pattern, --by-span */
 	const char *span_pattern;	/* NULL: no span filter */
 	struct rep_spans *spans;	/* NULL: neither asked */
+	/* aggregated traces (report_agg.c): AGG rows instead of samples */
+	uint64_t agg_interval;		/* 0: not aggregated */
+	unsigned agg_shift;
+	uint64_t agg_bad;		/* offset + 1 of a malformed AGG chunk */
+	struct memtrace_sample *agg_buf;
+	size_t agg_cap;
 };
 
 void *rep_alloc(struct rep_ctx *c, size_t n);	/* zeroed, owned by the report */
@@ -118,6 +124,11 @@ int rep_spans_setup(struct rep_ctx *c, char *err, size_t errlen);
 void rep_spans_add(struct rep_ctx *c, const struct memtrace_sample *v, size_t n);
 void rep_fill_spans(struct rep_ctx *c);
 void rep_spans_free(struct rep_ctx *c);
+
+/* report_agg.c */
+int rep_agg_setup(struct rep_ctx *c, const struct memtrace_report_config *cfg, char *err,
+		  size_t errlen);
+void rep_agg_pass1(struct rep_ctx *c, const struct trace_chunk *ch);
 
 /* report_regions.c */
 void rep_fill_curve(struct rep_ctx *c);

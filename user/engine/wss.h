@@ -163,6 +163,24 @@ static inline void wss_add(struct wss *w, uint64_t t, uint64_t addr)
 void wss_add_samples(struct wss *w, const struct memtrace_sample *s, size_t n, int use_ip);
 
 /*
+ * count accesses to addr's bucket at time t (an AGG row of an aggregated
+ * trace): the WSS as for one access, the bucket's access count and the
+ * samples by count.  Not for series with cfg.counts (n, f1, f2 need each
+ * access's own time).
+ */
+static inline void wss_add_counted(struct wss *w, uint64_t t, uint64_t addr, uint64_t count)
+{
+	struct bucket_entry *e = bucket_map_get(&w->map, addr >> w->cfg.bucket_shift);
+	uint64_t before = w->samples;
+
+	wss_account(w, t, e);
+	if (w->samples != before && count > 1) {	/* counted (not past WSS_MAX_ROWS) */
+		e->count += count - 1;
+		w->samples += count - 1;
+	}
+}
+
+/*
  * Emits every report up to and including the one whose time is the first
  * at or after end (end >= the last sample time; pass the last sample time
  * to end the series at the last sample).

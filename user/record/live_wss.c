@@ -80,6 +80,8 @@ int live_wss_write(struct recorder *r, int all)
 {
 	size_t n = r->rows_data.n < r->rows_code.n ? r->rows_data.n : r->rows_code.n;
 
+	if (r->aggregated)	/* no samples: the AGG chunks are the windows */
+		return 0;
 	if (!n || (!all && n < WINDOW_ROWS_PER_CHUNK))
 		return 0;
 	struct bytebuf b = { 0 };

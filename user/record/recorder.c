@@ -62,6 +62,7 @@ static void take_meta(struct recorder *r)
 	r->time_is_ns = !meta_value(r, "time_unit", buf, sizeof(buf)) || strcmp(buf, "insn");
 	r->horizon = r->time_is_ns ? MERGE_HORIZON_NS : 0;
 	r->words = words_of_text((const char *)r->meta.data, r->meta.len);
+	r->aggregated = meta_value(r, "aggregate", buf, sizeof(buf)) != NULL;
 	r->columns = COLS_REQUIRED;
 	if (meta_value(r, "fields", buf, sizeof(buf))) {
 		if (strstr(buf, "ip"))
@@ -223,6 +224,21 @@ int recorder_write_chunk(struct recorder *r, unsigned type, const void *raw, siz
 			 uint32_t count)
 {
 	return trace_write_chunk(r->w, type, CODEC_ZSTD, raw, len, count);
+}
+
+int recorder_add_agg(struct recorder *r, const void *raw, size_t len, uint32_t n,
+		     uint64_t samples, uint64_t last)
+{
+	if (!r->begun || r->failed)
+		return -1;
+	r->samples += samples;
+	if (last > r->last_time)
+		r->last_time = last;
+	if (trace_write_chunk(r->w, CHUNK_AGG, CODEC_ZSTD, raw, len, n)) {
+		r->failed = 1;
+		return -1;
+	}
+	return 0;
 }
 
 static int sides_tick(struct recorder *r)

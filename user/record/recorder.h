@@ -144,6 +144,10 @@ int recorder_end(struct recorder *r, const char *reason);
 int recorder_close(struct recorder *r);
 
 uint64_t recorder_samples(const struct recorder *r);
+/* --aggregate: an AGG chunk of n rows (trace/format.h) whose counts add up
+ * to samples, of an interval ending at last: END's samples follow them */
+int recorder_add_agg(struct recorder *r, const void *raw, size_t len, uint32_t n,
+		     uint64_t samples, uint64_t last);
 /* Non-zero once recorder_begin() succeeded. */
 int recorder_begun(const struct recorder *r);
 

@@ -82,6 +82,7 @@ struct recorder {
 	uint64_t status_at, status_samples, status_wall;
 	uint64_t flushed_at;		/* wall clock of the last WINDOWS flush */
 	int tty;
+	int aggregated;		/* HEADER aggregate: AGG chunks, no samples, no WINDOWS */
 	int failed;
 	int offline;		/* recorder_offline(): never read /proc */
 	struct recorder_side sides[RECORDER_MAX_SIDES];	/* recorder_add_side() */

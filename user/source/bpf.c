@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "source/bpf.h"
+#include "source/bpf_agg.h"
 #include "source/perf_event_meta.h"
 #include "source/perf_ring.h"
 #include "source/bpf_session.h"
@@ -154,7 +155,7 @@ static void account_drops(struct bpf_session *s, uint64_t now)
 	}
 }
 
-static int drain(struct bpf_session *s, uint64_t now)
+static int drain(struct bpf_session *s, uint64_t now, bool final)
 {
 	if (ring_buffer__consume(s->rb) < 0)
 		s->failed = 1;
@@ -164,6 +165,8 @@ static int drain(struct bpf_session *s, uint64_t now)
 		if (s->cpus[i].fd >= 0)
 			perf_ring_drain(&s->cpus[i].side, on_side, s);
 	account_drops(s, now);
+	if (bpf_agg_drain(s, now, final))
+		s->failed = 1;
 	return s->failed ? -1 : 0;
 }
 
@@ -199,6 +202,7 @@ static void bpf_free(struct bpf_session *s)
 	free(s->cpus);
 	free(s->vals);
 	pid_set_free(&s->maps_seen);
+	bpf_agg_free(s);
 	free(s);
 }
 
@@ -261,7 +265,10 @@ static int load_programs(struct bpf_session *s, const struct record_opts *o)
 	/* a program for the event at hand: on_hint needs the x86 tracepoint */
 	bpf_program__set_autoload(s->skel->progs.on_hint, s->ev.hint_faults);
 	bpf_program__set_autoload(s->skel->progs.on_sample, !s->ev.hint_faults);
-	s->ring_bytes = ring_bytes(o, s->per_cpu_rings ? 1 : s->ncpus);
+	/* --aggregate: the ring stays empty, --ring sizes the bucket map */
+	s->ring_bytes = o->aggregate_ns ? (uint32_t)sysconf(_SC_PAGESIZE)
+					: ring_bytes(o, s->per_cpu_rings ? 1 : s->ncpus);
+	bpf_agg_setup(s, o);
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
 	bpf_map__set_max_entries(s->skel->maps.samples,
 				 s->per_cpu_rings ? (uint32_t)sysconf(_SC_PAGESIZE) : s->ring_bytes);
@@ -433,8 +440,10 @@ static void *bpf_open(const struct record_opts *o, struct recorder *r)
 	recorder_meta(r, "bpf_ring", "%s %u", s->per_cpu_rings ? "percpu" : "shared", s->ring_bytes);
 	if (s->ev.hint_faults)
 		hint_meta(&s->hint, r);
+	bpf_agg_meta(s, r);
 	if (event_begin(r, o, s->target, &start))
 		goto fail_child;
+	bpf_agg_begin(s, start);
 	if (!o->system_wide)
 		bpf_maps_at_start(s);
 	if (recorder_tick(r, start)) {
@@ -470,7 +479,7 @@ static int bpf_drain(void *state, struct recorder *r, const struct pollfd *p, in
 	(void)r;
 	(void)p;
 	(void)n;
-	int rc = drain(s, step->wall);
+	int rc = drain(s, step->wall, false);
 	step->now = step->wall;
 	step->tick = true;
 	return rc;
@@ -488,7 +497,7 @@ static int bpf_finish(void *state, struct recorder *r, int failed, const char **
 	for (int i = 0; i < s->ncpus; i++)
 		if (s->cpus[i].fd >= 0)
 			ioctl(s->cpus[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-	return drain(s, mt_now_ns());
+	return drain(s, mt_now_ns(), true);
 }
 
 /* "memtracectl: bpf: 40000 samples produced, 39850 read, 150 dropped (ring of 4096 bytes full)" */
@@ -496,6 +505,9 @@ static void say_counts(struct bpf_session *s)
 {
 	uint32_t key = 1;
 	uint64_t produced = 0, read = 0, dropped = 0;
+
+	if (s->agg)	/* the ring stays empty: bpf_agg_say */
+		return;
 
 	if (bpf_map__lookup_elem(s->skel->maps.counts, &key, sizeof(key), s->vals,
 				 sizeof(uint64_t) * (size_t)s->ncpus, 0))
@@ -516,9 +528,12 @@ static int bpf_close(void *state, int rc)
 {
 	struct bpf_session *s = state;
 
-	if (rc == 0)
+	if (rc == 0) {
 		say_counts(s);
-	hint_close(&s->hint, rc == 0);
+		bpf_agg_say(s);
+	}
+	/* --aggregate: no sample passes hint_classify, so no kinds to say */
+	hint_close(&s->hint, rc == 0 && !s->agg);
 	bpf_free(s);
 	return rc;
 }

@@ -17,6 +17,7 @@
 struct bpf_link;
 struct ring_buffer;
 struct mt_sample_bpf;
+struct bpf_agg;
 
 struct bpf_cpu {
 	int fd;			/* the perf event, -1 if none (offline CPU) */
@@ -50,6 +51,7 @@ struct bpf_session {
 	uint32_t ring_bytes;		/* the shared ring, or each CPU's */
 	bool per_cpu_rings;		/* MEMTRACE_BPF_RING=percpu */
 	int *ring_fds;			/* per CPU rings, ncpus */
+	struct bpf_agg *agg;		/* --aggregate (bpf_agg.c), else NULL */
 	char cgroup_dir[4096];
 };
 

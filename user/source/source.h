@@ -51,6 +51,7 @@ struct record_opts {
 	const char *mark;	/* --mark START[,END], NULL when unset (source/mark.h) */
 	const char *mark_label;	/* --mark-label str|int|none, NULL = str */
 	uint32_t mark_arg;	/* --mark-arg N: the start probe's argument N (0 = first) */
+	uint64_t aggregate_ns;	/* --aggregate[=INTERVAL]: bpf counts per interval, 0 = off */
 };
 
 /*

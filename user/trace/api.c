@@ -191,6 +191,11 @@ int memtrace_trace_read(struct memtrace_trace *t, const struct memtrace_filter *
 	int rc;
 
 	*n = 0;
+	if (trace_meta(t->r, "aggregate")) {
+		snprintf(err, errlen, "an aggregated trace (record --aggregate) holds "
+			 "per-interval bucket counts, no samples to read");
+		return -1;
+	}
 	if (compile_filter(t, filter, &f, err, errlen))
 		return -1;
 	if (f.all) {	/* every sample: chunks decode on several threads */

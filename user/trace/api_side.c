@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/agg.h"
 #include "trace/api_internal.h"
 #include "trace/codec.h"
 #include "trace/format.h"
@@ -194,6 +195,29 @@ static int scan_samples(struct memtrace_trace *t, const struct trace_chunk *c, c
 	return 0;
 }
 
+/* AGG (record --aggregate): samples are the rows' counts, times the intervals' ends */
+static int scan_agg(struct memtrace_trace *t, const struct trace_chunk *c, char *err,
+		    size_t errlen)
+{
+	struct trace_agg a;
+	uint64_t n = 0;
+
+	if (trace_agg_parse(c->data, c->len, &a)) {
+		snprintf(err, errlen, "%s: AGG chunk at offset %llu is malformed", t->path,
+			 (unsigned long long)c->offset);
+		return -1;
+	}
+	for (size_t i = 0; i < a.rows; i++)
+		n += trace_agg_count(&a, i);
+	if (!n)
+		return 0;
+	if (!t->info.samples)
+		t->info.first_time = a.time;
+	t->info.samples += n;
+	t->info.last_time = a.time;
+	return 0;
+}
+
 static int scan_chunk(struct memtrace_trace *t, struct caps *cap, const struct trace_chunk *c,
 		      char *err, size_t errlen)
 {
@@ -206,6 +230,7 @@ static int scan_chunk(struct memtrace_trace *t, struct caps *cap, const struct t
 	case CHUNK_MAPS: return side_maps(t, cap, c, err, errlen);
 	case CHUNK_REGIONS: return side_regions(t, cap, c, err, errlen);
 	case CHUNK_SPANS: return trace_spans_add(&t->spans, c, err, errlen);
+	case CHUNK_AGG: return scan_agg(t, c, err, errlen);
 	default: return 0;
 	}
 }

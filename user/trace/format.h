@@ -24,6 +24,7 @@ enum chunk_type {
 	CHUNK_WINDOWS = 6,
 	CHUNK_END = 7,
 	CHUNK_REGIONS = 8,	/* DAMON regions, one row per region per aggregation */
+	CHUNK_AGG = 9,		/* record --aggregate: per-interval bucket counts */
 	CHUNK_WINDOWS2 = 10,	/* WINDOWS with the estimator's counts */
 	CHUNK_ALLOCS = 11,	/* allocator events and their stacks (record --allocs) */
 	CHUNK_SPANS = 12,	/* --mark: per-thread spans between two probes */
@@ -53,6 +54,8 @@ enum sample_column {
 #define WINDOW2_REC_SIZE	48	/* WINDOWS2: + samples, f1, f2 of the data row */
 #define MAPS_HDR_SIZE	16
 #define REGION_REC_SIZE	40	/* REGIONS: time, start, end, pid, nr_accesses, age, 0 */
+#define AGG_HDR_SIZE	48	/* AGG: one interval: length, end, samples, full, rows, shift */
+#define AGG_ROW_SIZE	24	/* AGG row: bucket address, count, pid, 0 */
 #define SPAN_REC_HDR	28	/* SPANS: start, end, pid, tid, label length; label */
 #define SPAN_LABEL_MAX	4096
 #define SPAN_OPEN	(1u << 31)	/* in the length word: the span never ended */

@@ -17,7 +17,7 @@ from . import lib, options
 from .units import fmt_bytes, fmt_count, fmt_time
 
 META = ("backend", "source", "event", "sees", "random_period", "host", "kernel", "cpu_model", "command",
-        "target_comm", "target_pid", "start_realtime")
+        "target_comm", "target_pid", "start_realtime", "aggregate")
 
 
 def windows_check(tr):
@@ -145,6 +145,9 @@ def format_summary(s, tr):
     if s.get("sees"):
         lines.append("sees       %s" % s["sees"])
     lines.append("measures   %s (%s)" % (tr.words["samples"], s["sample_class"]))
+    if s.get("aggregate") not in (None, "?"):
+        lines.append("aggregated counts per bucket and %s interval (record --aggregate): no per-sample "
+                     "addresses, times or threads" % fmt_time(int(s["aggregate"]), u))
     lines += [
         "machine    %s, kernel %s, %s" % (s["host"], s["kernel"], s["cpu_model"]),
         "samples    %d %s over a span of %s (%s; start to end), end: %s" % (

@@ -56,8 +56,11 @@ def build(tr, outdir, args, other=None):
     files = []
     u = tr.time_unit
     res = None
+    # record --aggregate: per-interval bucket counts, no samples: no heatmap, regions, comparison
+    agg = tr.meta("aggregate") is not None
     if tr.n:
-        res = wssmod.compute(tr, args, sel, hotmod.FLAGS | lib.REPORT_REGIONS, options.top(args, 20))
+        res = wssmod.compute(tr, args, sel, hotmod.FLAGS | (0 if agg else lib.REPORT_REGIONS),
+                             options.top(args, 20))
     rep = res.reps[0] if res else None
     s = infomod.summarize(tr, res)
     summary_text = infomod.format_summary(s, tr)
@@ -73,14 +76,19 @@ def build(tr, outdir, args, other=None):
                      % (" in the selection" if sel.what else ""))
     else:
         bucket = rep["bucket"]
-        view = hm.View(tr, sel)
-        hd = hm.plot(view, os.path.join(outdir, "heatmap.png"), bucket)
-        files.append("heatmap.png")
-        parts.append("<h2>%s over time</h2>" % html.escape(w["activity"]))
-        parts.append("<p>%s: %s.</p>" % (html.escape(w["sample_class"]), html.escape(w["measure"])))
-        parts.append(_figure("heatmap.png", "x = time, y = address (occupied ranges only; red dashed lines mark "
-                             "cut-out gaps), colour = %s per %s bucket per time bin of %s (log scale)."
-                             % (w["samples"], fmt_bytes(hd.axis.bucket), fmt_time(hd.bin_time, u))))
+        if agg:
+            view = None
+            parts.append('<p class="note">An aggregated trace (record --aggregate): counts per bucket '
+                         'and interval, no per-sample data; no heatmap, regions or comparison.</p>')
+        else:
+            view = hm.View(tr, sel)
+            hd = hm.plot(view, os.path.join(outdir, "heatmap.png"), bucket)
+            files.append("heatmap.png")
+            parts.append("<h2>%s over time</h2>" % html.escape(w["activity"]))
+            parts.append("<p>%s: %s.</p>" % (html.escape(w["sample_class"]), html.escape(w["measure"])))
+            parts.append(_figure("heatmap.png", "x = time, y = address (occupied ranges only; red dashed lines "
+                                 "mark cut-out gaps), colour = %s per %s bucket per time bin of %s (log scale)."
+                                 % (w["samples"], fmt_bytes(hd.axis.bucket), fmt_time(hd.bin_time, u))))
 
         wssmod.plot(tr, res, os.path.join(outdir, "wss.png"))
         files.append("wss.png")
@@ -97,7 +105,8 @@ def build(tr, outdir, args, other=None):
         else:
             parts.append("<p>No peaks detected.</p>")
 
-        hotmod.plot(view.layout, tr, rep, os.path.join(outdir, "hot.png"), sel.what, sel.clip)
+        layout = hotmod.layout_of(tr, sel) if agg else view.layout
+        hotmod.plot(layout, tr, rep, os.path.join(outdir, "hot.png"), sel.what, sel.clip)
         files.append("hot.png")
         top = hotmod.top_table(rep)
         parts.append("<h2>%s data</h2>" % html.escape(w["hot"]))
@@ -110,22 +119,23 @@ def build(tr, outdir, args, other=None):
                               r["by"] or "(no ip recorded)", r["instruction"] or "-"] for r in top],
                             numeric=(2, 3)))
 
-        regs = rg.from_report(rep, tr.sample_period)
-        rg.plot(tr, regs, os.path.join(outdir, "regions.png"))
-        files.append("regions.png")
-        parts.append("<h2>Regions (mappings)</h2>")
-        parts.append(_figure("regions.png", "%s and touched volume per mapping." % w["samples"].capitalize()))
-        total = sum(r.samples for r in regs) or 1
-        est = "est. accesses" if w["sample_class"] == "sampled-access" else w["samples"]
-        parts.append(_table(["region", "address range", "samples", "share", est, "touched",
-                             "%s volume" % w["verb"]],
-                            [[r.key, "%#x-%#x" % (r.start, r.end) if r.end else "-", r.samples,
-                              "%.2f%%" % (100.0 * r.samples / total), fmt_count(r.est_accesses),
-                              fmt_bytes(r.touched), fmt_bytes(r.volume)] for r in regs], numeric=(2, 3, 4, 5, 6)))
+        regs = [] if agg else rg.from_report(rep, tr.sample_period)
+        if not agg:
+            rg.plot(tr, regs, os.path.join(outdir, "regions.png"))
+            files.append("regions.png")
+            parts.append("<h2>Regions (mappings)</h2>")
+            parts.append(_figure("regions.png", "%s and touched volume per mapping." % w["samples"].capitalize()))
+            total = sum(r.samples for r in regs) or 1
+            est = "est. accesses" if w["sample_class"] == "sampled-access" else w["samples"]
+            parts.append(_table(["region", "address range", "samples", "share", est, "touched",
+                                 "%s volume" % w["verb"]],
+                                [[r.key, "%#x-%#x" % (r.start, r.end) if r.end else "-", r.samples,
+                                  "%.2f%%" % (100.0 * r.samples / total), fmt_count(r.est_accesses),
+                                  fmt_bytes(r.touched), fmt_bytes(r.volume)] for r in regs], numeric=(2, 3, 4, 5, 6)))
         s["peaks"] = peaks
         s["regions"] = [r.as_dict() for r in regs]
         s["hot"] = top
-        if other is not None:
+        if other is not None and not agg:
             sb = make_selection(other, args)
             res = cmpmod.compute(tr, other, bucket, sel, sb)
             if res["b"]["samples"]:

@@ -113,6 +113,60 @@ static __always_inline bool tgid_recorded(__u32 tgid)
 	return on && *on == MT_BPF_TGID_ON;
 }
 
+/* --aggregate (sample.h): the interval, bucket and map */
+const volatile bool aggregate = false;
+const volatile __u64 agg_interval = 100000000;
+const volatile __u32 agg_shift = 12;
+__u64 agg_origin = 0;	/* the trace's start, set once it is known (0: interval 1) */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);	/* set by the collector (--ring) */
+	__type(key, struct mt_agg_key);
+	__type(value, __u64);
+} agg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MT_AGG_SLOTS);
+	__type(key, __u32);
+	__type(value, struct mt_agg_slot);
+} agg_slots SEC(".maps");
+
+/* One access at addr by tgid: its (interval, pid, bucket) count + 1; a new
+ * key the full map cannot take is counted in its interval's slot. */
+static __always_inline void agg_count(__u32 tgid, __u64 addr)
+{
+	__u64 t = bpf_ktime_get_ns(), origin = agg_origin, one = 1, *v;
+	struct mt_agg_key key = { .bucket = addr >> agg_shift, .pid = tgid };
+	__u32 slot;
+	struct mt_agg_slot *sl;
+
+	key.k = origin && t > origin ? (__u32)((t - origin + agg_interval - 1) / agg_interval) : 1;
+	slot = key.k % MT_AGG_SLOTS;
+	sl = bpf_map_lookup_elem(&agg_slots, &slot);
+	if (!sl)
+		return;
+	if (sl->k != key.k) {	/* this CPU's first sample of the interval */
+		sl->k = key.k;
+		sl->samples = 0;
+		sl->full = 0;
+	}
+	sl->samples++;
+	v = bpf_map_lookup_elem(&agg, &key);
+	if (v) {
+		__sync_fetch_and_add(v, 1);
+		return;
+	}
+	if (!bpf_map_update_elem(&agg, &key, &one, BPF_NOEXIST))
+		return;
+	v = bpf_map_lookup_elem(&agg, &key);	/* another CPU inserted it first */
+	if (v)
+		__sync_fetch_and_add(v, 1);
+	else
+		sl->full++;
+}
+
 static __always_inline void submit(void *ring, struct mt_bpf_rec *r)
 {
 	bpf_ringbuf_submit(r, bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
@@ -132,6 +186,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	if (!keep_kernel && (__s64)addr < 0)
 		return 0;
+	if (aggregate) {
+		agg_count(tgid, addr);
+		return 0;
+	}
 	count(1);
 	ring = ring_of_cpu();
 	r = ring ? bpf_ringbuf_reserve(ring, sizeof(*r), 0) : NULL;
@@ -192,6 +250,10 @@ int on_hint(struct mt_page_fault_user *ctx)
 		return 0;
 	if (hint_cgroup && bpf_current_task_under_cgroup(&target_cgroup, 0) != 1)
 		return 0;
+	if (aggregate) {
+		agg_count(tgid, ctx->address);
+		return 0;
+	}
 	count(1);
 	ring = ring_of_cpu();
 	r = ring ? bpf_ringbuf_reserve(ring, sizeof(*r), 0) : NULL;

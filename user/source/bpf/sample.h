@@ -25,4 +25,28 @@ struct mt_bpf_rec {
 
 #define MT_BPF_MAX_TGIDS	65536
 
+/*
+ * --aggregate: on_sample/on_hint count accesses per (interval, pid, bucket)
+ * in the agg hash map instead of writing records.  Interval k (k >= 1)
+ * holds the samples with time in (origin + (k-1) T, origin + k T], the
+ * engine's report windows (engine/wss.h).  The collector drains the
+ * intervals that have ended and deletes their keys; an open interval's keys
+ * are never deleted, so no increment is lost.
+ */
+struct mt_agg_key {
+	__u64 bucket;		/* addr >> bucket_shift */
+	__u32 pid;
+	__u32 k;		/* interval index */
+};
+
+/* agg_slots[k % MT_AGG_SLOTS], per CPU: samples of interval k counted, and
+ * those whose new bucket found the map full (not in any row) */
+struct mt_agg_slot {
+	__u64 k;
+	__u64 samples;
+	__u64 full;
+};
+
+#define MT_AGG_SLOTS		64
+
 #endif

@@ -66,4 +66,5 @@ expect_error "no samples to dump" "$MT" dump "$TMP/a.mtrace"
 expect_error "multiples of its interval" "$MT" report --window 150ms "$TMP/a.mtrace"
 expect_error "--per-process needs a recording without --aggregate" "$MT" report --per-process "$TMP/a.mtrace"
 expect_error "smaller than the aggregated trace" "$MT" report --bucket 1K "$TMP/a.mtrace"
+expect_error "a region table (--regions, compare) needs a recording without --aggregate" "$MT" compare "$TMP/a.mtrace" "$TMP/a.mtrace"
 echo ok

@@ -34,12 +34,13 @@ int rep_agg_setup(struct rep_ctx *c, const struct memtrace_report_config *cfg, c
 		return refuse(err, errlen, "--tid");
 	if (c->span_pattern)
 		return refuse(err, errlen, "--span");
+	/* regions first: compare asks for regions and spans together */
+	if (cfg->flags & MEMTRACE_REPORT_REGIONS)
+		return refuse(err, errlen, "a region table (--regions, compare)");
 	if (cfg->flags & MEMTRACE_REPORT_BY_SPAN)
 		return refuse(err, errlen, "--by-span");
 	if (cfg->flags & MEMTRACE_REPORT_PER_PROCESS)
 		return refuse(err, errlen, "--per-process");
-	if (cfg->flags & MEMTRACE_REPORT_REGIONS)
-		return refuse(err, errlen, "--regions");
 	if (r->bucket_shift < c->agg_shift) {
 		snprintf(err, errlen, "bucket %llu is smaller than the aggregated trace's (%s): give "
 			 "--bucket %s or larger", (unsigned long long)r->bucket,

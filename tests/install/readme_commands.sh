@@ -2,7 +2,8 @@
 # readme_commands.sh - `make install` into a DESTDIR, then the README's "Use"
 # commands run from a scratch directory through the installed programs alone
 # (PATH = DESTDIR's bin, nothing from the source tree).  The commands are
-# taken from README.md itself; the only edits: `-d 30` becomes `-d 2`, and
+# taken from README.md itself; the only edits: `-d 30` becomes `-d 2`,
+# compare's before/after are the q and db recordings made before it, and
 # the -G line (needs PostgreSQL's systemd unit) is left out.  `mydb` is a
 # copy of build/workloads/pageramp running meanwhile, `./query` a script
 # that runs it.  Also: the man pages render without a warning, `man` and
@@ -52,7 +53,7 @@ printf '#!/bin/sh\nexec %s/mydb -n 64 -c 4\n' "$work" >query && chmod +x query
 ./mydb -n 256 -c 100000 -g 20 >/dev/null &
 mydb_pid=$!
 awk '/^## Use/ {u = 1} u && /^```/ {if (f++) exit; next} u && f' "$top/README.md" |
-	grep '^memt' | grep -v ' -G ' | sed 's/#.*//; s/ -d 30 / -d 2 /' >commands
+	grep '^memt' | grep -v ' -G ' | sed 's/#.*//; s/ -d 30 / -d 2 /; s/ before\.mtrace after\.mtrace / q.mtrace db.mtrace /' >commands
 [ "$(wc -l <commands)" -ge 7 ] || die "README's Use section: $(wc -l <commands) commands found"
 env -i HOME="$work" PATH="$bin:/usr/bin:/bin" bash -c 'command -v memtracectl' | grep -q "^$bin/" ||
 	die "memtracectl is not the installed one"

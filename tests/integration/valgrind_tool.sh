@@ -222,12 +222,32 @@ EOF
 	else
 		fail tool_alloc_sites "$(head -c 400 "$d/sites.json")"
 	fi
+	vg_tool_fork_test "$d"
 	MEMTRACE_VALGRIND_ALLOCS=0 "$MT" record --backend valgrind -o "$d/noalloc.mtrace" \
 		-- "$d/allocs" >/dev/null 2>&1 </dev/null
 	if "$MT" report "$d/noalloc.mtrace" --by-site 2>&1 | grep -q "has no allocation records"; then
 		ok "tool_no_allocs (MEMTRACE_VALGRIND_ALLOCS=0: no ALLOCS)"
 	else
 		fail tool_no_allocs "report --by-site of a recording without the replacement"
+	fi
+}
+
+# A program that forks: the stream says so, record warns, the trace holds the parent.
+vg_tool_fork_test() {
+	local d=$1 forks
+	if ! cc -O1 -o "$d/fork" "$VG_TOP/tests/integration/vgtool_fork.c" 2>"$d/cc.err"; then
+		fail tool_fork "cc: $(head -c 200 "$d/cc.err")"
+		return
+	fi
+	MEMTRACE_VGTOOL_LOG="$d/fork.stream" "$MT" record --backend valgrind -o "$d/fork.mtrace" \
+		-- "$d/fork" >/dev/null 2>"$d/fork.err" </dev/null
+	forks=$(/usr/bin/python3 "$VG_TOP/tests/integration/vgtool_stream.py" "$d/fork.stream" --allocs |
+		grep -c '^fork ')
+	if [ "$forks" = 2 ] && grep -q "forked 2 times: the children ran under valgrind but their accesses are not in the trace" "$d/fork.err" &&
+	   [ "$("$MT" dump "$d/fork.mtrace" | awk -F, 'NR > 1 { print $2 }' | sort -u | wc -l)" = 1 ]; then
+		ok "tool_fork (2 FORK messages, warned, one pid in the trace)"
+	else
+		fail tool_fork "forks $forks: $(head -c 300 "$d/fork.err")"
 	fi
 }
 

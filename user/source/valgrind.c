@@ -515,6 +515,10 @@ static void tool_warnings(struct vg_state *v)
 	struct vgtool_parser *t = v->t;
 	size_t cut = vgtool_finish(t);
 
+	if (t->forks)
+		mt_warn("the program forked %llu time%s: the children ran under valgrind but their "
+			"accesses are not in the trace (only pid %u's are)", (unsigned long long)t->forks,
+			t->forks == 1 ? "" : "s", (unsigned)v->pid);
 	if (v->killed || v->failed || !t->hello)
 		return;
 	if (cut || !t->ended)

@@ -99,6 +99,11 @@ static int message(struct vgtool_parser *p, uint32_t type, const unsigned char *
 		}
 		return 0;
 	}
+	case MT_VG_FORK:
+		if (bytes != sizeof(struct mt_vg_fork))
+			return bad(p, "bad FORK", type, bytes);
+		p->forks++;
+		return 0;
 	case MT_VG_END:
 		if (bytes != sizeof(p->end))
 			return bad(p, "bad END", type, bytes);

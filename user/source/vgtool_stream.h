@@ -28,6 +28,7 @@ struct vgtool_parser {
 	/* Counters, readable at any time. */
 	uint64_t time;		/* time of the last sample or allocation */
 	uint64_t samples, allocs, frees;
+	uint64_t forks;		/* the guest forked: children not streamed */
 	uint64_t first_addr;	/* address of the first sample, 0 if none */
 	uint32_t pid;		/* from HELLO, 0 before it */
 	bool hello, ended;	/* HELLO and END seen */

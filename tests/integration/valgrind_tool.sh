@@ -190,6 +190,65 @@ EOF
 	else
 		fail tool_alloc_callers "frames $frames, base $base, make $make, main $main"
 	fi
+	vg_tool_site_tests "$d"
+}
+
+# The allocations in the trace (ALLOCS): report --by-site names the program's
+# sites with exact sizes, as for the bpf probes (tests/integration/alloc_sites.sh).
+vg_tool_site_tests() {
+	local d=$1
+	if ! "$MT" report "$d/allocs.mtrace" --by-site --json >"$d/sites.json" 2>"$d/sites.err"; then
+		fail tool_alloc_sites "report --by-site: $(head -c 300 "$d/sites.err")"
+		return
+	fi
+	# make() x2 (1111 + 2222, both freed, one by the realloc), calloc(3, 1000) in
+	# main (line 17, freed), realloc to 4444 (line 19, live at exit); b[0] and
+	# c[2999] are one load each
+	if /usr/bin/python3 - "$d/sites.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+got = sorted((s["function"], s["line"], s["file"].rsplit("/", 1)[-1], s["blocks"], s["bytes"],
+              s["freed"], s["live"]) for s in r["sites"])
+want = sorted([("make", 9, "vgtool_allocs.c", 2, 3333, 2, 0),
+               ("main", 17, "vgtool_allocs.c", 1, 3000, 1, 0),
+               ("main", 19, "vgtool_allocs.c", 1, 4444, 0, 1)])
+assert got == want, got
+assert r["events"] == 6 and r["alloc_sample_bytes"] == 1, (r["events"], r["alloc_sample_bytes"])
+loads = {(s["function"], s["line"]): s["samples"] for s in r["sites"]}
+assert loads[("main", 17)] == 1 and loads[("main", 19)] == 1 and loads[("make", 9)] > 0, loads
+EOF
+	then
+		ok "tool_alloc_sites (make x2 3333 B, calloc 3000 B, realloc 4444 B live)"
+	else
+		fail tool_alloc_sites "$(head -c 400 "$d/sites.json")"
+	fi
+	vg_tool_fork_test "$d"
+	MEMTRACE_VALGRIND_ALLOCS=0 "$MT" record --backend valgrind -o "$d/noalloc.mtrace" \
+		-- "$d/allocs" >/dev/null 2>&1 </dev/null
+	if "$MT" report "$d/noalloc.mtrace" --by-site 2>&1 | grep -q "has no allocation records"; then
+		ok "tool_no_allocs (MEMTRACE_VALGRIND_ALLOCS=0: no ALLOCS)"
+	else
+		fail tool_no_allocs "report --by-site of a recording without the replacement"
+	fi
+}
+
+# A program that forks: the stream says so, record warns, the trace holds the parent.
+vg_tool_fork_test() {
+	local d=$1 forks
+	if ! cc -O1 -o "$d/fork" "$VG_TOP/tests/integration/vgtool_fork.c" 2>"$d/cc.err"; then
+		fail tool_fork "cc: $(head -c 200 "$d/cc.err")"
+		return
+	fi
+	MEMTRACE_VGTOOL_LOG="$d/fork.stream" "$MT" record --backend valgrind -o "$d/fork.mtrace" \
+		-- "$d/fork" >/dev/null 2>"$d/fork.err" </dev/null
+	forks=$(/usr/bin/python3 "$VG_TOP/tests/integration/vgtool_stream.py" "$d/fork.stream" --allocs |
+		grep -c '^fork ')
+	if [ "$forks" = 2 ] && grep -q "forked 2 times: the children ran under valgrind but their accesses are not in the trace" "$d/fork.err" &&
+	   [ "$("$MT" dump "$d/fork.mtrace" | awk -F, 'NR > 1 { print $2 }' | sort -u | wc -l)" = 1 ]; then
+		ok "tool_fork (2 FORK messages, warned, one pid in the trace)"
+	else
+		fail tool_fork "forks $forks: $(head -c 300 "$d/fork.err")"
+	fi
 }
 
 vg_tool_tests

@@ -51,6 +51,8 @@ def main():
             lines.append('free %d %d %#x' % (t, tid, a))
         elif typ == 5:
             end = END.unpack(p)
+        elif typ == 6:
+            lines.append('fork %d %d' % struct.unpack_from('<QI', p))
     if '--allocs' in sys.argv:
         print('\n'.join(lines))
     else:

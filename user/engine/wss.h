@@ -117,6 +117,15 @@ static inline void wss_account(struct wss *w, uint64_t t, struct bucket_entry *e
 	uint64_t e1 = e->kend;
 
 	e->count++;
+	/* seen 3 times or more in this slot already (most accesses of an
+	 * exact stream): ge1, ge2 and ge3 would change by +1 -1 at kend */
+	if (e1 == kend && e1 > k && (!w->counts_ok || (!e->d2 && !e->d3))) {
+		if (w->counts_ok) {
+			w->diff[k & m].n++;
+			w->diff[kend & m].n--;
+		}
+		return;
+	}
 	/* the bucket now counts once in [k, kend), twice in [k, e1), three
 	 * times in [k, e2): add what was not counted yet */
 	w->diff[(e1 > k ? e1 : k) & m].ge1++;

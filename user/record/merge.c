@@ -78,6 +78,8 @@ static struct sample_run *run_for(struct recorder *r, const struct memtrace_samp
 	return &r->runs[r->nruns++];
 }
 
+static int chunk_put(struct recorder *r, const struct memtrace_sample *s, size_t n);
+
 int recorder_add_samples(struct recorder *r, const struct memtrace_sample *s, size_t n)
 {
 	if (!n)
@@ -85,13 +87,14 @@ int recorder_add_samples(struct recorder *r, const struct memtrace_sample *s, si
 	/* live (ns) recordings only: an imported trace's pids are not this machine's */
 	if (r->horizon && !r->offline)
 		maps_note_samples(r, s, n);
-	if (!r->horizon) {	/* instruction time: already ordered, written as it comes */
-		if (!r->nruns)
-			run_for(r, s);
-		run_put(&r->runs[0], s, n);
-		r->npending += n;
-		if (r->npending >= CHUNK_MAX_SAMPLES)
+	if (!r->horizon) {	/* instruction time: already ordered, straight into the chunk */
+		if (chunk_put(r, s, n))
+			return -1;
+		r->insn_untick += n;
+		if (r->insn_untick >= CHUNK_MAX_SAMPLES) {
+			r->insn_untick = 0;
 			return recorder_tick(r, s[n - 1].time);
+		}
 		return 0;
 	}
 	for (size_t i = 0; i < n;) {

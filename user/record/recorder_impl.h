@@ -56,6 +56,7 @@ struct recorder {
 	struct sample_run *runs;
 	int nruns, runs_cap;
 	size_t npending;		/* samples in the runs */
+	size_t insn_untick;		/* instruction time: samples since the last tick */
 	struct memtrace_sample *chunk;	/* merged, not written: RECORD_CHUNK_SAMPLES */
 	size_t nchunk, chunk_live;	/* chunk_live: those counted in the live WSS */
 	uint64_t chunk_since;		/* wall clock of the chunk's first sample */

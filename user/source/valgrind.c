@@ -27,6 +27,7 @@
 #include "source/vgtool_stream.h"
 #include "record/recorder.h"
 #include "record/signals.h"
+#include "trace/format.h"
 #include "trace/words.h"
 #include "source/target.h"
 #include "util/util.h"
@@ -231,6 +232,8 @@ struct vg_state {
 	struct recorder *r;
 	struct lackey_parser *p;	/* lackey's text, or */
 	struct vgtool_parser *t;	/* the memtrace tool's records */
+	struct vgtool_allocs allocs;	/* its allocations, into ALLOCS chunks */
+	struct bytebuf chunk;
 	char tooldir[4096];
 	char *buf;
 	const char *logpath;
@@ -324,9 +327,18 @@ static void *vg_open(const struct record_opts *o, struct recorder *r)
 	lackey_init(v->p, period, !o->fixed_period, o->seed, vg_emit, v);
 	v->p->pid = (uint32_t)v->pid;
 	v->copy_ok = v->logfd >= 0;
-	if (v->t)
+	if (v->t) {
 		v->t->pid = (uint32_t)v->pid;
+		vgtool_allocs_init(&v->allocs, (uint32_t)v->pid);
+		v->t->allocs_out = &v->allocs;
+	}
 	set_meta(r, o, period, v->pid, v->t != NULL);
+	if (v->t && !(getenv("MEMTRACE_VALGRIND_ALLOCS") &&
+		      !strcmp(getenv("MEMTRACE_VALGRIND_ALLOCS"), "0"))) {
+		/* the tool records every block (docs/trace-format.md, HEADER keys) */
+		recorder_meta(r, "alloc_sample_bytes", "1");
+		recorder_meta(r, "alloc_large_bytes", "0");
+	}
 	/*
 	 * Origin 0.  Valgrind runs the guest inside its own process, so
 	 * /proc/PID/maps of valgrind lists the guest's mappings at their guest
@@ -395,6 +407,20 @@ static int vg_read(struct vg_state *v)
 	return 0;
 }
 
+/* The tool's allocations since the last call, as one ALLOCS chunk. */
+static int write_allocs(struct vg_state *v, struct recorder *r)
+{
+	uint32_t n;
+
+	if (!v->t || !(n = vgtool_allocs_take(&v->allocs, &v->chunk)))
+		return 0;
+	if (recorder_write_chunk(r, CHUNK_ALLOCS, v->chunk.data, v->chunk.len, n) < 0) {
+		v->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
 static int vg_drain(void *state, struct recorder *r, const struct pollfd *pfd, int npfd,
 		    struct source_step *step)
 {
@@ -430,6 +456,8 @@ static int vg_drain(void *state, struct recorder *r, const struct pollfd *pfd, i
 			recorder_name_stack(r, v->pid, first_addr);
 			recorder_maps_changed(r, v->pid);
 		}
+		if (write_allocs(v, r) < 0)
+			return -1;
 		step->tick = true;
 		v->last_tick = step->wall;
 		v->tick_samples = samples;
@@ -487,6 +515,10 @@ static void tool_warnings(struct vg_state *v)
 	struct vgtool_parser *t = v->t;
 	size_t cut = vgtool_finish(t);
 
+	if (t->forks)
+		mt_warn("the program forked %llu time%s: the children ran under valgrind but their "
+			"accesses are not in the trace (only pid %u's are)", (unsigned long long)t->forks,
+			t->forks == 1 ? "" : "s", (unsigned)v->pid);
 	if (v->killed || v->failed || !t->hello)
 		return;
 	if (cut || !t->ended)
@@ -516,9 +548,12 @@ static int vg_finish(void *state, struct recorder *r, int failed, const char **r
 		*reason = "signal";	/* Ctrl-C reached valgrind first */
 		v->killed = 1;
 	}
-	if (v->t)
+	if (v->t) {
 		tool_warnings(v);
-	else
+		vgtool_allocs_settle(&v->allocs);
+		if (!v->failed)
+			write_allocs(v, r);
+	} else
 		lackey_warnings(v);
 	return v->failed ? -1 : 0;
 }
@@ -546,8 +581,11 @@ static int vg_close(void *state, int end_rc)
 		close(v->logfd);
 	free(v->buf);
 	free(v->p);
-	if (v->t)
+	if (v->t) {
 		vgtool_free(v->t);
+		vgtool_allocs_free_all(&v->allocs);
+	}
+	bytebuf_free(&v->chunk);
 	free(v->t);
 	free(v);
 	return rc;

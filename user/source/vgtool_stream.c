@@ -83,18 +83,34 @@ static int message(struct vgtool_parser *p, uint32_t type, const unsigned char *
 			return bad(p, "ALLOC frames do not match its length", type, bytes);
 		p->allocs++;
 		p->time = a.time;
+		if (p->allocs_out)
+			vgtool_allocs_alloc(p->allocs_out, &a, m + sizeof(a), a.nframes);
 		return 0;
 	}
-	case MT_VG_FREE:
-		if (bytes != sizeof(struct mt_vg_free))
+	case MT_VG_FREE: {
+		struct mt_vg_free f;
+
+		if (bytes != sizeof(f))
 			return bad(p, "bad FREE", type, bytes);
 		p->frees++;
+		if (p->allocs_out) {
+			memcpy(&f, m, sizeof(f));
+			vgtool_allocs_free(p->allocs_out, &f);
+		}
+		return 0;
+	}
+	case MT_VG_FORK:
+		if (bytes != sizeof(struct mt_vg_fork))
+			return bad(p, "bad FORK", type, bytes);
+		p->forks++;
 		return 0;
 	case MT_VG_END:
 		if (bytes != sizeof(p->end))
 			return bad(p, "bad END", type, bytes);
 		memcpy(&p->end, m, sizeof(p->end));
 		p->ended = true;
+		if (p->allocs_out)
+			vgtool_allocs_settle(p->allocs_out);
 		return flush_batch(p);
 	default:
 		return bad(p, "unknown message", type, bytes);

@@ -6,7 +6,7 @@
  * memtrace_sample exactly as lackey.c makes one from a lackey line (time =
  * instructions, ip, data_src = the op bits, cpu = weight = 0, pid = the
  * guest's), with the thread's kernel tid.  Allocations and frees are
- * counted (the trace has no chunk for them yet: docs/valgrind-backend.md).
+ * counted, and made into ALLOCS rows (vgtool_allocs.h) when allocs is set.
  */
 #ifndef MEMTRACE_VGTOOL_STREAM_H_READER
 #define MEMTRACE_VGTOOL_STREAM_H_READER
@@ -17,6 +17,7 @@
 
 #include "uapi/memtrace.h"
 #include "source/vgtool/mt_stream.h"
+#include "source/vgtool_allocs.h"
 
 #define VGTOOL_BATCH 4096
 
@@ -27,12 +28,14 @@ struct vgtool_parser {
 	/* Counters, readable at any time. */
 	uint64_t time;		/* time of the last sample or allocation */
 	uint64_t samples, allocs, frees;
+	uint64_t forks;		/* the guest forked: children not streamed */
 	uint64_t first_addr;	/* address of the first sample, 0 if none */
 	uint32_t pid;		/* from HELLO, 0 before it */
 	bool hello, ended;	/* HELLO and END seen */
 	struct mt_vg_hello head;
 	struct mt_vg_end end;
 	char error[128];	/* the first malformed message, "" if none */
+	struct vgtool_allocs *allocs_out;	/* ALLOC/FREE into rows; NULL: count only */
 
 	/* Internal. */
 	vgtool_emit_fn emit;

@@ -183,6 +183,30 @@ TEST(vgtool_malformed)
 	}
 }
 
+/* FORK messages are counted; a FORK of the wrong size is malformed. */
+TEST(vgtool_stream_fork)
+{
+	struct stream st = { .len = 0 };
+	struct mt_vg_hello hello = { MT_VG_MAGIC, MT_VG_VERSION, 4242, 0, 1, 1 };
+	struct mt_vg_fork f = { 5, 4242, 0 };
+	struct vgtool_parser *p = malloc(sizeof(*p));
+	struct got g = { .n = 0 };
+
+	put(&st, MT_VG_HELLO, &hello, sizeof(hello));
+	put(&st, MT_VG_FORK, &f, sizeof(f));
+	put(&st, MT_VG_FORK, &f, sizeof(f));
+	vgtool_init(p, collect, &g);
+	CHECK(vgtool_feed(p, st.buf, st.len) == 0);
+	CHECK_EQ_U64(p->forks, 2);
+	vgtool_free(p);
+	put(&st, MT_VG_FORK, &f, 8);
+	vgtool_init(p, collect, &g);
+	CHECK(vgtool_feed(p, st.buf, st.len) < 0);
+	CHECK(strstr(p->error, "bad FORK") != NULL);
+	vgtool_free(p);
+	free(p);
+}
+
 int main(void)
 {
 	return test_main();

@@ -440,6 +440,19 @@ static void mt_pre_fork(ThreadId tid)
 	out_flush();
 }
 
+/* The parent says so in the stream: the collector warns. */
+static void mt_parent(ThreadId tid)
+{
+	struct mt_vg_fork *f;
+
+	if (out_dead)
+		return;
+	f = out_msg(MT_VG_FORK, sizeof(*f));
+	f->time = mt_insns;
+	f->tid = (UInt)mt_tid;
+	f->pad = 0;
+}
+
 /* A forked child runs on under the tool: its accesses are not streamed (the
  * collector records the process it started). */
 static void mt_child(ThreadId tid)
@@ -608,7 +621,7 @@ static void mt_pre_clo_init(void)
 				      mt_realloc, mt_usable_size, 0);
 	VG_(track_start_client_code)(mt_start_client_code);
 	VG_(track_pre_thread_ll_exit)(mt_thread_exit);
-	VG_(atfork)(mt_pre_fork, NULL, mt_child);
+	VG_(atfork)(mt_pre_fork, mt_parent, mt_child);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(mt_pre_clo_init)

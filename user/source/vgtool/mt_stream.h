@@ -10,6 +10,8 @@
  *   MT_VG_ALLOC     struct mt_vg_alloc then nframes u64 return addresses
  *                   (innermost first; frame 0 is the replacement malloc itself)
  *   MT_VG_FREE      struct mt_vg_free
+ *   MT_VG_FORK      struct mt_vg_fork: the guest forked (the child runs on
+ *                   under the tool but streams nothing)
  *   MT_VG_END       struct mt_vg_end, once, last (the guest's exit)
  *
  * Shared by the tool (no libc there: this header only uses <stdint.h>'s
@@ -29,6 +31,7 @@ enum mt_vg_type {
 	MT_VG_ALLOC = 3,
 	MT_VG_FREE = 4,
 	MT_VG_END = 5,
+	MT_VG_FORK = 6,
 };
 
 /* Bits of mt_vg_access.op: perf's PERF_MEM_OP_LOAD / _STORE (lackey's M is both). */
@@ -84,6 +87,12 @@ struct mt_vg_free {
 	uint64_t time;
 	uint64_t addr;
 	uint32_t tid;
+	uint32_t pad;
+};
+
+struct mt_vg_fork {
+	uint64_t time;		/* instructions at the fork */
+	uint32_t tid;		/* the forking thread */
 	uint32_t pad;
 };
 

@@ -48,7 +48,7 @@ PY
 expect_error "--allocs needs -p PID or a command" "$MT" record -a --allocs -d 1 -o "$TMP/x.mtrace"
 expect_error "invalid --alloc-rate '0'" "$MT" record --allocs --alloc-rate 0 -o "$TMP/x.mtrace" -- true
 expect_error "is not NAME=ROLE" "$MT" record --allocs --alloc-symbols my_alloc=grow -o "$TMP/x.mtrace" -- true
-expect_error "--allocs needs the perf, bpf or module backend" "$MT" record -b valgrind --allocs -o "$TMP/x.mtrace" -- true
+expect_error "--backend valgrind records every allocation without it" "$MT" record -b valgrind --allocs -o "$TMP/x.mtrace" -- true
 [ ! -e "$TMP/x.mtrace" ] || fail "a refused recording left a file"
 "$MT" record -e page-faults -o "$TMP/plain.mtrace" -- "$WL/allocsites" >/dev/null 2>&1 || fail "plain record failed"
 expect_error "has no allocation records (record it with --allocs)" "$MT" report "$TMP/plain.mtrace" --by-site

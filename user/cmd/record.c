@@ -452,7 +452,8 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 	}
 	if (o->allocs && !strcmp(b->name, "valgrind")) {
 		mt_labels_free(&labels);
-		mt_err("--allocs needs the perf, bpf or module backend (valgrind replaces malloc)");
+		mt_err("--allocs is for the perf, bpf and module backends: --backend valgrind records "
+		       "every allocation without it (its tool replaces malloc)");
 		return 2;
 	}
 

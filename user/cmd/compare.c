@@ -57,7 +57,7 @@ static int parse_opts(int argc, char **argv, struct compare_opts *o)
 	while ((c = getopt_long(argc, argv, "b:n:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			if (mt_parse_size(optarg, &v) || v < 64 || v > (2u << 20) || (v & (v - 1))) {
+			if (mt_parse_bucket(optarg, &v)) {
 				mt_err("invalid bucket size '%s' (a power of two from 64 to 2M)", optarg);
 				return 2;
 			}

@@ -163,6 +163,16 @@ int mt_parse_size(const char *s, uint64_t *out)
 	return scale(v, mult, out);
 }
 
+int mt_parse_bucket(const char *s, uint64_t *out)
+{
+	uint64_t v;
+
+	if (mt_parse_size(s, &v) || v < 64 || v > (2u << 20) || (v & (v - 1)))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int mt_parse_duration(const char *s, bool unit_is_ns, uint64_t *out)
 {
 	const char *e;

@@ -23,6 +23,8 @@ char *mt_xstrdup(const char *s);
 int mt_parse_u64(const char *s, uint64_t *out);
 /* Size with optional K/KiB/M/MiB/G/GiB (x1024) suffix, e.g. "4K". */
 int mt_parse_size(const char *s, uint64_t *out);
+/* A bucket size: mt_parse_size, a power of two from 64 to 2M.  0 on success. */
+int mt_parse_bucket(const char *s, uint64_t *out);
 /*
  * Duration into the trace's unit.  For ns traces: "10ms", "1.5s", "200us",
  * "500ns" or a bare number of ns.  For instruction traces: a bare count

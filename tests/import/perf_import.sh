@@ -80,6 +80,13 @@ python3 "$here/perfdata_gen.py" genu.data --unknown-id >/dev/null
 "$M" dump genu.mtrace | tail -n +2 | diff -u gen.expect - >&2 || die "genu.data: samples differ"
 grep -q '1 samples of an event id the file does not list left out' err || die "unknown id: $(cat err)"
 echo "unknown event id: left out, said"
+python3 "$here/perfdata_gen.py" genf.data --fork >/dev/null
+"$M" import --format perf -o genf.mtrace genf.data 2>err || die "import genf.data: $(cat err)"
+"$M" dump genf.mtrace | tail -n +2 | diff -u gen.expect - >&2 || die "genf.data: samples differ"
+"$M" dump --meta genf.mtrace | awk '/^# maps/ {on = ($4 == "pid=4300")} on' >genf.maps
+grep -q ' /usr/bin/fakedb$' genf.maps && grep -q '^7f0000000000-7f0000200000 ' genf.maps ||
+	die "a FORK written before its parent's earlier MMAP2 records: the child lacks them"
+echo "side-band records in time order: the child inherits its parent's maps"
 
 # 5. bad input: one line, exit 1
 printf 'hello' >bad.data

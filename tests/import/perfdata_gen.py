@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""perfdata_gen.py OUT [--pipe] [--unknown-id] - writes a small perf.data file by hand
+"""perfdata_gen.py OUT [--pipe] [--unknown-id] [--fork] - writes a small perf.data file by hand
 (tools/perf/Documentation/perf.data-file-format.txt) with the PEBS-style
 fields perf mem record gives: two events, one with PERF_SAMPLE_WEIGHT and
 one with PERF_SAMPLE_WEIGHT_STRUCT, both with DATA_SRC, IDENTIFIER, CPU and
 sample_id_all; a COMM exec, MMAP2 records (a file and anonymous memory), a
 LOST record, and samples out of time order across CPUs within a round.
---unknown-id adds a sample of an event id no attr lists.
+--unknown-id adds a sample of an event id no attr lists. --fork adds a FORK of
+process CHILD from PID at a time after PID's MMAP2 records but first in the
+file, as perf writes it when the fork ran on another CPU in the same round.
 Prints the samples memtracectl dump must show, in time order, as CSV
 (time,pid,tid,cpu,addr,ip,weight,data_src)."""
 import struct
@@ -19,6 +21,7 @@ ATTRS = [  # (id, sample_type, type, config): PERF_TYPE_RAW like mem-loads / mem
     (202, BASE | S_WEIGHT_STRUCT, 4, 0x82d0),
 ]
 PID = 4242
+CHILD = 4300
 
 
 def attr_bytes(stype, typ, config):
@@ -49,9 +52,12 @@ def sample(ident, ip, tid, time, addr, cpu, weight, dsrc):
     return rec(9, body)
 
 
-def records(unknown_id=False):
+def records(unknown_id=False, fork=False):
     out = []
     t0 = 5_000_000_000
+    if fork:   # cpu 1's buffer is written before cpu 0's: FORK (t0 + 30) first
+        out.append(rec(7, struct.pack("<IIIIQ", CHILD, PID, CHILD, PID, t0 + 30)
+                       + struct.pack("<IIQIIQ", CHILD, CHILD, t0 + 30, 1, 0, 101)))
     out.append(rec(3, struct.pack("<II", PID, PID) + cstr("fakedb") + trailer(PID, t0, 0, 101), misc=1 << 13))
     out.append(rec(10, struct.pack("<IIQQQIIQQII", PID, PID, 0x400000, 0x10000, 0, 8, 1, 777, 0, 5, 2)
                    + cstr("/usr/bin/fakedb") + trailer(PID, t0 + 10, 0, 101)))
@@ -85,7 +91,7 @@ def records(unknown_id=False):
 
 def main():
     path, pipe = sys.argv[1], "--pipe" in sys.argv[2:]
-    data, expect = records("--unknown-id" in sys.argv[2:])
+    data, expect = records("--unknown-id" in sys.argv[2:], "--fork" in sys.argv[2:])
     with open(path, "wb") as f:
         if pipe:
             f.write(b"PERFILE2" + struct.pack("<Q", 16))

@@ -17,6 +17,15 @@
 #define RECORDS_PER_DRAIN	65536
 #define MISC_MMAP_BUILD_ID	(1 << 14)	/* PERF_RECORD_MISC_MMAP_BUILD_ID */
 
+/* A side-band record, applied in time order: perf writes each round's per-CPU
+ * buffers one CPU after another, so a child's FORK can come before the MMAP2
+ * its parent made earlier on another CPU (perf orders by time only across
+ * FINISHED_ROUND records, as perf's ordered_events do). */
+struct side_record {
+	uint64_t time, seq;
+	struct perf_event_header *h;	/* a malloc'd copy */
+};
+
 struct perf_import {
 	struct perf_file f;
 	struct recorder *r;
@@ -26,6 +35,9 @@ struct perf_import {
 	uint64_t round_max;		/* newest time of the current round */
 	uint64_t flush_limit;		/* newest time of the previous round */
 	struct perf_maps maps;
+	struct side_record *side;	/* MMAP/COMM/FORK records waiting for their round */
+	size_t nside, side_cap;
+	uint64_t side_seq;
 	bool begun, failed, read_failed;
 	uint32_t target;		/* the first exec'd process (COMM exec), else 0 */
 	char target_comm[17];
@@ -138,11 +150,57 @@ static int by_time(const void *a, const void *b)
 	return (x->time > y->time) - (x->time < y->time);
 }
 
+static void apply_side(struct perf_import *pi, const struct perf_event_header *h,
+		       const struct perf_file_sample *id);
+
+static int by_time_seq(const void *a, const void *b)
+{
+	const struct side_record *x = a, *y = b;
+
+	if (x->time != y->time)
+		return (x->time > y->time) - (x->time < y->time);
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Applies the side-band records at or before limit, oldest first (file order on ties). */
+static void apply_side_until(struct perf_import *pi, uint64_t limit)
+{
+	size_t n = 0;
+
+	if (!pi->nside)
+		return;
+	qsort(pi->side, pi->nside, sizeof(*pi->side), by_time_seq);
+	while (n < pi->nside && pi->side[n].time <= limit) {
+		struct perf_file_sample id;
+
+		perf_file_sample_id(&pi->f, pi->side[n].h, &id);
+		apply_side(pi, pi->side[n].h, &id);
+		free(pi->side[n].h);
+		n++;
+	}
+	memmove(pi->side, pi->side + n, (pi->nside - n) * sizeof(*pi->side));
+	pi->nside -= n;
+}
+
+static void queue_side(struct perf_import *pi, const struct perf_event_header *h, uint64_t time)
+{
+	if (pi->nside == pi->side_cap) {
+		pi->side_cap = pi->side_cap ? 2 * pi->side_cap : 1024;
+		pi->side = mt_xrealloc(pi->side, pi->side_cap * sizeof(*pi->side));
+	}
+	struct perf_event_header *copy = mt_xmalloc(h->size);
+
+	memcpy(copy, h, h->size);
+	pi->side[pi->nside++] = (struct side_record){ .time = time, .seq = pi->side_seq++,
+						     .h = copy };
+}
+
 /* Hands the samples at or before limit (and the maps they need) to the recorder. */
 static int flush(struct perf_import *pi, uint64_t limit)
 {
 	size_t n = 0;
 
+	apply_side_until(pi, limit);
 	if (!pi->npend)
 		return 0;
 	qsort(pi->pend, pi->npend, sizeof(*pi->pend), by_time);
@@ -236,12 +294,50 @@ static void mmap_record(struct perf_import *pi, const struct perf_event_header *
 	perf_maps_add(&pi->maps, pid, &m, time);
 }
 
+/* MMAP/MMAP2, COMM and FORK: the processes' mappings and names. */
+static void apply_side(struct perf_import *pi, const struct perf_event_header *h,
+		       const struct perf_file_sample *id)
+{
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	size_t len = h->size - sizeof(*h);
+	uint32_t w[4];
+
+	switch (h->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		mmap_record(pi, h, id->time);
+		break;
+	case PERF_RECORD_COMM:
+		if (len > 8) {
+			memcpy(w, p, 8);
+			char comm[17];
+			snprintf(comm, sizeof(comm), "%.*s", (int)strnlen((const char *)p + 8, len - 8),
+				 (const char *)p + 8);
+			if (h->misc & PERF_RECORD_MISC_COMM_EXEC && w[0] == w[1])
+				perf_maps_exec(&pi->maps, w[0], id->time);
+			if (h->misc & PERF_RECORD_MISC_COMM_EXEC && w[0] == w[1] &&
+			    (!pi->target || pi->target == w[0])) {
+				pi->target = w[0];
+				snprintf(pi->target_comm, sizeof(pi->target_comm), "%s", comm);
+			}
+			recorder_note_thread(pi->r, id->time, w[0], w[1], comm);
+		}
+		break;
+	case PERF_RECORD_FORK:
+		if (len >= 16) {
+			memcpy(w, p, 16);	/* pid, ppid, tid, ptid */
+			if (w[0] != w[1])
+				perf_maps_fork(&pi->maps, w[1], w[0], id->time);
+		}
+		break;
+	}
+}
+
 static int record(struct perf_import *pi, const struct perf_event_header *h)
 {
 	const unsigned char *p = (const unsigned char *)(h + 1);
 	size_t len = h->size - sizeof(*h);
 	struct perf_file_sample id;
-	uint32_t w[4];
 
 	if (h->type == PERF_RECORD_SAMPLE) {
 		sample(pi, h);
@@ -256,30 +352,9 @@ static int record(struct perf_import *pi, const struct perf_event_header *h)
 	switch (h->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		mmap_record(pi, h, id.time);
-		break;
 	case PERF_RECORD_COMM:
-		if (len > 8) {
-			memcpy(w, p, 8);
-			char comm[17];
-			snprintf(comm, sizeof(comm), "%.*s", (int)strnlen((const char *)p + 8, len - 8),
-				 (const char *)p + 8);
-			if (h->misc & PERF_RECORD_MISC_COMM_EXEC && w[0] == w[1])
-				perf_maps_exec(&pi->maps, w[0], id.time);
-			if (h->misc & PERF_RECORD_MISC_COMM_EXEC && w[0] == w[1] &&
-			    (!pi->target || pi->target == w[0])) {
-				pi->target = w[0];
-				snprintf(pi->target_comm, sizeof(pi->target_comm), "%s", comm);
-			}
-			recorder_note_thread(pi->r, id.time, w[0], w[1], comm);
-		}
-		break;
 	case PERF_RECORD_FORK:
-		if (len >= 16) {
-			memcpy(w, p, 16);	/* pid, ppid, tid, ptid */
-			if (w[0] != w[1])
-				perf_maps_fork(&pi->maps, w[1], w[0], id.time);
-		}
+		queue_side(pi, h, id.time);
 		break;
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES: {
@@ -368,6 +443,9 @@ void perf_import_free(struct perf_import *pi)
 		return;
 	perf_file_close(&pi->f);
 	perf_maps_free(&pi->maps);
+	for (size_t i = 0; i < pi->nside; i++)
+		free(pi->side[i].h);
+	free(pi->side);
 	free(pi->pend);
 	free(pi);
 }

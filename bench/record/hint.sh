@@ -9,6 +9,8 @@
 #   mt-bpf     memtracectl record --backend bpf  -e hint-faults -c 1 -p PID
 #   perf       perf record -e page-faults -c 1 -d -p PID (the page-fault
 #              event sees hint faults while numa_balancing is 1)
+#   old-perf, old-bpf   the mt- modes with $MT_OLD (another build's
+#              memtracectl, e.g. of the commit before a change: side by side)
 #   perf-tp    perf record -e exceptions:page_fault_user -c 1 -p PID (the
 #              tracepoint memtrace's perf backend reads: address, ip, error code)
 # Collector CPU per sample: the recorder's user+sys minus its fixed cost
@@ -23,8 +25,9 @@ cd "$top"
 reps=${1:-${REPS:-5}}
 pages=${PAGES:-65536} secs=${SECONDS_RUN:-8}
 modes=${MODES:-"mt-perf mt-bpf perf perf-tp"}
-MT=${MT:-build/memtracectl} HS=build/workloads/hintsets
+MT=${MT:-build/memtracectl} HS=build/workloads/hintsets MT_OLD=${MT_OLD:-}
 [ -x $MT ] && [ -x $HS ] || { echo "bench/record/hint: build first (make all)"; exit 1; }
+case " $modes " in *" old-"*) [ -x "$MT_OLD" ] || { echo "bench/record/hint: old-* modes need MT_OLD=path/to/memtracectl"; exit 1; } ;; esac
 [ -x /usr/bin/time ] || { echo "bench/record/hint: needs GNU time (/usr/bin/time)"; exit 1; }
 nbf=/proc/sys/kernel/numa_balancing
 [ -w $nbf ] || { echo "bench/record/hint: needs root and CONFIG_NUMA_BALANCING ($nbf)"; exit 1; }
@@ -41,7 +44,9 @@ rec() {	# rec MODE PAGES SECONDS: one attached recording; GNU time into $tmp/tim
 	hs=$!
 	while [ ! -s "$tmp/hs.out" ]; do sleep 0.05; done	# mapped, waiting for SIGUSR1
 	case $m in
-	mt-*) /usr/bin/time -f "%U %S %e" -o "$tmp/time" $MT record --backend "${m#mt-}" \
+	mt-*|old-*) local bin=$MT
+		[ "${m%%-*}" = old ] && bin=$MT_OLD
+		/usr/bin/time -f "%U %S %e" -o "$tmp/time" $bin record --backend "${m#*-}" \
 		-e hint-faults -c 1 -p $hs -o "$tmp/out.mtrace" --force 2>"$tmp/err" & ;;
 	perf|perf-tp) echo 1 >$nbf
 		local ev=page-faults opt=-d
@@ -58,7 +63,7 @@ rec() {	# rec MODE PAGES SECONDS: one attached recording; GNU time into $tmp/tim
 }
 samples_of() {	# samples_of MODE: samples in the output of the last run, lost
 	case $1 in
-	mt-*) $MT dump --meta "$tmp/out.mtrace" | sed -n 's/^samples=//p;s/^lost=//p' | tr '\n' ' ' ;;
+	mt-*|old-*) $MT dump --meta "$tmp/out.mtrace" | sed -n 's/^samples=//p;s/^lost=//p' | tr '\n' ' ' ;;
 	perf*) echo "$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$tmp/err") $(grep -c LOST "$tmp/err")" ;;
 	esac
 }
@@ -101,6 +106,6 @@ print("fixed recorder cost (1-page workload, 1 s), ms: " +
 for p in ("perf", "perf-tp"):
     if p in res:
         for m in modes:
-            if m.startswith("mt-"):
+            if m.startswith(("mt-", "old-")):
                 print("%s / %s: collector %.2f" % (m, p, res[m] / res[p]))
 PY

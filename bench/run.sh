@@ -9,3 +9,5 @@ for b in bench/*/run.sh; do
 	echo "== $(dirname "$b")"
 	"$b"
 done
+echo "== bench/record/hint.sh (hint-fault stream; root, toggles numa_balancing)"
+bench/record/hint.sh

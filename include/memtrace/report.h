@@ -31,6 +31,8 @@ extern "C" {
 #define MEMTRACE_REPORT_FULL_CURVE	(1u << 2) /* curve at every distinct count, not 1,2,4,.. */
 #define MEMTRACE_REPORT_PER_PROCESS	(1u << 3) /* fill processes[] */
 #define MEMTRACE_REPORT_BY_SPAN		(1u << 4) /* fill span_groups[] (record --mark) */
+#define MEMTRACE_REPORT_NO_SOURCE	(1u << 5) /* leave file and line of instructions unset:
+						   * no DWARF read (faster) */
 
 struct memtrace_report_config {
 	uint64_t bucket;	/* bytes, power of two 64..2M; 0 = the trace's bucket_default */

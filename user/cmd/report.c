@@ -229,7 +229,9 @@ int cmd_report(int argc, char **argv)
 		.bucket = o.bucket, .top = o.top, .sensitivity = o.sensitivity,
 		.max_peaks = 100, .locations = 3, .functions = 3,
 		.flags = (o.per_process ? MEMTRACE_REPORT_PER_PROCESS : 0) |
-			 (o.by_span ? MEMTRACE_REPORT_BY_SPAN : 0),
+			 (o.by_span ? MEMTRACE_REPORT_BY_SPAN : 0) |
+			 /* the text shows no file:line: skip the DWARF */
+			 (o.json || o.by_site ? 0 : MEMTRACE_REPORT_NO_SOURCE),
 		.filter = { .pid = o.pid },
 		.labels = o.labels,
 		.span = o.span,

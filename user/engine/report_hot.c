@@ -46,7 +46,7 @@ static size_t hot_symbols(struct rep_ctx *c, const struct hot_attr *attr, uint64
 	*total = 0;
 	for (size_t i = 0; i < np; i++) {
 		struct resolved res;
-		int how = resolver_key_lookup(c->res, p[i].ip, &res);
+		int how = resolver_key_symbol(c->res, p[i].ip, &res);
 		const char *name = how == MT_RESOLVE_SYMBOL ? res.sym
 				   : how == MT_RESOLVE_MAPPING ? res.region : "?";
 		size_t j = 0;
@@ -76,7 +76,8 @@ static void named_ip(struct rep_ctx *c, uint64_t ip, uint64_t count, int short_n
 {
 	struct resolved res = { 0 };
 	char buf[512];
-	int how = resolver_key_lookup(c->res, ip, &res);
+	int how = c->flags & MEMTRACE_REPORT_NO_SOURCE ? resolver_key_symbol(c->res, ip, &res)
+		  : resolver_key_lookup(c->res, ip, &res);
 
 	if (short_name && how == MT_RESOLVE_SYMBOL)
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, res.sym, res.sym_off);
@@ -95,7 +96,7 @@ const char *rep_key_where(struct rep_ctx *c, uint64_t key)
 {
 	struct resolved res;
 	char buf[512], shared[48] = "";
-	int how = resolver_key_lookup(c->res, key, &res);
+	int how = resolver_key_symbol(c->res, key, &res);
 
 	if (res.shared_by > 1)
 		snprintf(shared, sizeof(shared), " (shared by %u processes)", res.shared_by);

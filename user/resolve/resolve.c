@@ -479,6 +479,11 @@ int resolver_key_lookup(struct resolver *r, uint64_t key, struct resolved *out)
 	return key_lookup(r, key, out, WANT_SOURCE);
 }
 
+int resolver_key_symbol(struct resolver *r, uint64_t key, struct resolved *out)
+{
+	return key_lookup(r, key, out, WANT_SYMBOL);
+}
+
 int resolver_key_describe(struct resolver *r, uint64_t key, char *buf, size_t len)
 {
 	struct resolved res;

@@ -154,6 +154,9 @@ struct mt_spaces *resolver_spaces(struct resolver *r, uint32_t primary);
 size_t resolver_key_layout(struct resolver *r, const struct memtrace_range **v);
 /* resolver_lookup() of the (pid, address) behind key, at the newest snapshot. */
 int resolver_key_lookup(struct resolver *r, uint64_t key, struct resolved *out);
+/* The same without file, line and inlined frames (no DWARF read): for
+ * callers that use the symbol and mapping only. */
+int resolver_key_symbol(struct resolver *r, uint64_t key, struct resolved *out);
 /* "pid 1234 [heap]+0x2000", "libc.so.6+0x2f040 memcpy+0x40", "?" */
 int resolver_key_describe(struct resolver *r, uint64_t key, char *buf, size_t len);
 

@@ -40,25 +40,39 @@ static uint64_t key_of(pid_t pid, uint64_t addr)
 	return ((uint64_t)pid << PAGE_BITS) | ((addr >> PAGE_SHIFT) & ((1ull << PAGE_BITS) - 1));
 }
 
+/* The slot of block (block + 1 = block1), a free one if absent. */
+static struct fault_block *block_slot(struct fault_block *slot, uint64_t cap, uint64_t block1)
+{
+	uint64_t mask = cap - 1, i = (block1 * 0x9e3779b97f4a7c15ull >> 17) & mask;
+
+	while (slot[i].block1 && slot[i].block1 != block1)
+		i = (i + 1) & mask;
+	return &slot[i];
+}
+
 /* Adds key; 1 if it was new. */
 static int set_add(struct fault_kinds *fk, uint64_t key)
 {
-	if ((fk->n + 1) * 2 > fk->cap) {
-		uint64_t *old = fk->slot, oldcap = fk->cap;
-		fk->cap = oldcap ? oldcap * 2 : 1u << 16;
+	if ((fk->nblocks + 1) * 2 > fk->cap) {
+		struct fault_block *old = fk->slot;
+		uint64_t oldcap = fk->cap;
+		fk->cap = oldcap ? oldcap * 2 : 1u << 10;
 		fk->slot = mt_xcalloc(fk->cap, sizeof(*fk->slot));
-		fk->n = 0;
 		for (uint64_t i = 0; i < oldcap; i++)
-			if (old[i])
-				set_add(fk, old[i]);
+			if (old[i].block1)
+				*block_slot(fk->slot, fk->cap, old[i].block1) = old[i];
 		free(old);
 	}
-	uint64_t mask = fk->cap - 1, i = (key * 0x9e3779b97f4a7c15ull >> 17) & mask;
-	while (fk->slot[i] && fk->slot[i] != key)
-		i = (i + 1) & mask;
-	if (fk->slot[i])
+	struct fault_block *b = block_slot(fk->slot, fk->cap, (key >> 6) + 1);
+	uint64_t bit = 1ull << (key & 63);
+
+	if (!b->block1) {
+		b->block1 = (key >> 6) + 1;
+		fk->nblocks++;
+	} else if (b->seen & bit) {
 		return 0;
-	fk->slot[i] = key;
+	}
+	b->seen |= bit;
 	fk->n++;
 	return 1;
 }

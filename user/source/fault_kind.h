@@ -18,8 +18,15 @@
 #include <sys/types.h>
 
 struct fault_kinds {
-	uint64_t *slot;		/* open addressing of (pid << 36 | page), 0 = empty */
-	uint64_t n, cap;
+	/* open addressing of blocks of 64 pages, (pid << 36 | page) >> 6,
+	 * each with a bitmap of its pages seen: neighbouring pages share a
+	 * slot, so a stream of faults stays in cache */
+	struct fault_block {
+		uint64_t block1;	/* block + 1; 0 = empty */
+		uint64_t seen;		/* bit p: page block * 64 + p */
+	} *slot;
+	uint64_t nblocks, cap;
+	uint64_t n;		/* pages seen */
 	uint64_t seeded;	/* pages found resident by fault_kinds_seed */
 	uint64_t count[4];	/* samples per MEMTRACE_FAULT_KIND_* */
 };

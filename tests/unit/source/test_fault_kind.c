@@ -61,6 +61,29 @@ TEST(many_pages_grow_the_set)
 	fault_kinds_free(&fk);
 }
 
+/* Pages share 64-page blocks: neighbours, block edges, pid 0's page 0 and
+ * the same page number in another process are each told apart. */
+TEST(pages_in_blocks_are_distinct)
+{
+	struct fault_kinds fk;
+	const uint64_t pages[] = { 0, 1, 63, 64, 127, 128, 1ull << 30 };
+
+	fault_kinds_init(&fk);
+	for (pid_t pid = 0; pid < 3; pid++)
+		for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
+			CHECK_EQ_U64(kind(fault_kinds_classify(&fk, pid, pages[i] << 12, 0)),
+				     MEMTRACE_FAULT_FIRST_TOUCH);
+	for (pid_t pid = 0; pid < 3; pid++)
+		for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
+			CHECK_EQ_U64(kind(fault_kinds_classify(&fk, pid, (pages[i] << 12) + 0x123, 0)),
+				     MEMTRACE_FAULT_HINT);
+	CHECK_EQ_U64(kind(fault_kinds_classify(&fk, 0, 2 << 12, 0)), MEMTRACE_FAULT_FIRST_TOUCH);
+	CHECK_EQ_U64(kind(fault_kinds_classify(&fk, 3, 0, 0)), MEMTRACE_FAULT_FIRST_TOUCH);
+	CHECK_EQ_U64(fk.n, 3 * 7 + 2);
+	CHECK_EQ_U64(fk.count[MEMTRACE_FAULT_HINT], 3 * 7);
+	fault_kinds_free(&fk);
+}
+
 /* Pages resident in this process when seeded fault as hints; others as first touches. */
 TEST(seed_from_own_pagemap)
 {

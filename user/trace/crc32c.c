@@ -2,6 +2,7 @@
  * where the CPU has SSE4.2, else table-driven, slicing by 8. */
 #include "trace/crc32c.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -28,7 +29,8 @@ static uint32_t crc32c_insn(uint32_t crc, const unsigned char *p, size_t len)
 #endif
 
 static uint32_t table[8][256];
-static int table_ready;
+/* decode threads may checksum chunks at the same time: built once */
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
 static void build_table(void)
 {
@@ -41,7 +43,6 @@ static void build_table(void)
 	for (uint32_t i = 0; i < 256; i++)
 		for (int t = 1; t < 8; t++)
 			table[t][i] = (table[t - 1][i] >> 8) ^ table[0][table[t - 1][i] & 0xff];
-	table_ready = 1;
 }
 
 uint32_t crc32c(uint32_t crc, const void *data, size_t len)
@@ -52,8 +53,7 @@ uint32_t crc32c(uint32_t crc, const void *data, size_t len)
 	if (__builtin_cpu_supports("sse4.2"))
 		return ~crc32c_insn(~crc, p, len);
 #endif
-	if (!table_ready)
-		build_table();
+	pthread_once(&table_once, build_table);
 	crc = ~crc;
 	while (len >= 8) {
 		uint64_t w;

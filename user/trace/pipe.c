@@ -61,7 +61,7 @@ struct trace_pipe {
 	int stop;
 };
 
-unsigned trace_decode_threads(void)
+unsigned trace_decode_threads(uint64_t bytes)
 {
 	const char *e = getenv("MEMTRACE_THREADS");
 	long n;
@@ -70,6 +70,8 @@ unsigned trace_decode_threads(void)
 		n = strtol(e, NULL, 10);
 		return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
 	}
+	if (bytes < TRACE_PIPE_THREADS_FROM)
+		return 1;
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
 }
@@ -238,7 +240,7 @@ struct trace_pipe *trace_pipe_start(struct trace_reader *r, enum trace_pipe_mode
 				    const struct memtrace_columns *cols)
 {
 	struct trace_pipe *p = mt_xcalloc(1, sizeof(*p));
-	unsigned threads = trace_decode_threads();
+	unsigned threads = trace_decode_threads(trace_bytes_left(r));
 
 	p->r = r;
 	p->mode = mode;

@@ -42,10 +42,14 @@ struct trace_batch {
 };
 
 /*
- * Threads that decode: MEMTRACE_THREADS if set (1 = everything on the
- * calling thread), else the online CPUs, at most 8.
+ * Threads that decode a trace of `bytes` bytes: MEMTRACE_THREADS if set
+ * (1 = everything on the calling thread), else one below
+ * TRACE_PIPE_THREADS_FROM bytes, else the online CPUs, at most 8.  Decoding
+ * is a fifth of a report's work: on 2 cores a worker saved no wall time
+ * on traces up to 36 MiB and cost 10-50 % more CPU (docs/performance.md).
  */
-unsigned trace_decode_threads(void);
+#define TRACE_PIPE_THREADS_FROM (64ull << 20)
+unsigned trace_decode_threads(uint64_t bytes);
 
 /*
  * Opens path; chunk types in skip_mask (1u << CHUNK_*) are passed over.

@@ -335,6 +335,11 @@ const char *trace_end_meta(const struct trace_reader *r, const char *key)
 	return kv_get(&r->end, key);
 }
 
+uint64_t trace_bytes_left(const struct trace_reader *r)
+{
+	return r->size - r->pos;
+}
+
 uint64_t trace_truncated(const struct trace_reader *r)
 {
 	return r->truncated;

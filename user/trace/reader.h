@@ -80,6 +80,8 @@ uint64_t trace_start_time(const struct trace_reader *r);
 #define TRACE_MAX_META_LEN	(1u << 20)	/* bytes of a HEADER or END chunk */
 /* Newline-ended lines in p (a last line without one counts too). */
 size_t trace_text_lines(const unsigned char *p, size_t len);
+/* Bytes of the file after the reader's position. */
+uint64_t trace_bytes_left(const struct trace_reader *r);
 
 /*
  * The two halves of trace_next, for readers that decompress on other

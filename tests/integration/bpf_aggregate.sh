@@ -60,6 +60,15 @@ PYEOF
 
 # refused, one line each
 expect_error "--aggregate needs the bpf backend" "$MT" record --aggregate --backend perf -o "$TMP/x" -- true
+# $MEMTRACE_BACKEND is a default: --aggregate records with bpf (and says so);
+# the option -b perf stays an error, with or without the environment
+MEMTRACE_BACKEND=perf "$MT" record --aggregate -e page-faults -c 1 -o "$TMP/e.mtrace" -- \
+	"$WL/pageramp" -n 64 -c 1 -g 0 >/dev/null 2>"$TMP/e.err" || fail "MEMTRACE_BACKEND=perf --aggregate failed: $(cat "$TMP/e.err")"
+grep -qx 'memtracectl: --aggregate records with the bpf backend ($MEMTRACE_BACKEND=perf is not used)' "$TMP/e.err" ||
+	fail "no note on MEMTRACE_BACKEND: $(cat "$TMP/e.err")"
+"$MT" dump --agg --meta "$TMP/e.mtrace" | grep -qx 'backend=bpf' ||
+	fail "MEMTRACE_BACKEND=perf --aggregate not recorded by bpf"
+MEMTRACE_BACKEND=bpf expect_error "--aggregate needs the bpf backend" "$MT" record --aggregate -b perf -o "$TMP/x" -- true
 expect_error "invalid --aggregate interval" "$MT" record --aggregate=0 -o "$TMP/x" -- true
 expect_error "--mark needs a recording without it" "$MT" record --aggregate --mark /bin/true:main -o "$TMP/x" -- true
 expect_error "no samples to dump" "$MT" dump "$TMP/a.mtrace"

@@ -285,7 +285,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return 2;
 			}
 			break;
-		case 'b': o->backend = optarg; break;
+		case 'b': o->backend = optarg; o->backend_given = 1; break;
 		case 'o': o->output = optarg; break;
 		case 'd': {
 			char *end;
@@ -407,6 +407,13 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 	if (o->fixed_period && o->random_period) {
 		mt_err("--fixed-period and --random-period exclude each other");
 		return 2;
+	}
+	if (o->aggregate_ns && !o->backend_given && strcmp(o->backend, "auto") &&
+	    strcmp(o->backend, "bpf")) {
+		/* a default from the environment yields to what the option needs */
+		fprintf(stderr, "memtracectl: --aggregate records with the bpf backend "
+			"($MEMTRACE_BACKEND=%s is not used)\n", o->backend);
+		o->backend = "bpf";
 	}
 	if (o->aggregate_ns && (!strcmp(o->event, "damon") ||
 				(strcmp(o->backend, "auto") && strcmp(o->backend, "bpf")))) {

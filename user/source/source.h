@@ -37,6 +37,7 @@ struct record_opts {
 	const char *output;	/* -o FILE */
 	bool force;		/* --force: overwrite FILE (else it becomes FILE.old) */
 	const char *backend;	/* --backend NAME, "auto" by default */
+	int backend_given;	/* backend from -b, not from $MEMTRACE_BACKEND */
 	bool kernel_addrs;	/* --kernel: also sample kernel mode (-a only) */
 	uint32_t ring_records;	/* --ring RECORDS per CPU, module and bpf backends */
 	long scan_period_ms;	/* --scan-period: hint-faults' NUMA scan period, 0 = kernel's */

@@ -5,7 +5,9 @@ MT="$TOP/build/memtracectl"
 WL="$TOP/build/workloads"
 PY=/usr/bin/python3
 TMP=$(mktemp -d /tmp/memtrace-test.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+# a test that fails early leaves no waiting workload behind (it would hold
+# the suite's output pipe open and stall the suite)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
 
 fail() {
 	echo "$*" >&2

@@ -368,10 +368,30 @@ static int attach_hint(struct bpf_session *s)
 			return -1;
 		}
 	}
-	s->hint_link = bpf_program__attach(s->skel->progs.on_hint);
-	if (!s->hint_link) {
-		mt_err("attaching the BPF program to exceptions:page_fault_user failed: %s",
+	/* Through a perf event of the tracepoint, whose id the event resolver
+	 * read (tracefs mounted privately if it is not mounted: libbpf's own
+	 * attach reads the id from a mounted tracefs only).  A tracepoint's
+	 * BPF program runs on every CPU whatever the event's CPU. */
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_TRACEPOINT,
+		.config = s->ev.attr.config,
+		.sample_period = 1,
+	};
+	int fd = (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0) {
+		mt_err("perf_event_open(exceptions:page_fault_user) for the BPF program failed: %s",
 		       strerror(errno));
+		return -1;
+	}
+	s->hint_link = bpf_program__attach_perf_event(s->skel->progs.on_hint, fd);
+	if (!s->hint_link) {
+		int e = errno;
+
+		close(fd);
+		mt_err("attaching the BPF program to exceptions:page_fault_user failed: %s",
+		       strerror(e));
 		return -1;
 	}
 	return 0;

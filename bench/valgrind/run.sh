@@ -2,7 +2,8 @@
 # bench/valgrind/run.sh - the valgrind backend's cost, side by side: native,
 # valgrind --tool=none, lackey (log to /dev/null), the memtrace tool alone
 # (stream to /dev/null) and `memtracectl record --backend valgrind` with the
-# tool at periods 1 and 100 (and with lackey on pageramp), on
+# tool at periods 1 and 100, at period 1 with --aggregate=100k (and with
+# lackey on pageramp), on
 #   pageramp -n 1024 -c 2        (build/workloads/pageramp)
 #   sqlite3 SELECT ... ORDER BY  on a 50 000-row table (needs sqlite3)
 # Medians of RUNS (default 5) of wall-clock seconds, and of CPU seconds
@@ -70,6 +71,9 @@ bench() {	# bench NAME LACKEY(0/1) CMD...
 	fi
 	run "record --backend valgrind -c 1 (tool)" "$MT" record --backend valgrind -c 1 -o "$TMP/r.mtrace" -- "$@"
 	run "record --backend valgrind -c 100 (tool)" "$MT" record --backend valgrind -c 100 -o "$TMP/r.mtrace" -- "$@"
+	# counted per page and 100k instructions in the tool (valgrind-ws's tau)
+	run "record --backend valgrind -c 1 --aggregate=100k" "$MT" record --backend valgrind -c 1 \
+		--aggregate=100k -o "$TMP/a.mtrace" -- "$@"
 	if [ "$lackey" = 1 ]; then
 		run "lackey --trace-mem=yes to /dev/null" valgrind --tool=lackey --trace-mem=yes --log-file=/dev/null "$@"
 		run "record --backend valgrind -c 1 (lackey)" env MEMTRACE_VGTOOL_DIR= "$MT" record --backend valgrind \

@@ -150,6 +150,80 @@ vg_tool_tests() {
 		fail tool_thread_ids "distinct tids, main tid seen, tids below pid: $tids"
 	fi
 	vg_tool_alloc_tests "$d"
+	vg_tool_agg_tests "$d"
+}
+
+# --aggregate: the tool counts per 4 KiB page and N instructions; the rows
+# equal the exact trace's samples on the same grid (every access, and the
+# same seed's sampled accesses), the report says so, errors are one line.
+vg_tool_agg_tests() {
+	local d=$1 x tag out
+	for x in "-c 1" "-c 7 --seed 5"; do
+		tag=${x// /}
+		$(vgt_env "$d") "$MT" record --backend valgrind $x -o "$d/ax$tag.mtrace" \
+			-- "$PAGERAMP" -n 128 -c 2 >/dev/null 2>&1 </dev/null
+		$(vgt_env "$d") "$MT" record --backend valgrind $x --aggregate=5k -o "$d/aa$tag.mtrace" \
+			-- "$PAGERAMP" -n 128 -c 2 >/dev/null 2>"$d/aa$tag.err" </dev/null
+		"$MT" dump "$d/ax$tag.mtrace" >"$d/ax$tag.csv" 2>&1
+		"$MT" dump --agg "$d/aa$tag.mtrace" >"$d/aa$tag.csv" 2>&1
+		# at most 1 access moves: the digits of the pid, as above
+		if out=$(/usr/bin/python3 "$VG_TOP/tests/integration/check_vg_agg.py" "$d/ax$tag.csv" \
+			 "$d/aa$tag.csv" 5000 1 2>&1); then
+			ok "tool_aggregate_equals_exact($x) ($out)"
+		else
+			fail "tool_aggregate_equals_exact($x)" "$out $(head -c 200 "$d/aa$tag.err")"
+		fi
+	done
+	# one interval of more than 8192 buckets: the tool sends it in several
+	# messages (freshpages reads the clock: a few accesses differ between runs)
+	$(vgt_env "$d") "$MT" record --backend valgrind -c 1 -o "$d/bx.mtrace" \
+		-- "$VG_TOP/build/workloads/freshpages" -n 20480 -r 100 >/dev/null 2>&1 </dev/null
+	$(vgt_env "$d") "$MT" record --backend valgrind --aggregate=1G -o "$d/ba.mtrace" \
+		-- "$VG_TOP/build/workloads/freshpages" -n 20480 -r 100 >/dev/null 2>"$d/ba.err" </dev/null
+	"$MT" dump "$d/bx.mtrace" >"$d/bx.csv" 2>&1
+	"$MT" dump --agg "$d/ba.mtrace" >"$d/ba.csv" 2>&1
+	if out=$(/usr/bin/python3 "$VG_TOP/tests/integration/check_vg_agg.py" "$d/bx.csv" "$d/ba.csv" \
+		 1000000000 60 2>&1) && [ "$(grep -c '^# interval' "$d/ba.csv")" = 1 ] &&
+	   [ "$(grep -vc '^#\|^time' "$d/ba.csv")" -gt 20480 ]; then
+		ok "tool_aggregate_large_interval ($out)"
+	else
+		fail tool_aggregate_large_interval "$out $(head -c 200 "$d/ba.err")"
+	fi
+	# the WSS series of both at window = interval = N: equal
+	series "$d/ax-c1.mtrace" 5000 5000 4096 "$d/ax.series.csv"
+	series "$d/aa-c1.mtrace" 5000 5000 4096 "$d/aa.series.csv"
+	if [ -s "$d/aa.series.csv" ] &&
+	   cmp -s <(cut -d, -f1,2 "$d/ax.series.csv") <(cut -d, -f1,2 "$d/aa.series.csv"); then
+		ok "tool_aggregate_series ($(($(wc -l <"$d/aa.series.csv") - 1)) windows equal)"
+	else
+		fail tool_aggregate_series "$(diff <(cut -d, -f1,2 "$d/ax.series.csv") <(cut -d, -f1,2 "$d/aa.series.csv") | head -3 | tr '\n' '|')"
+	fi
+	out=$("$MT" report "$d/aa-c1.mtrace" 2>&1)
+	if echo "$out" | grep -q '^aggregated: counts per bucket and 5000 insn interval' &&
+	   echo "$out" | grep -q '\[stack\]' &&
+	   [ "$(meta "$d/aa-c1.mtrace" aggregate)" = 5000 ] &&
+	   [ "$(meta "$d/aa-c1.mtrace" samples)" = "$(meta "$d/ax-c1.mtrace" samples)" ] &&
+	   [ "$(wc -c <"$d/aa-c1.mtrace")" -lt "$(wc -c <"$d/ax-c1.mtrace")" ]; then
+		ok "tool_aggregate_report (says aggregated, names the stack, same sample count, smaller)"
+	else
+		fail tool_aggregate_report "$(echo "$out" | head -12 | tr '\n' '|')"
+	fi
+	# errors: an interval in time units; lackey (no tool) cannot aggregate
+	out=$("$MT" record --backend valgrind --aggregate=100ms -o "$d/bad.mtrace" -- "$PAGERAMP" -n 8 -c 1 2>&1 >/dev/null)
+	if [ $? = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] &&
+	   echo "$out" | grep -q "invalid --aggregate interval '100ms' for the valgrind backend (instructions" &&
+	   [ ! -e "$d/bad.mtrace" ]; then
+		ok tool_aggregate_bad_interval
+	else
+		fail tool_aggregate_bad_interval "$out"
+	fi
+	out=$(MEMTRACE_VGTOOL_DIR= "$MT" record --backend valgrind --aggregate -o "$d/bad.mtrace" -- "$PAGERAMP" -n 8 -c 1 2>&1 >/dev/null)
+	if [ $? != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] &&
+	   echo "$out" | grep -q "aggregate needs memtrace's Valgrind tool" && [ ! -e "$d/bad.mtrace" ]; then
+		ok tool_aggregate_needs_tool
+	else
+		fail tool_aggregate_needs_tool "$out"
+	fi
 }
 
 # The malloc replacement: allocations, frees and their callers in the stream.

@@ -19,6 +19,32 @@
 #include "source/target.h"
 #include "util/util.h"
 
+
+/* An instruction count: digits, then k, M or G (10^3, 10^6, 10^9).  0 or -1. */
+static int parse_insns(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mul = 1;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		mul = 1000, end++;
+	else if (*end == 'M')
+		mul = 1000000, end++;
+	else if (*end == 'G')
+		mul = 1000000000, end++;
+	if (*end || v > UINT64_MAX / mul)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -73,7 +99,9 @@ static void usage(FILE *out)
 		"                         --aggregate: the bucket map holds N keys (default 256K)\n"
 		"      --aggregate[=T]    bpf backend: count accesses per bucket and interval T\n"
 		"                         (default 100ms) in BPF maps; the trace holds per-interval\n"
-		"                         counts, not samples (long production runs)\n"
+		"                         counts, not samples (long production runs);\n"
+		"                         valgrind backend: per page and T instructions (default\n"
+		"                         100k, valgrind-ws's tau; k/M/G suffixes), counted in the tool\n"
 		"      --allocs           also record allocation sites: uprobes on the target's\n"
 		"                         malloc/calloc/realloc/free/posix_memalign/aligned_alloc/\n"
 		"                         mmap/munmap/mremap (glibc, jemalloc, tcmalloc) with user\n"
@@ -322,14 +350,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			}
 			o->mark_arg = (uint32_t)v;
 			break;
-		case 0x120:
-			o->aggregate_ns = 100000000ull;
-			if (optarg && (mt_parse_duration(optarg, true, &o->aggregate_ns) ||
-				       o->aggregate_ns < 1000000 || o->aggregate_ns > 3600000000000ull)) {
-				mt_err("invalid --aggregate interval '%s' (1ms to 1h, e.g. 100ms or 1s)",
-				       optarg);
-				return 2;
-			}
+		case 0x120:	/* parsed once the backend is known */
+			o->aggregate = 1;
+			o->aggregate_arg = optarg;
 			break;
 		case 'r':
 			if (mt_parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > MEMTRACE_RING_MAX_RECORDS) {
@@ -408,24 +431,42 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		mt_err("--fixed-period and --random-period exclude each other");
 		return 2;
 	}
-	if (o->aggregate_ns && !o->backend_given && strcmp(o->backend, "auto") &&
-	    strcmp(o->backend, "bpf")) {
+	if (o->aggregate && !o->backend_given && strcmp(o->backend, "auto") &&
+	    strcmp(o->backend, "bpf") && strcmp(o->backend, "valgrind")) {
 		/* a default from the environment yields to what the option needs */
 		fprintf(stderr, "memtracectl: --aggregate records with the bpf backend "
 			"($MEMTRACE_BACKEND=%s is not used)\n", o->backend);
 		o->backend = "bpf";
 	}
-	if (o->aggregate_ns && (!strcmp(o->event, "damon") ||
-				(strcmp(o->backend, "auto") && strcmp(o->backend, "bpf")))) {
-		mt_err("--aggregate needs the bpf backend (it counts in BPF maps)");
+	if (o->aggregate && (!strcmp(o->event, "damon") ||
+			     (strcmp(o->backend, "auto") && strcmp(o->backend, "bpf") &&
+			      strcmp(o->backend, "valgrind")))) {
+		mt_err("--aggregate needs the bpf backend (it counts in BPF maps) or the valgrind "
+		       "backend (it counts in the tool)");
 		return 2;
 	}
-	if (o->aggregate_ns && o->mark) {
+	if (o->aggregate && o->mark) {
 		mt_err("--aggregate keeps no per-sample threads: --mark needs a recording without it");
 		return 2;
 	}
-	if (o->aggregate_ns)
+	if (o->aggregate && !strcmp(o->backend, "valgrind")) {
+		o->aggregate = 100000;	/* instructions: valgrind-ws's default tau */
+		if (o->aggregate_arg && (parse_insns(o->aggregate_arg, &o->aggregate) ||
+					 o->aggregate < 1000 || o->aggregate > 1000000000000ull)) {
+			mt_err("invalid --aggregate interval '%s' for the valgrind backend (instructions, "
+			       "1000 to 1T, e.g. 100000, 100k or 1M)", o->aggregate_arg);
+			return 2;
+		}
+	} else if (o->aggregate) {
+		o->aggregate = 100000000ull;
+		if (o->aggregate_arg && (mt_parse_duration(o->aggregate_arg, true, &o->aggregate) ||
+					 o->aggregate < 1000000 || o->aggregate > 3600000000000ull)) {
+			mt_err("invalid --aggregate interval '%s' (1ms to 1h, e.g. 100ms or 1s)",
+			       o->aggregate_arg);
+			return 2;
+		}
 		o->backend = "bpf";
+	}
 
 	if (o->argv && (rc = command_missing(o->argv[0])))
 		return rc;

@@ -266,7 +266,7 @@ static int load_programs(struct bpf_session *s, const struct record_opts *o)
 	bpf_program__set_autoload(s->skel->progs.on_hint, s->ev.hint_faults);
 	bpf_program__set_autoload(s->skel->progs.on_sample, !s->ev.hint_faults);
 	/* --aggregate: the ring stays empty, --ring sizes the bucket map */
-	s->ring_bytes = o->aggregate_ns ? (uint32_t)sysconf(_SC_PAGESIZE)
+	s->ring_bytes = o->aggregate ? (uint32_t)sysconf(_SC_PAGESIZE)
 					: ring_bytes(o, s->per_cpu_rings ? 1 : s->ncpus);
 	bpf_agg_setup(s, o);
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;

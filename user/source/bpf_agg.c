@@ -47,10 +47,10 @@ int bpf_agg_setup(struct bpf_session *s, const struct record_opts *o)
 {
 	struct bpf_agg *a;
 
-	if (!o->aggregate_ns)
+	if (!o->aggregate)
 		return 0;
 	a = s->agg = mt_xcalloc(1, sizeof(*a));
-	a->interval = o->aggregate_ns;
+	a->interval = o->aggregate;
 	a->shift = 12;
 	a->entries = o->ring_records ? o->ring_records : MT_AGG_DEFAULT_ENTRIES;
 	a->keys = mt_xcalloc(AGG_BATCH, sizeof(*a->keys));

@@ -11,7 +11,7 @@ struct recorder;
 
 #define MT_AGG_DEFAULT_ENTRIES	(1u << 18)	/* keys of the bucket map */
 
-/* Before the programs load: the map's size, the interval (o->aggregate_ns). */
+/* Before the programs load: the map's size, the interval (o->aggregate). */
 int bpf_agg_setup(struct bpf_session *s, const struct record_opts *o);
 /* HEADER keys: aggregate (interval ns), aggregate_entries, bucket_default. */
 void bpf_agg_meta(struct bpf_session *s, struct recorder *r);

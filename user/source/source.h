@@ -52,7 +52,9 @@ struct record_opts {
 	const char *mark;	/* --mark START[,END], NULL when unset (source/mark.h) */
 	const char *mark_label;	/* --mark-label str|int|none, NULL = str */
 	uint32_t mark_arg;	/* --mark-arg N: the start probe's argument N (0 = first) */
-	uint64_t aggregate_ns;	/* --aggregate[=INTERVAL]: bpf counts per interval, 0 = off */
+	uint64_t aggregate;	/* --aggregate[=INTERVAL]: counts per interval of this many
+				 * ns (bpf) or instructions (valgrind), 0 = off */
+	const char *aggregate_arg;	/* its INTERVAL, NULL: the default */
 };
 
 /*

@@ -35,6 +35,7 @@
 #define READ_BUF	(1u << 20)
 #define TICK_NS		100000000ull	/* recorder_tick every 100 ms of wall time */
 #define TICK_SAMPLES	65536u		/* ... or every 64 Ki samples */
+#define VG_AGG_SHIFT	12		/* --aggregate: 4 KiB buckets, valgrind-ws's pages */
 
 static const char VALGRIND[] = "valgrind";
 static const char VGTOOL_BIN[] = "memtrace-amd64-linux";
@@ -155,11 +156,16 @@ static void set_meta(struct recorder *r, const struct record_opts *o, uint64_t p
 	recorder_meta(r, "time_unit", "insn");
 	recorder_meta(r, "fields", "ip,data_src");
 	recorder_meta(r, "sees", "every data access (sampled 1 in %llu); time is "
-		      "instructions, not ns", (unsigned long long)period);
+		      "instructions, not ns%s", (unsigned long long)period,
+		      o->aggregate ? "; counted per page and interval in the tool" : "");
 	recorder_meta(r, "sample_class", "%s",
 		      words_class_name(period == 1 ? WORDS_EVERY_ACCESS : WORDS_SAMPLED_ACCESS));
 	recorder_meta(r, "target_pid", "%d", (int)pid);
 	recorder_meta(r, "target_comm", "%.15s", comm);
+	if (o->aggregate) {	/* AGG chunks (docs/trace-format.md), counted by the tool */
+		recorder_meta(r, "aggregate", "%llu", (unsigned long long)o->aggregate);
+		recorder_meta(r, "bucket_default", "%u", 1u << VG_AGG_SHIFT);
+	}
 }
 
 /*
@@ -168,7 +174,7 @@ static void set_meta(struct recorder *r, const struct record_opts *o, uint64_t p
  * guest's own malloc runs as under lackey).
  */
 static size_t vg_args(char **argv, char bufs[][48], const struct record_opts *o, int wfd,
-		      bool tool)
+		      bool tool)	/* bufs: 6 */
 {
 	const char *allocs = getenv("MEMTRACE_VALGRIND_ALLOCS");
 	uint64_t period = o->period ? o->period : 1;
@@ -191,6 +197,12 @@ static size_t vg_args(char **argv, char bufs[][48], const struct record_opts *o,
 	snprintf(bufs[3], 48, "--seed=%llu", (unsigned long long)o->seed);
 	for (int i = 0; i < 4; i++)
 		argv[n++] = bufs[i];
+	if (o->aggregate) {
+		snprintf(bufs[4], 48, "--aggregate=%llu", (unsigned long long)o->aggregate);
+		snprintf(bufs[5], 48, "--agg-shift=%d", VG_AGG_SHIFT);
+		argv[n++] = bufs[4];
+		argv[n++] = bufs[5];
+	}
 	return n;
 }
 
@@ -201,8 +213,8 @@ static pid_t spawn(const struct record_opts *o, const char *valgrind, int wfd,
 
 	while (o->argv[argc])
 		argc++;
-	char **argv = mt_xcalloc(argc + 8, sizeof(*argv));
-	char bufs[4][48];
+	char **argv = mt_xcalloc(argc + 12, sizeof(*argv));
+	char bufs[6][48];
 	size_t nvg = vg_args(argv, bufs, o, wfd, tooldir != NULL);
 
 	for (size_t i = 0; i < argc; i++)
@@ -242,7 +254,12 @@ struct vg_state {
 	int pr;			/* the last poll()'s result */
 	int status, reaped, killed, failed;
 	int published;		/* the guest ran: FILE is the new trace */
+	int maps_once;		/* the guest's maps were read once */
 	uint64_t last_tick, tick_samples;
+	/* --aggregate: the rows of the interval being received */
+	struct mt_vg_agg_row *agg_rows;
+	size_t agg_n, agg_cap;
+	struct mt_vg_agg agg_head;	/* its k, interval, shift; samples summed */
 };
 
 static int vg_emit(void *ctx, const struct memtrace_sample *s, size_t n)
@@ -253,6 +270,79 @@ static int vg_emit(void *ctx, const struct memtrace_sample *s, size_t n)
 		v->failed = 1;
 		return -1;
 	}
+	return 0;
+}
+
+static int by_bucket(const void *x, const void *y)
+{
+	const struct mt_vg_agg_row *a = x, *b = y;
+
+	return (a->bucket > b->bucket) - (a->bucket < b->bucket);
+}
+
+/* The received interval as one AGG chunk (docs/trace-format.md); end: the
+ * guest's last instruction where known (the last interval ends there). */
+static int agg_write(struct vg_state *v, uint64_t end)
+{
+	const struct mt_vg_agg *h = &v->agg_head;
+	uint64_t t = h->k * h->interval, counted = 0;
+	size_t len = AGG_HDR_SIZE + v->agg_n * AGG_ROW_SIZE;
+	unsigned char *buf, *p;
+	int rc;
+
+	if (!h->k)
+		return 0;
+	qsort(v->agg_rows, v->agg_n, sizeof(*v->agg_rows), by_bucket);
+	buf = mt_xcalloc(1, len);
+	p = buf + AGG_HDR_SIZE;
+	for (size_t i = 0; i < v->agg_n; i++, p += AGG_ROW_SIZE) {
+		put_le64(p, v->agg_rows[i].bucket << h->shift);
+		put_le64(p + 8, v->agg_rows[i].count);
+		put_le32(p + 16, (uint32_t)v->pid);
+		counted += v->agg_rows[i].count;
+	}
+	put_le64(buf, h->interval);
+	put_le64(buf + 8, t);
+	put_le64(buf + 16, counted);
+	put_le64(buf + 32, v->agg_n);
+	put_le32(buf + 40, h->shift);
+	if (counted != h->samples)
+		mt_warn("the memtrace tool's interval %llu counts %llu accesses in its rows and says "
+			"%llu", (unsigned long long)h->k, (unsigned long long)counted,
+			(unsigned long long)h->samples);
+	rc = recorder_add_agg(v->r, buf, len, (uint32_t)v->agg_n, counted, end && end < t ? end : t);
+	free(buf);
+	v->agg_n = 0;
+	v->agg_head.k = 0;
+	if (rc)
+		v->failed = 1;
+	return rc;
+}
+
+/* One AGG message of the tool: a new interval writes the one before. */
+static int vg_agg(void *ctx, const struct mt_vg_agg *h, const unsigned char *rows)
+{
+	struct vg_state *v = ctx;
+
+	if (h->shift != VG_AGG_SHIFT) {
+		mt_err("memtrace Valgrind tool stream: AGG buckets of 2^%u bytes, asked for 2^%d",
+		       h->shift, VG_AGG_SHIFT);
+		v->failed = 1;
+		return -1;
+	}
+	if (h->k != v->agg_head.k && agg_write(v, 0))
+		return -1;
+	if (!v->agg_head.k) {
+		v->agg_head = *h;
+		v->agg_head.samples = 0;
+	}
+	v->agg_head.samples += h->samples;
+	if (v->agg_n + h->rows > v->agg_cap) {
+		v->agg_cap = 2 * (v->agg_n + h->rows);
+		v->agg_rows = mt_xrealloc(v->agg_rows, v->agg_cap * sizeof(*v->agg_rows));
+	}
+	memcpy(v->agg_rows + v->agg_n, rows, h->rows * sizeof(*v->agg_rows));
+	v->agg_n += h->rows;
 	return 0;
 }
 
@@ -305,7 +395,15 @@ static void *vg_open(const struct record_opts *o, struct recorder *r)
 	} else if (find_vgtool(v->tooldir, sizeof(v->tooldir)) == 0) {
 		v->t = mt_xmalloc(sizeof(*v->t));
 		vgtool_init(v->t, vg_emit, v);
+		if (o->aggregate)
+			v->t->agg_out = vg_agg;
 		v->logpath = getenv("MEMTRACE_VGTOOL_LOG");
+	} else if (o->aggregate) {
+		mt_err("--aggregate needs memtrace's Valgrind tool (make vgtool; it counts in the "
+		       "tool), and it is not built here%s",
+		       v->logpath && *v->logpath ? " or MEMTRACE_LACKEY_LOG asks for lackey" : "");
+		free(v);
+		return NULL;
 	} else {
 		mt_warn("the memtrace Valgrind tool is not built here: using lackey "
 			"(27x slower on pageramp)");
@@ -445,7 +543,10 @@ static int vg_drain(void *state, struct recorder *r, const struct pollfd *pfd, i
 	}
 	step->wall = mt_now_ns();
 	step->now = v->t ? v->t->time : v->p->insns;
-	if (step->wall - v->last_tick >= TICK_NS || samples - v->tick_samples >= TICK_SAMPLES) {
+	/* the first snapshot of the guest's maps as soon as its stack is known */
+	if (step->wall - v->last_tick >= TICK_NS || samples - v->tick_samples >= TICK_SAMPLES ||
+	    (first_addr && !v->maps_once)) {
+		v->maps_once = first_addr != 0;
 		/*
 		 * The guest's entry code reads argc at its initial stack
 		 * pointer (or pushes a return address below it) before
@@ -550,6 +651,8 @@ static int vg_finish(void *state, struct recorder *r, int failed, const char **r
 	}
 	if (v->t) {
 		tool_warnings(v);
+		if (!v->failed && v->agg_head.k)	/* the last interval ends with the guest */
+			agg_write(v, v->t->ended ? v->t->end.insns : v->t->time);
 		vgtool_allocs_settle(&v->allocs);
 		if (!v->failed)
 			write_allocs(v, r);
@@ -586,6 +689,7 @@ static int vg_close(void *state, int end_rc)
 		vgtool_allocs_free_all(&v->allocs);
 	}
 	bytebuf_free(&v->chunk);
+	free(v->agg_rows);
 	free(v->t);
 	free(v);
 	return rc;

@@ -54,6 +54,28 @@ static int accesses(struct vgtool_parser *p, const unsigned char *m, uint32_t by
 	return 0;
 }
 
+static int agg(struct vgtool_parser *p, const unsigned char *m, uint32_t bytes)
+{
+	struct mt_vg_agg h;
+
+	if (bytes < sizeof(h))
+		return bad(p, "short AGG", MT_VG_AGG, bytes);
+	memcpy(&h, m, sizeof(h));
+	if ((uint64_t)bytes != sizeof(h) + (uint64_t)h.rows * sizeof(struct mt_vg_agg_row))
+		return bad(p, "AGG rows do not match its length", MT_VG_AGG, bytes);
+	if (!p->agg_out)
+		return bad(p, "AGG in a stream that was not asked to aggregate", MT_VG_AGG, bytes);
+	if (!h.interval || !h.k || h.k < p->agg_k || h.shift > 63 ||
+	    h.k > UINT64_MAX / h.interval)
+		return bad(p, "bad AGG interval", MT_VG_AGG, bytes);
+	p->agg_k = h.k;
+	p->samples += h.samples;
+	p->time = h.k * h.interval;
+	if (!p->first_addr)
+		p->first_addr = h.first_addr;
+	return p->agg_out(p->ctx, &h, m + sizeof(h));
+}
+
 /* One whole message. */
 static int message(struct vgtool_parser *p, uint32_t type, const unsigned char *m, uint32_t bytes)
 {
@@ -99,6 +121,8 @@ static int message(struct vgtool_parser *p, uint32_t type, const unsigned char *
 		}
 		return 0;
 	}
+	case MT_VG_AGG:
+		return agg(p, m, bytes);
 	case MT_VG_FORK:
 		if (bytes != sizeof(struct mt_vg_fork))
 			return bad(p, "bad FORK", type, bytes);

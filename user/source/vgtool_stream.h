@@ -7,6 +7,8 @@
  * instructions, ip, data_src = the op bits, cpu = weight = 0, pid = the
  * guest's), with the thread's kernel tid.  Allocations and frees are
  * counted, and made into ALLOCS rows (vgtool_allocs.h) when allocs is set.
+ * AGG messages (the tool's --aggregate) go to agg_out, checked; their
+ * samples count in samples.
  */
 #ifndef MEMTRACE_VGTOOL_STREAM_H_READER
 #define MEMTRACE_VGTOOL_STREAM_H_READER
@@ -24,6 +26,10 @@
 /* Receives samples in time order; returns 0, or -1 to stop. */
 typedef int (*vgtool_emit_fn)(void *ctx, const struct memtrace_sample *s, size_t n);
 
+/* Receives one AGG message (the tool's --aggregate): its header and its
+ * h->rows rows (struct mt_vg_agg_row, unaligned); returns 0, or -1 to stop. */
+typedef int (*vgtool_agg_fn)(void *ctx, const struct mt_vg_agg *h, const unsigned char *rows);
+
 struct vgtool_parser {
 	/* Counters, readable at any time. */
 	uint64_t time;		/* time of the last sample or allocation */
@@ -36,6 +42,8 @@ struct vgtool_parser {
 	struct mt_vg_end end;
 	char error[128];	/* the first malformed message, "" if none */
 	struct vgtool_allocs *allocs_out;	/* ALLOC/FREE into rows; NULL: count only */
+	vgtool_agg_fn agg_out;	/* AGG messages; NULL: they are an error */
+	uint64_t agg_k;		/* the last AGG message's interval */
 
 	/* Internal. */
 	vgtool_emit_fn emit;

@@ -2,7 +2,7 @@
  * them in binary to the memtrace collector (docs/valgrind-backend.md).
  *
  *   valgrind --tool=memtrace --mt-fd=N [--period=P] [--random-period=yes|no]
- *            [--seed=S] [--alloc-stack=D] CMD ...
+ *            [--seed=S] [--alloc-stack=D] [--aggregate=N [--agg-shift=S]] CMD ...
  *
  * What an access is follows lackey's --trace-mem=yes exactly (its event
  * list, including the merge of a load and a store of the same size and
@@ -15,6 +15,12 @@
  * helper is called only for the sampled access.  The sampler is lackey.c's
  * (splitmix64 gaps in [P - P/2, P + P/2]), so a seed picks the same
  * accesses as `memtracectl import --format lackey` of the same run.
+ *
+ * --aggregate=N counts the sampled accesses per bucket (address >> S) and
+ * interval of N instructions in the tool (an open-addressing table, the
+ * last bucket cached) and streams one AGG message per interval with its
+ * distinct buckets instead of every access: valgrind-ws's design, the same
+ * per-window sets and counts that the exact trace gives.
  *
  * With vgpreload_memtrace-amd64-linux.so next to the tool, malloc and
  * friends are replaced (as massif and DHAT do) and every allocation and
@@ -31,6 +37,7 @@
 #include "pub_tool_libcprint.h"
 #include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_replacemalloc.h"
 #include "pub_tool_stacktrace.h"
@@ -45,6 +52,8 @@ static Long clo_period = 1;
 static Bool clo_random = True;
 static Long clo_seed = 1;
 static Long clo_alloc_stack = 16;
+static Long clo_aggregate;	/* instructions per interval; 0: stream every sample */
+static Long clo_agg_shift = 12;
 
 static Bool mt_process_cmd_line_option(const HChar *arg)
 {
@@ -53,6 +62,8 @@ static Bool mt_process_cmd_line_option(const HChar *arg)
 	else if VG_BOOL_CLO(arg, "--random-period", clo_random) {}
 	else if VG_INT_CLO(arg, "--seed", clo_seed) {}
 	else if VG_BINT_CLO(arg, "--alloc-stack", clo_alloc_stack, 1, MT_VG_MAX_FRAMES) {}
+	else if VG_BINT_CLO(arg, "--aggregate", clo_aggregate, 0, 1000000000000000LL) {}
+	else if VG_BINT_CLO(arg, "--agg-shift", clo_agg_shift, 0, 30) {}
 	else
 		return VG_(replacement_malloc_process_cmd_line_option)(arg);
 	return True;
@@ -65,7 +76,9 @@ static void mt_print_usage(void)
 "    --period=P                sample one data access in P [1]\n"
 "    --random-period=yes|no    random gaps with mean P, or every P-th [yes]\n"
 "    --seed=S                  seed of the random gaps [1]\n"
-"    --alloc-stack=D           frames kept per allocation [16]\n");
+"    --alloc-stack=D           frames kept per allocation [16]\n"
+"    --aggregate=N             counts per bucket and N instructions, not samples [0: off]\n"
+"    --agg-shift=S             --aggregate's bucket: address >> S [12]\n");
 }
 
 static void mt_print_debug_usage(void)
@@ -157,6 +170,126 @@ static ULong next_gap(void)
 	return lo + (ULong)(m >> 64);
 }
 
+/* ---- --aggregate: counts per bucket and interval ----------------------- */
+
+#define AGG_ROWS_PER_MSG 8192	/* 128 KiB of rows: within the output buffer */
+
+static ULong agg_end;		/* the open interval's last instruction (0: none open) */
+static ULong agg_samples;	/* sampled accesses in it */
+static ULong *agg_keys;		/* bucket + 1, 0: empty slot */
+static ULong *agg_counts;
+static UInt *agg_order;		/* the used slots, in insertion order */
+static UInt agg_cap, agg_used;	/* slots (a power of two), used ones */
+static ULong agg_last_key;	/* the last bucket + 1 and its slot: most accesses repeat it */
+static UInt agg_last_slot;
+static ULong agg_first_addr;	/* the first sampled access, until the first message */
+static Bool agg_said_first;
+
+static UInt agg_slot_of(ULong key)
+{
+	UInt mask = agg_cap - 1, i = (UInt)((key * 0x9e3779b97f4a7c15ULL) >> 40) & mask;
+
+	while (agg_keys[i] && agg_keys[i] != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static void agg_alloc(UInt cap)
+{
+	agg_cap = cap;
+	agg_keys = VG_(calloc)("mt.agg.keys", cap, sizeof(ULong));
+	agg_counts = VG_(calloc)("mt.agg.counts", cap, sizeof(ULong));
+	agg_order = VG_(malloc)("mt.agg.order", (cap / 2 + 1) * sizeof(UInt));
+}
+
+/* Twice the slots, the used ones moved over. */
+static void agg_grow(void)
+{
+	ULong *keys = agg_keys, *counts = agg_counts;
+	UInt *order = agg_order, used = agg_used;
+
+	agg_alloc(agg_cap * 2);
+	for (UInt j = 0; j < used; j++) {
+		UInt i = agg_slot_of(keys[order[j]]);
+
+		agg_keys[i] = keys[order[j]];
+		agg_counts[i] = counts[order[j]];
+		agg_order[j] = i;
+	}
+	VG_(free)(keys);
+	VG_(free)(counts);
+	VG_(free)(order);
+	agg_last_key = 0;
+}
+
+/* The open interval's rows into the stream; the table emptied. */
+static void agg_flush(void)
+{
+	ULong k = agg_end / (ULong)clo_aggregate;
+	UInt done = 0;
+
+	if (!agg_end)
+		return;
+	do {
+		UInt n = agg_used - done < AGG_ROWS_PER_MSG ? agg_used - done : AGG_ROWS_PER_MSG;
+		struct mt_vg_agg *h = out_dead ? NULL
+					       : out_msg(MT_VG_AGG, sizeof(*h) + n * sizeof(struct mt_vg_agg_row));
+		struct mt_vg_agg_row *row = h ? (struct mt_vg_agg_row *)(h + 1) : NULL;
+
+		if (h)
+			*h = (struct mt_vg_agg){ k, (ULong)clo_aggregate, done ? 0 : agg_samples,
+						 agg_said_first ? 0 : agg_first_addr,
+						 (UInt)clo_agg_shift, n };
+		agg_said_first = True;
+		for (UInt j = 0; j < n; j++) {
+			UInt i = agg_order[done + j];
+
+			if (row)
+				row[j] = (struct mt_vg_agg_row){ agg_keys[i] - 1, agg_counts[i] };
+			agg_keys[i] = 0;
+			agg_counts[i] = 0;
+		}
+		done += n;
+	} while (done < agg_used);
+	agg_used = 0;
+	agg_samples = 0;
+	agg_last_key = 0;
+	agg_end = 0;
+	out_flush();	/* the collector names addresses while the guest runs */
+}
+
+static void agg_add(ULong time, Addr addr)
+{
+	ULong key = ((ULong)addr >> clo_agg_shift) + 1;
+	UInt i;
+
+	if (!agg_first_addr)
+		agg_first_addr = addr;
+	if (time > agg_end) {		/* a later interval (time >= 1) */
+		ULong n = (ULong)clo_aggregate;
+
+		agg_flush();
+		agg_end = (time + n - 1) / n * n;
+	}
+	agg_samples++;
+	if (key == agg_last_key) {
+		agg_counts[agg_last_slot]++;
+		return;
+	}
+	i = agg_slot_of(key);
+	if (!agg_keys[i]) {
+		if (2 * (agg_used + 1) > agg_cap) {
+			agg_grow();
+			i = agg_slot_of(key);
+		}
+		agg_keys[i] = key;
+		agg_order[agg_used++] = i;
+	}
+	agg_counts[i]++;
+	agg_last_key = key;
+	agg_last_slot = i;
+}
+
 /* ---- helpers called from the generated code --------------------------- */
 
 /* packed: instruction offset since the last mt_insns update << 32 | size << 8 | op */
@@ -165,6 +298,10 @@ static VG_REGPARM(3) void mt_record(Addr addr, HWord packed, Addr ip)
 	struct mt_vg_access *a;
 
 	n_samples++;
+	if (clo_aggregate) {
+		agg_add(mt_insns + (packed >> 32), addr);
+		return;
+	}
 	if (out_dead)
 		return;
 	if (acc_msg == ~0u || out_used + sizeof(*a) > BUF_BYTES) {
@@ -590,6 +727,8 @@ static void mt_post_clo_init(void)
 				     "(run it through memtracectl record --backend valgrind)\n");
 	rng = (ULong)clo_seed;
 	mt_left = next_gap();
+	if (clo_aggregate)
+		agg_alloc(1u << 12);
 	h = out_msg(MT_VG_HELLO, sizeof(*h));
 	*h = (struct mt_vg_hello){ MT_VG_MAGIC, MT_VG_VERSION, (UInt)VG_(getpid)(),
 				   clo_random && clo_period > 1, (ULong)clo_period, (ULong)clo_seed };
@@ -597,7 +736,11 @@ static void mt_post_clo_init(void)
 
 static void mt_fini(Int exitcode)
 {
-	struct mt_vg_end *e = out_msg(MT_VG_END, sizeof(struct mt_vg_end));
+	struct mt_vg_end *e;
+
+	if (clo_aggregate)
+		agg_flush();
+	e = out_msg(MT_VG_END, sizeof(struct mt_vg_end));
 
 	*e = (struct mt_vg_end){ mt_insns, n_accesses, n_samples, n_allocs, n_frees, exitcode };
 	out_flush();

@@ -12,6 +12,11 @@
  *   MT_VG_FREE      struct mt_vg_free
  *   MT_VG_FORK      struct mt_vg_fork: the guest forked (the child runs on
  *                   under the tool but streams nothing)
+ *   MT_VG_AGG       struct mt_vg_agg then rows * struct mt_vg_agg_row: with
+ *                   --aggregate=N, counts per bucket of the sampled accesses
+ *                   of interval k (instructions ((k-1)N, kN]) instead of
+ *                   ACCESSES; one interval may take several messages (its
+ *                   samples are in the first), intervals come in order
  *   MT_VG_END       struct mt_vg_end, once, last (the guest's exit)
  *
  * Shared by the tool (no libc there: this header only uses <stdint.h>'s
@@ -32,6 +37,7 @@ enum mt_vg_type {
 	MT_VG_FREE = 4,
 	MT_VG_END = 5,
 	MT_VG_FORK = 6,
+	MT_VG_AGG = 7,
 };
 
 /* Bits of mt_vg_access.op: perf's PERF_MEM_OP_LOAD / _STORE (lackey's M is both). */
@@ -94,6 +100,21 @@ struct mt_vg_fork {
 	uint64_t time;		/* instructions at the fork */
 	uint32_t tid;		/* the forking thread */
 	uint32_t pad;
+};
+
+struct mt_vg_agg {
+	uint64_t k;		/* the interval: instructions ((k-1)N, kN], k >= 1 */
+	uint64_t interval;	/* N */
+	uint64_t samples;	/* sampled accesses in the interval (0 in a continuation) */
+	uint64_t first_addr;	/* the guest's first sampled access (names its stack):
+				 * in the stream's first AGG message, else 0 */
+	uint32_t shift;		/* bucket = address >> shift */
+	uint32_t rows;
+};
+
+struct mt_vg_agg_row {
+	uint64_t bucket;	/* address >> shift */
+	uint64_t count;		/* sampled accesses to it in the interval */
 };
 
 struct mt_vg_end {

@@ -174,7 +174,10 @@ static void bpf_free(struct bpf_session *s)
 {
 	for (int i = 0; s->cpus && i < s->ncpus; i++) {
 		struct bpf_cpu *c = &s->cpus[i];
-		bpf_link__destroy(c->link);
+		if (c->link)
+			bpf_link__destroy(c->link);	/* closes c->sfd */
+		else if (c->sfd >= 0)
+			close(c->sfd);
 		perf_ring_unmap(&c->side);
 		if (c->fd >= 0)
 			close(c->fd);
@@ -298,27 +301,30 @@ static int load_programs(struct bpf_session *s, const struct record_opts *o)
 	return 0;
 }
 
-/* The event on cpu (pid -1: every task; or a cgroup fd), with on_sample on it. */
+/*
+ * The events on cpu (pid -1: every task; or a cgroup fd): a dummy software
+ * event that carries the side-band records (mmap, comm, fork, with
+ * sample_id_all times) into a small perf ring, and the sampling event with
+ * on_sample on it and no ring.  The sampling event asks for the address
+ * only (and weight and data source where kept): since Linux 6.3 the BPF
+ * overflow handler has perf_prepare_sample() fill every field sample_type
+ * names before the program runs, in the sampled task, and the program
+ * takes the time, ids, CPU and ip itself.  hint-faults: the dummy only.
+ */
 static int open_cpu(struct bpf_session *s, int cpu, uint64_t period, char *why, size_t whylen)
 {
-	struct perf_event_attr a = s->ev.attr;
+	struct perf_event_attr a;
 	struct bpf_cpu *c = &s->cpus[cpu];
 	const struct record_opts *o = s->o;
+	pid_t pid = o->cgroup ? s->cgroup_fd : -1;
+	unsigned long flags = PERF_FLAG_FD_CLOEXEC | (o->cgroup ? PERF_FLAG_PID_CGROUP : 0);
 
-	if (s->ev.hint_faults) {	/* on_hint is on the tracepoint: side-band only here */
-		memset(&a, 0, sizeof(a));
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_DUMMY;
-	}
+	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
-	a.sample_period = period;
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
 			PERF_SAMPLE_CPU;
-	/* PEBS/IBS fill these in the sample data the program reads */
-	if (s->ev.fields & MEMTRACE_FIELD_WEIGHT)
-		a.sample_type |= PERF_SAMPLE_WEIGHT;
-	if (s->ev.fields & MEMTRACE_FIELD_DATA_SRC)
-		a.sample_type |= PERF_SAMPLE_DATA_SRC;
 	a.disabled = 1;
 	a.exclude_kernel = !o->kernel_addrs;
 	a.exclude_hv = 1;
@@ -330,15 +336,10 @@ static int open_cpu(struct bpf_session *s, int cpu, uint64_t period, char *why, 
 	a.task = 1;
 	a.mmap = 1;
 	a.mmap_data = 1;
-	/* a wakeup per sample: keeps x86 large PEBS off, whose records but the
-	 * last of each drain would bypass the BPF program */
-	a.wakeup_events = 1;
-	pid_t pid = o->cgroup ? s->cgroup_fd : -1;
-	unsigned long flags = PERF_FLAG_FD_CLOEXEC | (o->cgroup ? PERF_FLAG_PID_CGROUP : 0);
 	c->fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, flags);
 	if (c->fd < 0) {
 		int e = errno;
-		mem_event_open_error(&s->ev, e, why, whylen);
+		mem_event_open_error(&s->ev, e, why, whylen);	/* the same causes */
 		return e == ENODEV ? 1 : -1;	/* ENODEV: offline CPU */
 	}
 	if (perf_ring_map(&c->side, c->fd, SIDEBAND_PAGES)) {
@@ -346,9 +347,32 @@ static int open_cpu(struct bpf_session *s, int cpu, uint64_t period, char *why, 
 			 strerror(errno));
 		return -1;
 	}
-	if (s->ev.hint_faults)
+	if (s->ev.hint_faults)	/* on_hint is on the tracepoint */
 		return 0;
-	c->link = bpf_program__attach_perf_event(s->skel->progs.on_sample, c->fd);
+
+	a = s->ev.attr;
+	a.size = sizeof(a);
+	a.sample_period = period;
+	a.sample_type = PERF_SAMPLE_ADDR;
+	/* PEBS/IBS fill these in the sample data the program reads */
+	if (s->ev.fields & MEMTRACE_FIELD_WEIGHT)
+		a.sample_type |= PERF_SAMPLE_WEIGHT;
+	if (s->ev.fields & MEMTRACE_FIELD_DATA_SRC)
+		a.sample_type |= PERF_SAMPLE_DATA_SRC;
+	a.disabled = 1;
+	a.exclude_kernel = !o->kernel_addrs;
+	a.exclude_hv = 1;
+	a.exclude_guest = 1;
+	/* a wakeup per sample: keeps x86 large PEBS off, whose records but the
+	 * last of each drain would bypass the BPF program */
+	a.wakeup_events = 1;
+	c->sfd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, flags);
+	if (c->sfd < 0) {
+		int e = errno;
+		mem_event_open_error(&s->ev, e, why, whylen);
+		return -1;
+	}
+	c->link = bpf_program__attach_perf_event(s->skel->progs.on_sample, c->sfd);
 	if (!c->link) {
 		snprintf(why, whylen, "attaching the BPF program to the event failed: %s",
 			 strerror(errno));
@@ -415,7 +439,8 @@ static int open_events(struct bpf_session *s, uint64_t period)
 		return -1;
 	}
 	for (int cpu = 0; cpu < s->ncpus; cpu++)
-		if (s->cpus[cpu].fd >= 0 && ioctl(s->cpus[cpu].fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		if ((s->cpus[cpu].fd >= 0 && ioctl(s->cpus[cpu].fd, PERF_EVENT_IOC_ENABLE, 0)) ||
+		    (s->cpus[cpu].sfd >= 0 && ioctl(s->cpus[cpu].sfd, PERF_EVENT_IOC_ENABLE, 0))) {
 			mt_errno("enabling the perf event");
 			return -1;
 		}
@@ -450,7 +475,7 @@ static void *bpf_open(const struct record_opts *o, struct recorder *r)
 	s->cpus = mt_xcalloc((size_t)s->ncpus, sizeof(*s->cpus));
 	s->vals = mt_xcalloc((size_t)s->ncpus, sizeof(*s->vals));
 	for (int i = 0; i < s->ncpus; i++) {
-		s->cpus[i].fd = -1;
+		s->cpus[i].fd = s->cpus[i].sfd = -1;
 		s->cpus[i].batch = mt_xcalloc(BPF_BATCH, sizeof(struct memtrace_sample));
 	}
 	if (load_programs(s, o) || bpf_set_target(s, o) || open_events(s, period))
@@ -514,9 +539,12 @@ static int bpf_finish(void *state, struct recorder *r, int failed, const char **
 		target_stop_child(s->child);
 	if (failed)
 		return -1;
-	for (int i = 0; i < s->ncpus; i++)
+	for (int i = 0; i < s->ncpus; i++) {
+		if (s->cpus[i].sfd >= 0)
+			ioctl(s->cpus[i].sfd, PERF_EVENT_IOC_DISABLE, 0);
 		if (s->cpus[i].fd >= 0)
 			ioctl(s->cpus[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	}
 	return drain(s, mt_now_ns(), true);
 }
 

@@ -20,7 +20,8 @@ struct mt_sample_bpf;
 struct bpf_agg;
 
 struct bpf_cpu {
-	int fd;			/* the perf event, -1 if none (offline CPU) */
+	int fd;			/* the side-band dummy event, -1 if none (offline CPU) */
+	int sfd;		/* the sampling event with on_sample, -1 if none */
 	struct bpf_link *link;
 	struct perf_ring side;	/* its side-band records */
 	struct memtrace_sample *batch;

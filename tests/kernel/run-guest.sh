@@ -8,6 +8,9 @@
 #   MEMTRACE_KO=path: boot this memtrace.ko instead of building one
 #   GUEST_APPEND="...": more kernel command line (kasan.fault=panic)
 #   GUEST_CPU=model: qemu's -cpu (default max)
+#   GUEST_SMP=N: vCPUs (default 2)
+#   GUEST_ICOUNT=S: qemu -icount shift=S (guest time = instructions executed
+#     x 2^S ns: CPU times in the guest count instructions, free of host noise)
 set -u
 abi=$1 root=$2 out=$3; shift 3
 tests=${*:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security faulttp record race}
@@ -60,7 +63,8 @@ log=$out/console.log
 # no_timer_check: the IO-APIC timer check (a busy wait against the TSC while
 # TCG translates the first timer interrupts) panicked a 6.1 guest under a
 # loaded host once ("IO-APIC + timer doesn't work!"); qemu's timer works.
-timeout "${GUEST_TIMEOUT:-900}" qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu "${GUEST_CPU:-max}" -smp 2 \
+timeout "${GUEST_TIMEOUT:-900}" qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu "${GUEST_CPU:-max}" -smp "${GUEST_SMP:-2}" \
+	${GUEST_ICOUNT:+-icount shift=$GUEST_ICOUNT} \
 	-m 1536 "${numa[@]}" -nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$root/boot/vmlinuz-$abi-amd64" -initrd "$out/initrd.gz" \
 	-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 loglevel=5 nokaslr no_timer_check ${GUEST_APPEND:-}" \

@@ -77,6 +77,25 @@ def test_ip_past_a_functions_size_gets_no_symbol(solib, tmp_path):
     assert hot.accessed_by(rows[data]) == "f_one 100%"
 
 
+def test_report_no_source_leaves_file_and_line_unset(solib, tmp_path):
+    """The hot buckets' instructions carry file:line from DWARF unless the
+    report is asked for no source (memtracectl's text report: no DWARF
+    read); their names and counts are the same either way."""
+    so, syms = solib
+    one, _ = syms["f_one"]
+    ip = BASE + one + 2
+    data = 0x4c8000
+    p = write_trace(str(tmp_path / "n.mtrace"), [1, 2, 3], [data, data + 8, data + 16], ip=[ip] * 3,
+                    maps=so_maps(so) + "004c8000-004f0000 rw-p 00000000 00:00 0 [heap]\n")
+    full = {h["addr"]: h for h in lib.report(p, bucket=4096, top=5)["hot_data"]}[data]
+    bare = {h["addr"]: h for h in lib.report(p, bucket=4096, top=5, flags=lib.REPORT_NO_SOURCE)["hot_data"]}[data]
+    assert [(i["name"], i["count"]) for i in full["ips"]] == [("f_one+0x2", 3)]
+    line = next(n for n, text in enumerate(SRC.split("\n"), 1) if "int f_one" in text)
+    assert full["ips"][0]["file"].endswith("mt.c") and full["ips"][0]["line"] == line
+    assert [(i["name"], i["count"], i["file"], i["line"]) for i in bare["ips"]] == [("f_one+0x2", 3, None, 0)]
+    assert full["functions"] == bare["functions"] and full["where"] == bare["where"]
+
+
 def test_mapping_replaced_by_smaller_one_keeps_its_name(solib, tmp_path):
     so, _ = solib
     big_end = BASE + 0x400000

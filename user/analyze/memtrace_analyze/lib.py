@@ -163,6 +163,7 @@ class Span(C.Structure):
 
 
 REPORT_BY_SPAN = 16     # MEMTRACE_REPORT_BY_SPAN
+REPORT_NO_SOURCE = 32   # MEMTRACE_REPORT_NO_SOURCE: no file:line of instructions (no DWARF read)
 
 
 class Report(C.Structure):

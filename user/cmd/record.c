@@ -19,32 +19,6 @@
 #include "source/target.h"
 #include "util/util.h"
 
-
-/* An instruction count: digits, then k, M or G (10^3, 10^6, 10^9).  0 or -1. */
-static int parse_insns(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mul = 1;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	if (*end == 'k' || *end == 'K')
-		mul = 1000, end++;
-	else if (*end == 'M')
-		mul = 1000000, end++;
-	else if (*end == 'G')
-		mul = 1000000000, end++;
-	if (*end || v > UINT64_MAX / mul)
-		return -1;
-	*out = v * mul;
-	return 0;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -451,7 +425,7 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 	}
 	if (o->aggregate && !strcmp(o->backend, "valgrind")) {
 		o->aggregate = 100000;	/* instructions: valgrind-ws's default tau */
-		if (o->aggregate_arg && (parse_insns(o->aggregate_arg, &o->aggregate) ||
+		if (o->aggregate_arg && (mt_parse_duration(o->aggregate_arg, false, &o->aggregate) ||
 					 o->aggregate < 1000 || o->aggregate > 1000000000000ull)) {
 			mt_err("invalid --aggregate interval '%s' for the valgrind backend (instructions, "
 			       "1000 to 1T, e.g. 100000, 100k or 1M)", o->aggregate_arg);

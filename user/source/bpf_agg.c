@@ -16,7 +16,7 @@
 #include "source/bpf_agg.h"
 #include "source/bpf_session.h"
 #include "record/recorder.h"
-#include "trace/format.h"
+#include "trace/agg.h"
 #include "util/util.h"
 #include "sample.h"
 #include "sample.skel.h"
@@ -124,9 +124,7 @@ static int write_interval(struct bpf_session *s, uint32_t k, const struct agg_ro
 	size_t len = AGG_HDR_SIZE + n * AGG_ROW_SIZE;
 	unsigned char *buf = mt_xcalloc(1, len), *p = buf + AGG_HDR_SIZE;
 	for (size_t i = 0; i < n; i++, p += AGG_ROW_SIZE) {
-		put_le64(p, rows[i].key.bucket << a->shift);
-		put_le64(p + 8, rows[i].count);
-		put_le32(p + 16, rows[i].key.pid);
+		trace_agg_put_row(p, rows[i].key.bucket << a->shift, rows[i].count, rows[i].key.pid);
 		counted += rows[i].count;
 		/* a process we have no maps of yet (forked, joined the cgroup), as bpf.c's on_rec */
 		if (!s->o->system_wide && rows[i].key.pid != last_pid) {
@@ -139,12 +137,9 @@ static int write_interval(struct bpf_session *s, uint32_t k, const struct agg_ro
 	 * what the rows count is all that is known */
 	if (samples < counted + full)
 		samples = counted + full;
-	put_le64(buf, a->interval);
-	put_le64(buf + 8, t);
-	put_le64(buf + 16, samples);
-	put_le64(buf + 24, full);
-	put_le64(buf + 32, n);
-	put_le32(buf + 40, a->shift);
+	trace_agg_put_header(buf, &(struct trace_agg){ .interval = a->interval, .time = t,
+						       .samples = samples, .full = full, .rows = n,
+						       .shift = a->shift });
 	a->samples += samples;
 	a->full += full;
 	/* the last interval ends after the recording: END's end stays now */

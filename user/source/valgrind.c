@@ -27,7 +27,7 @@
 #include "source/vgtool_stream.h"
 #include "record/recorder.h"
 #include "record/signals.h"
-#include "trace/format.h"
+#include "trace/agg.h"
 #include "trace/words.h"
 #include "source/target.h"
 #include "util/util.h"
@@ -296,16 +296,13 @@ static int agg_write(struct vg_state *v, uint64_t end)
 	buf = mt_xcalloc(1, len);
 	p = buf + AGG_HDR_SIZE;
 	for (size_t i = 0; i < v->agg_n; i++, p += AGG_ROW_SIZE) {
-		put_le64(p, v->agg_rows[i].bucket << h->shift);
-		put_le64(p + 8, v->agg_rows[i].count);
-		put_le32(p + 16, (uint32_t)v->pid);
+		trace_agg_put_row(p, v->agg_rows[i].bucket << h->shift, v->agg_rows[i].count,
+				  (uint32_t)v->pid);
 		counted += v->agg_rows[i].count;
 	}
-	put_le64(buf, h->interval);
-	put_le64(buf + 8, t);
-	put_le64(buf + 16, counted);
-	put_le64(buf + 32, v->agg_n);
-	put_le32(buf + 40, h->shift);
+	trace_agg_put_header(buf, &(struct trace_agg){ .interval = h->interval, .time = t,
+						       .samples = counted, .rows = v->agg_n,
+						       .shift = h->shift });
 	if (counted != h->samples)
 		mt_warn("the memtrace tool's interval %llu counts %llu accesses in its rows and says "
 			"%llu", (unsigned long long)h->k, (unsigned long long)counted,

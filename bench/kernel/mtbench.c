@@ -234,16 +234,10 @@ static void run_perf(double *tcpu, double *ccpu, long *n, double *bytes)
 	uint64_t rb = 0;
 	pid_t c = spawn(&go);
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	mt_fault_event_attr(&a);
 	a.sample_period = 1;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.inherit = 1;
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
 	a.watermark = 1;
@@ -299,13 +293,7 @@ static void run_count(double *tcpu)
 	char b = 1;
 	pid_t c = spawn(&go);
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.inherit = 1;
+	mt_fault_event_attr(&a);
 	fd = (int)syscall(SYS_perf_event_open, &a, c, -1, -1, 0);
 	if (fd < 0) {
 		perror("perf_event_open (count)");

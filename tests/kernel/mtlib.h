@@ -52,6 +52,19 @@ static inline void mt_default_config(struct memtrace_config *c, pid_t pid,
 	c->ring_records = ring;
 }
 
+/* perf's own user page-fault event on a task and its descendants, counting
+ * (the caller adds sample_period and sample_type to sample) */
+static inline void mt_fault_event_attr(struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_PAGE_FAULTS;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->inherit = 1;
+}
+
 static inline int mt_possible_cpus(int fd)
 {
 	struct memtrace_stats st = { .size = sizeof(st) };

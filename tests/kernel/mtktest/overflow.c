@@ -46,13 +46,7 @@ void test_overflow(void)
 		reap(c);
 		return;
 	}
-	memset(&pa, 0, sizeof(pa));
-	pa.size = sizeof(pa);
-	pa.type = PERF_TYPE_SOFTWARE;
-	pa.config = PERF_COUNT_SW_PAGE_FAULTS;
-	pa.exclude_kernel = 1;
-	pa.exclude_hv = 1;
-	pa.inherit = 1;
+	mt_fault_event_attr(&pa);
 	pfd = (int)syscall(SYS_perf_event_open, &pa, c, -1, -1, 0);
 	if (pfd < 0) {
 		FAIL("overflow", "perf_event_open: %s", strerror(errno));

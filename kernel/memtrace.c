@@ -9,6 +9,7 @@
  *   memtrace_events.c   the perf counters of a session, START/STOP
  *   memtrace_task.c     counters of a process target, its exit
  *   memtrace_fork.c     children forked while START attaches
+ *   memtrace_probe.c    page faults through a tracepoint probe, no counter
  *   memtrace_cpus.c     counters of a system-wide session, CPU hotplug
  *   memtrace_ring.c     the per-CPU rings: producer, consume, stats
  *   memtrace_policy.c   perf's rules for the caller, per-user limits
@@ -71,6 +72,7 @@ static int __init memtrace_init(void)
 
 	memtrace_pebs_hook_init();
 	memtrace_fork_init();
+	memtrace_probe_init();
 	ret = memtrace_events_init();
 	if (ret)
 		goto out_hook;

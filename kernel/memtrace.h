@@ -53,6 +53,8 @@ struct memtrace_ring {
 						 * an unreadable fault record */
 	local64_t throttled;			/* overflows perf throttled */
 	local64_t lost;				/* records the PEBS hook lost */
+	local_t countdown;			/* fault probe: faults to the
+						 * next sample (period > 1) */
 	u64 wake_at;				/* unread count that wakes poll */
 };
 
@@ -114,6 +116,18 @@ struct memtrace_session {
 	bool cpuhp_added;
 	struct work_struct cpu_work;	/* reconciles counters after hotplug */
 
+	/*
+	 * page-fault sessions through the probe on exceptions:page_fault_user
+	 * (memtrace_probe.c) instead of perf counters; chosen at START
+	 */
+	bool fault_probe;		/* this START uses the probe (s->lock) */
+	bool probe_on;			/* probe state set up (s->lock) */
+	u8 probes;			/* MEMTRACE_PROBE_* registered */
+	bool probe_user_addr;		/* only faults on user addresses (the
+					 * software page-fault event's set) */
+	unsigned long *tgids;		/* process sessions: traced tgids */
+	atomic_t nr_live;		/* bits set in tgids */
+
 	enum memtrace_pebs_mode mode;	/* chosen at START */
 	bool large_pebs;		/* every hooked event got large PEBS */
 
@@ -132,6 +146,8 @@ void memtrace_ring_produce(struct memtrace_session *s,
 			   struct perf_sample_data *data, struct pt_regs *regs);
 void memtrace_ring_push(struct memtrace_session *s,
 			const struct memtrace_sample *smp);
+void memtrace_ring_fault(struct memtrace_session *s, unsigned long address,
+			 struct pt_regs *regs, unsigned long error_code);
 void memtrace_rings_set_mode(struct memtrace_session *s);
 extern const struct memtrace_pebs_ops memtrace_pebs_ops;
 int memtrace_ring_consume(struct memtrace_session *s,
@@ -151,6 +167,8 @@ __poll_t memtrace_poll(struct file *file, poll_table *wait);
 
 /* memtrace_events.c */
 void memtrace_session_init_events(struct memtrace_session *s);
+void memtrace_counter_attr(struct memtrace_session *s, bool task,
+			   struct perf_event_attr *attr);
 struct perf_event *memtrace_counter(struct memtrace_session *s, int cpu,
 				    struct task_struct *task,
 				    struct memtrace_pebs_binding **bp);
@@ -164,6 +182,14 @@ void memtrace_cpu_work(struct work_struct *work);
 int memtrace_start_cpus(struct memtrace_session *s);
 void memtrace_stop_cpus(struct memtrace_session *s);
 void memtrace_free_cpus(struct memtrace_session *s);
+
+/* memtrace_probe.c: page-fault sessions through a probe on the tracepoint */
+void memtrace_probe_init(void);
+bool memtrace_probe_wanted(const struct memtrace_config *c);
+int memtrace_probe_start(struct memtrace_session *s);
+int memtrace_probe_add(struct memtrace_session *s, struct task_struct *t);
+bool memtrace_probe_alive(struct memtrace_session *s);
+void memtrace_probe_stop(struct memtrace_session *s);
 
 /* memtrace_fault.c: exceptions:page_fault_user (MEMTRACE_CFG_PAGE_FAULT_TP) */
 void memtrace_fault_tune_attr(struct perf_event_attr *attr);
@@ -192,6 +218,7 @@ bool memtrace_task_traced(struct memtrace_session *s, struct task_struct *t);
 int memtrace_task_counter(struct memtrace_session *s, struct task_struct *t);
 
 /* memtrace_fork.c: children forked while START attaches */
+struct tracepoint *memtrace_find_tracepoint(const char *name);
 void memtrace_fork_init(void);
 void memtrace_session_init_fork(struct memtrace_session *s);
 int memtrace_fork_start(struct memtrace_session *s);

@@ -34,17 +34,15 @@ static bool memtrace_wants_hook(const struct memtrace_config *c)
 	       memtrace_pebs_hook_available();
 }
 
-struct perf_event *memtrace_counter(struct memtrace_session *s, int cpu,
-				    struct task_struct *task,
-				    struct memtrace_pebs_binding **bp)
+/* The perf_event_attr of the session's counters (task: a per-task one). */
+void memtrace_counter_attr(struct memtrace_session *s, bool task,
+			   struct perf_event_attr *attr)
 {
 	const struct memtrace_config *c = &s->cfg;
 	bool hooked = s->mode == MEMTRACE_PEBS_MODE_HOOK;
-	struct memtrace_pebs_binding *b;
-	struct perf_event *ev;
-	bool large = false;
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
+
+	*attr = (struct perf_event_attr){
+		.size = sizeof(*attr),
 		.type = c->event_type,
 		.config = c->event_config,
 		.config1 = c->event_config1,
@@ -55,24 +53,36 @@ struct perf_event *memtrace_counter(struct memtrace_session *s, int cpu,
 		.precise_ip = c->precise_ip,
 		.exclude_kernel = !(c->flags & MEMTRACE_CFG_KERNEL_ADDRS),
 		.exclude_hv = 1,
-		.inherit = task != NULL,
+		.inherit = task,
 		.disabled = hooked,	/* enabled once the sink is attached */
 	};
-
 	if (c->fields & MEMTRACE_FIELD_WEIGHT)
-		attr.sample_type |= PERF_SAMPLE_WEIGHT;
+		attr->sample_type |= PERF_SAMPLE_WEIGHT;
 	if (c->fields & MEMTRACE_FIELD_DATA_SRC)
-		attr.sample_type |= PERF_SAMPLE_DATA_SRC;
+		attr->sample_type |= PERF_SAMPLE_DATA_SRC;
 	/*
 	 * Compatible mode: wakeup_events = 1, one overflow per record; on a
 	 * stock kernel this keeps Intel large PEBS off, else perf would hand
 	 * all but the last record of a PEBS buffer to perf_event_output() and
 	 * never to us.  Hooked mode: the attr large PEBS needs.
 	 */
-	memtrace_pebs_hook_tune_attr(&attr, hooked);
+	memtrace_pebs_hook_tune_attr(attr, hooked);
 	if (c->flags & MEMTRACE_CFG_PAGE_FAULT_TP)
-		memtrace_fault_tune_attr(&attr);
+		memtrace_fault_tune_attr(attr);
+}
 
+struct perf_event *memtrace_counter(struct memtrace_session *s, int cpu,
+				    struct task_struct *task,
+				    struct memtrace_pebs_binding **bp)
+{
+	const struct memtrace_config *c = &s->cfg;
+	bool hooked = s->mode == MEMTRACE_PEBS_MODE_HOOK;
+	struct memtrace_pebs_binding *b;
+	struct perf_event_attr attr;
+	struct perf_event *ev;
+	bool large = false;
+
+	memtrace_counter_attr(s, task != NULL, &attr);
 	*bp = NULL;
 	ev = perf_event_create_kernel_counter(&attr, cpu, task,
 					      memtrace_overflow, s);
@@ -110,8 +120,17 @@ static int memtrace_events_start_mode(struct memtrace_session *s)
 {
 	int ret;
 
+	if (s->fault_probe) {
+		/* perf's checks, the probes (memtrace_probe.c) */
+		ret = memtrace_probe_start(s);
+		if (ret) {
+			memtrace_events_stop(s);
+			return ret;
+		}
+	}
 	if (s->cfg.flags & MEMTRACE_CFG_SYSTEM_WIDE) {
-		ret = memtrace_start_cpus(s);
+		/* the probe needs no counter and no CPU hotplug state */
+		ret = s->fault_probe ? 0 : memtrace_start_cpus(s);
 		if (ret)
 			memtrace_events_stop(s);
 		return ret;
@@ -131,8 +150,10 @@ int memtrace_events_start(struct memtrace_session *s)
 {
 	int ret;
 
-	s->mode = memtrace_wants_hook(&s->cfg) ? MEMTRACE_PEBS_MODE_HOOK :
-						 MEMTRACE_PEBS_MODE_COMPAT;
+	/* page faults: a probe on the fault tracepoint, no perf counter */
+	s->fault_probe = memtrace_probe_wanted(&s->cfg);
+	s->mode = !s->fault_probe && memtrace_wants_hook(&s->cfg) ?
+		  MEMTRACE_PEBS_MODE_HOOK : MEMTRACE_PEBS_MODE_COMPAT;
 	s->large_pebs = s->mode == MEMTRACE_PEBS_MODE_HOOK;
 	ret = memtrace_events_start_mode(s);
 	if ((ret == -EOPNOTSUPP || ret == -EINVAL) &&
@@ -162,6 +183,8 @@ void memtrace_events_stop(struct memtrace_session *s)
 	bool had = s->cpu_events || s->cpu_bindings ||
 		   !list_empty(&s->task_events);
 
+	/* no probe runs after this (tracepoint_synchronize_unregister()) */
+	memtrace_probe_stop(s);
 	memtrace_stop_cpus(s);
 	memtrace_stop_task(s);
 	if (had)

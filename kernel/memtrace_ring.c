@@ -111,6 +111,7 @@ int memtrace_rings_alloc(struct memtrace_session *s)
 		local64_set(&r->dropped, 0);
 		local64_set(&r->throttled, 0);
 		local64_set(&r->lost, 0);
+		local_set(&r->countdown, 0);
 		r->wake_at = s->cfg.wakeup_records;
 		r->hdr->ring_records = n;
 		r->hdr->record_size = sizeof(struct memtrace_sample);
@@ -133,39 +134,102 @@ static void memtrace_ring_drop(struct memtrace_ring *r)
 	WRITE_ONCE(r->hdr->dropped, local64_read(&r->dropped));
 }
 
+/*
+ * The slot for the next record of ring r, or NULL (dropped, counted: a
+ * nested producer or a full ring).  Non-NULL: the caller fills the slot
+ * and calls memtrace_ring_commit().  On the ring's own CPU: NMI, IRQ or
+ * preemption disabled.
+ */
+static __always_inline struct memtrace_sample *
+memtrace_ring_reserve(struct memtrace_session *s, struct memtrace_ring *r,
+		      u64 *unread)
+{
+	struct memtrace_ring_header *h = r->hdr;
+	u64 head, tail;
+
+	if (unlikely(local_cmpxchg(&r->busy, 0, 1) != 0)) {
+		memtrace_ring_drop(r);
+		return NULL;
+	}
+	head = h->head;				/* only we write head */
+	tail = smp_load_acquire(&h->tail);	/* pairs with consume */
+	*unread = head - tail;
+	if (unlikely(*unread >= s->cfg.ring_records)) {
+		memtrace_ring_drop(r);
+		barrier();
+		local_set(&r->busy, 0);
+		return NULL;
+	}
+	return &r->rec[head & (s->cfg.ring_records - 1)];
+}
+
+static __always_inline void memtrace_ring_commit(struct memtrace_session *s,
+						 struct memtrace_ring *r,
+						 u64 unread)
+{
+	struct memtrace_ring_header *h = r->hdr;
+
+	smp_store_release(&h->head, h->head + 1);	/* record before head */
+	if (unread + 1 == r->wake_at)
+		irq_work_queue(&s->wake_work);
+	barrier();
+	local_set(&r->busy, 0);
+}
+
 /* Producer on the ring's own CPU: NMI, IRQ or preemption disabled. */
 void memtrace_ring_push(struct memtrace_session *s,
 			const struct memtrace_sample *smp)
 {
 	struct memtrace_ring *r;
-	struct memtrace_ring_header *h;
-	u64 head, tail, unread;
+	struct memtrace_sample *slot;
+	u64 unread;
 
 	if (unlikely(smp->cpu >= nr_cpu_ids))
 		return;
 	r = &s->rings[smp->cpu];
-	h = r->hdr;
-
-	if (local_cmpxchg(&r->busy, 0, 1) != 0) {
-		memtrace_ring_drop(r);
+	slot = memtrace_ring_reserve(s, r, &unread);
+	if (!slot)
 		return;
-	}
+	*slot = *smp;
+	memtrace_ring_commit(s, r, unread);
+}
 
-	head = h->head;				/* only we write head */
-	tail = smp_load_acquire(&h->tail);	/* pairs with consume */
-	unread = head - tail;
-	if (unlikely(unread >= s->cfg.ring_records)) {
-		memtrace_ring_drop(r);
-		goto out;
-	}
+/*
+ * The page-fault probe's producer (memtrace_probe.c): a user-mode fault of
+ * a traced task, in the fault handler with preemption (and interrupts)
+ * off.  The record is what the perf path writes for the software
+ * page-fault event (addr, user ip) and, for MEMTRACE_CFG_PAGE_FAULT_TP,
+ * the tracepoint (the same, with the error code as data_src).  Period N:
+ * every N-th fault of the session's targets on each CPU.
+ */
+void memtrace_ring_fault(struct memtrace_session *s, unsigned long address,
+			 struct pt_regs *regs, unsigned long error_code)
+{
+	unsigned int cpu = smp_processor_id();
+	struct memtrace_ring *r = &s->rings[cpu];
+	struct memtrace_sample *slot;
+	u32 fields = s->cfg.fields;
+	u64 unread;
 
-	r->rec[head & (s->cfg.ring_records - 1)] = *smp;
-	smp_store_release(&h->head, head + 1);	/* record before head */
-	if (unread + 1 == r->wake_at)
-		irq_work_queue(&s->wake_work);
-out:
-	barrier();
-	local_set(&r->busy, 0);
+	if (unlikely(s->cfg.sample_period > 1)) {
+		if (local_dec_return(&r->countdown) > 0)
+			return;
+		local_set(&r->countdown, (long)s->cfg.sample_period);
+	}
+	slot = memtrace_ring_reserve(s, r, &unread);
+	if (!slot)
+		return;
+	slot->time = ktime_get_mono_fast_ns();
+	slot->addr = address;
+	slot->ip = fields & MEMTRACE_FIELD_IP ? instruction_pointer(regs) : 0;
+	slot->pid = current->tgid;
+	slot->tid = current->pid;
+	slot->cpu = cpu;
+	slot->weight = 0;
+	slot->data_src = (fields & MEMTRACE_FIELD_DATA_SRC) &&
+			 (s->cfg.flags & MEMTRACE_CFG_PAGE_FAULT_TP) ?
+			 error_code : 0;
+	memtrace_ring_commit(s, r, unread);
 }
 
 /* The perf overflow handler's path (compatible mode, software events). */
@@ -239,6 +303,8 @@ void memtrace_rings_set_mode(struct memtrace_session *s)
 		   MEMTRACE_MODE_PEBS_HOOK : MEMTRACE_MODE_PERF_OVERFLOW;
 	unsigned int cpu;
 
+	if (s->fault_probe)
+		mode = MEMTRACE_MODE_FAULT_PROBE;
 	for_each_possible_cpu(cpu) {
 		WRITE_ONCE(s->rings[cpu].hdr->mode, mode);
 		WRITE_ONCE(s->rings[cpu].hdr->mode_flags, flags);

@@ -348,7 +348,17 @@ static int memtrace_attach_one(struct memtrace_walk *w, struct task_struct *t)
 			      GFP_KERNEL));
 	if (ret)
 		return ret;
-	if (!memtrace_task_traced(s, t)) {
+	if (s->fault_probe) {
+		/* the process's tgid into the probe's filter, once */
+		ret = proc & MT_PROC_COUNTED ? 0 : memtrace_probe_add(s, t);
+		if (ret == -EACCES) {
+			/* its credentials changed (exec) since the quick look */
+			s->attached.denied++;
+			return memtrace_set_proc(w, t, MT_PROC_DENIED);
+		}
+		if (ret)
+			return ret;
+	} else if (!memtrace_task_traced(s, t)) {
 		/* covered before its counter exists: see memtrace_fork.c */
 		ret = memtrace_fork_cover(s, t);
 		if (!ret)
@@ -384,7 +394,8 @@ int memtrace_start_task(struct memtrace_session *s)
 	xa_init(&w->tasks);
 	xa_init(&w->procs);
 	s->attached = (struct memtrace_targets){ .size = sizeof(s->attached) };
-	ret = memtrace_fork_start(s);
+	/* the probe path has its own fork probe (memtrace_probe.c) */
+	ret = s->fault_probe ? 0 : memtrace_fork_start(s);
 	do {
 		memtrace_collect(w);
 		for (i = 0; i < w->n; i++) {
@@ -443,6 +454,8 @@ static bool memtrace_tasks_alive(struct memtrace_session *s)
 	struct memtrace_task_event *te;
 	bool alive;
 
+	if (s->fault_probe)
+		return memtrace_probe_alive(s);
 	if (memtrace_fork_pending(s))
 		return true;	/* a child waits for its counter */
 	list_for_each_entry(te, &s->task_events, node) {

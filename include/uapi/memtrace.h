@@ -165,6 +165,11 @@ struct memtrace_ring_header {
 					   * interrupt per sample */
 #define MEMTRACE_MODE_PEBS_HOOK		1 /* patched kernel's PEBS sink
 					   * (docs/pebs-hook.md) */
+#define MEMTRACE_MODE_FAULT_PROBE	2 /* page faults: a probe on the
+					   * x86 tracepoint
+					   * exceptions:page_fault_user, no
+					   * perf counter; modules before it
+					   * use perf-overflow for them */
 /* memtrace_ring_header.mode_flags */
 #define MEMTRACE_MODE_F_LARGE_PEBS	(1U << 0) /* an interrupt per PEBS
 					   * buffer, not per sample */

@@ -42,7 +42,7 @@ echo "ok   debug-kernel: $(cat /tmp/mt-dbgk-kernel.$$ | tail -1 | grep . || echo
 pass=$((pass + 1))
 rm -f /tmp/mt-dbgk-kernel.$$
 read -r abi root <<<"$kern"
-tests=${KERNEL_TESTS:-pages overflow faulttp ioctl fuzz perm lifecycle cpuoff targets security record race}
+tests=${KERNEL_TESTS:-pages overflow faulttp probe ioctl fuzz perm lifecycle cpuoff targets security record race}
 out=$build/kernel-guest/$abi
 . tests/kernel/debug-guest.conf
 tally < <(GUEST_TIMEOUT=${GUEST_TIMEOUT:-3000} GUEST_CPU=$debug_cpu GUEST_APPEND=$debug_append \

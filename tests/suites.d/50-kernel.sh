@@ -40,7 +40,7 @@ if ! kernels=$(timeout 600 tests/kernel/fetch-kernels.sh 2>/tmp/mt-kernel-fetch.
 	exit 1
 fi
 rm -f /tmp/mt-kernel-fetch.$$
-tests=${KERNEL_TESTS:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security faulttp record bpf damon race}
+tests=${KERNEL_TESTS:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security faulttp probe record bpf damon race}
 while read -r abi root; do
 	[ -n "${KERNELS:-}" ] && ! echo " $KERNELS " | grep -q " $abi " && continue
 	out=$build/kernel-guest/$abi

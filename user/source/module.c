@@ -274,7 +274,10 @@ static void mod_meta_mode(struct recorder *r, const struct mod_session *s)
 	uint32_t mode = __atomic_load_n(&h->mode, __ATOMIC_RELAXED);
 	uint32_t flags = __atomic_load_n(&h->mode_flags, __ATOMIC_RELAXED);
 
-	recorder_meta(r, "mode", "%s", mode == MEMTRACE_MODE_PEBS_HOOK ? "pebs-hook" : "perf-overflow");
+	recorder_meta(r, "mode", "%s",
+		      mode == MEMTRACE_MODE_PEBS_HOOK	  ? "pebs-hook"
+		      : mode == MEMTRACE_MODE_FAULT_PROBE ? "fault-probe"
+							  : "perf-overflow");
 	recorder_meta(r, "large_pebs", "%d", (flags & MEMTRACE_MODE_F_LARGE_PEBS) ? 1 : 0);
 }
 

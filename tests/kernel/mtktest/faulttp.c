@@ -2,7 +2,8 @@
  * (MEMTRACE_CFG_PAGE_FAULT_TP, exceptions:page_fault_user as its counter).
  *   exact: every page a child writes appears with its exact address, the
  *          child's pid and tid, a user ip and the error code of a user-mode
- *          write to a page without a usable PTE (<= 2 retried faults)
+ *          write to a page without a usable PTE (<= 2 retried faults); the
+ *          ring mode says the module's probe took them (fault-probe)
  *   drops: a 16-record ring: read + dropped == perf's own count of the
  *          tracepoint for the child; produced == read
  *   other tracepoint: the flag with sched:sched_switch: START -EINVAL
@@ -76,6 +77,7 @@ static void tp_exact(long id)
 	struct mtk_report *rep = shared_report(TP_PAGES);
 	struct tp_ctx ctx = { .s = calloc(TP_MAX, sizeof(*ctx.s)) };
 	int seen[TP_PAGES] = { 0 }, rel, rc, bad = 0, pages = 0, extra = 0;
+	uint32_t mode;
 	struct memtrace_config cfg;
 	struct mt_session s = { .fd = -1 };
 	pid_t c = mtk_spawn(tp_child, rep, &rel);
@@ -88,6 +90,8 @@ static void tp_exact(long id)
 		free(ctx.s);
 		return;
 	}
+	/* the module's probe on the tracepoint, no perf counter (probe.c) */
+	mode = __atomic_load_n(&mt_hdr(&s, 0)->mode, __ATOMIC_RELAXED);
 	mtk_release(rel);
 	rc = reap(c);
 	if (mt_drain_until_end(&s, tp_keep, &ctx, 10000))
@@ -110,13 +114,14 @@ static void tp_exact(long id)
 	}
 	for (int i = 0; i < TP_PAGES; i++)
 		pages += seen[i] > 0;
-	if (rc || bad || pages != TP_PAGES || extra > 2 || ctx.n > TP_MAX)
-		FAIL("faulttp", "exact: exit %d, %ld records, %d of %d pages, %d repeats, %d bad",
-		     rc, ctx.n, pages, TP_PAGES, extra, bad);
+	if (rc || bad || pages != TP_PAGES || extra > 2 || ctx.n > TP_MAX ||
+	    mode != MEMTRACE_MODE_FAULT_PROBE)
+		FAIL("faulttp", "exact: exit %d, %ld records, %d of %d pages, %d repeats, %d bad, mode %u",
+		     rc, ctx.n, pages, TP_PAGES, extra, bad, mode);
 	else
 		OK("faulttp", " exact: %d of %d pages once (%d retried), exact address, pid/tid, "
-		   "user ip, error code user write; %ld records in all", pages, TP_PAGES, extra,
-		   ctx.n);
+		   "user ip, error code user write; %ld records in all; mode fault-probe", pages,
+		   TP_PAGES, extra, ctx.n);
 	mt_close(&s);
 	free(ctx.s);
 }

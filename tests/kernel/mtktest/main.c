@@ -14,6 +14,9 @@
  *   security    perf's rules for the caller, setuid exec, per-user limits
  *   faulttp     the page-fault tracepoint (hint faults): exact records,
  *               drops counted, another tracepoint refused
+ *   probe       page faults through the module's tracepoint probe: exact
+ *               records = perf's count, period per CPU, forks, non-targets,
+ *               system-wide, the perf path with fault_probe=N
  * One file per test in this folder.
  */
 #include "mtktest.h"
@@ -75,8 +78,10 @@ int main(int argc, char **argv)
 		test_security(argc > 2 ? argv[2] : NULL);
 	else if (!strcmp(t, "faulttp"))
 		test_faulttp();
+	else if (!strcmp(t, "probe"))
+		test_probe();
 	else {
-		fprintf(stderr, "usage: mtktest pages|overflow|ioctl|fuzz [N]|perm|lifecycle [KO]|cpuoff|targets|security|faulttp\n");
+		fprintf(stderr, "usage: mtktest pages|overflow|ioctl|fuzz [N]|perm|lifecycle [KO]|cpuoff|targets|security|faulttp|probe\n");
 		return 2;
 	}
 	return failures ? 1 : 0;

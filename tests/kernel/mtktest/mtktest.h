@@ -29,6 +29,7 @@ void test_lifecycle(const char *ko);	/* lifecycle.c */
 void test_cpuoff(void);			/* cpuoff.c */
 void test_targets(void);		/* targets.c */
 void test_faulttp(void);		/* faulttp.c */
+void test_probe(void);			/* probe.c */
 void test_security(const char *arg);	/* security.c */
 void test_limits(void);			/* seclimits.c */
 int sec_write(const char *path, const char *v);

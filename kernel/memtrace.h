@@ -53,8 +53,7 @@ struct memtrace_ring {
 						 * an unreadable fault record */
 	local64_t throttled;			/* overflows perf throttled */
 	local64_t lost;				/* records the PEBS hook lost */
-	local_t countdown;			/* fault probe: faults to the
-						 * next sample (period > 1) */
+	local_t countdown;			/* fault probe, period > 1 */
 	u64 wake_at;				/* unread count that wakes poll */
 };
 
@@ -123,8 +122,7 @@ struct memtrace_session {
 	bool fault_probe;		/* this START uses the probe (s->lock) */
 	bool probe_on;			/* probe state set up (s->lock) */
 	u8 probes;			/* MEMTRACE_PROBE_* registered */
-	bool probe_user_addr;		/* only faults on user addresses (the
-					 * software page-fault event's set) */
+	bool probe_user_addr;		/* only user addresses (sw event) */
 	unsigned long *tgids;		/* process sessions: traced tgids */
 	atomic_t nr_live;		/* bits set in tgids */
 

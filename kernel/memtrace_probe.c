@@ -226,7 +226,7 @@ int memtrace_probe_start(struct memtrace_session *s)
 			  (long)s->cfg.sample_period);
 	atomic_set(&s->nr_live, 0);
 	if (!(s->cfg.flags & MEMTRACE_CFG_SYSTEM_WIDE)) {
-		s->tgids = kvzalloc(BITS_TO_LONGS(PID_MAX_LIMIT) * sizeof(long),
+		s->tgids = kvcalloc(BITS_TO_LONGS(PID_MAX_LIMIT), sizeof(long),
 				    GFP_KERNEL_ACCOUNT);
 		if (!s->tgids)
 			return -ENOMEM;

@@ -9,8 +9,9 @@
  * existing descendants, follows what they fork, and marks the rings
  * MEMTRACE_RING_ENDED (poll: POLLHUP) once none of those tasks is left.
  * --cgroup is refused: perf_event_create_kernel_counter() takes no cgroup.
- * -e hint-faults: the module's counter is the exceptions:page_fault_user
- * tracepoint (MEMTRACE_CFG_PAGE_FAULT_TP), each record carries the fault's
+ * -e hint-faults: the module takes the faults from the exceptions:page_fault_user
+ * tracepoint (MEMTRACE_CFG_PAGE_FAULT_TP: its own probe on it, mode=fault-probe, or a
+ * perf counter of it with fault_probe=N), each record carries the fault's
  * error code in data_src, replaced here by its kind (hint.c, as the perf and
  * bpf backends do); NUMA balancing is on for the recording and put back.
  */
@@ -530,8 +531,8 @@ static void mod_status(FILE *out)
 	if (mod_probe(&hint, why, sizeof(why)))
 		fprintf(out, "  module: hint-faults: unavailable - %s\n", why);
 	else
-		fprintf(out, "  module: hint-faults: available (exceptions:page_fault_user as the module's "
-			"counter; -e hint-faults, root)\n");
+		fprintf(out, "  module: hint-faults: available (exceptions:page_fault_user, the module's "
+			"probe on it or its perf counter; -e hint-faults, root)\n");
 }
 
 const struct source_ops source_module = {

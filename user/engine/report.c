@@ -68,12 +68,13 @@ void memtrace_report_free(struct memtrace_report *r)
 	free(o);
 }
 
+/* a SAMPLES chunk's samples come in one or more parts (part 0, 1, ...) */
 typedef void (*rep_samples_fn)(struct rep_ctx *c, struct memtrace_sample *s, size_t n,
-			       uint32_t columns);
+			       uint32_t columns, unsigned part);
 typedef void (*rep_chunk_fn)(struct rep_ctx *c, const struct trace_chunk *ch);
 
 /*
- * One pass over path: every SAMPLES chunk decoded (on worker threads,
+ * One pass over path: every SAMPLES chunk decoded (a thread ahead,
  * trace/pipe.h) to on_samples in file order, the rest to on_chunk.
  */
 static int rep_scan(struct rep_ctx *c, const char *path, rep_samples_fn on_samples,
@@ -95,7 +96,7 @@ static int rep_scan(struct rep_ctx *c, const char *path, rep_samples_fn on_sampl
 			if (on_chunk)
 				on_chunk(c, &b.c);
 		} else if (on_samples) {
-			on_samples(c, b.s, b.n, b.columns);
+			on_samples(c, b.s, b.n, b.columns, b.part);
 		}
 	}
 	if (rc >= 0 && c->r->info.truncated_bytes == 0)
@@ -140,12 +141,13 @@ static void pass1_chunk(struct rep_ctx *c, const struct trace_chunk *ch)
 }
 
 static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n,
-			  uint32_t columns)
+			  uint32_t columns, unsigned part)
 {
 	struct memtrace_report *r = c->r;
 	struct memtrace_trace_info *in = &r->info;
 
-	in->chunks++;
+	if (!part)
+		in->chunks++;
 	in->columns |= columns;
 	if (n) {
 		uint64_t lo = in->samples ? in->first_time : s[0].time;
@@ -180,11 +182,12 @@ static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n
 
 /* Pass 2: who touched the hot buckets, what ran and where data went in each peak window. */
 static void pass2_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n,
-			  uint32_t columns)
+			  uint32_t columns, unsigned part)
 {
 	int regions = !!(c->flags & MEMTRACE_REPORT_REGIONS);
 
 	(void)columns;
+	(void)part;
 	n = sample_filter_apply(&c->filt, s, n);
 	mt_spaces_key_samples(c->spaces, s, n);
 	for (size_t i = 0; i < n; i++) {

@@ -409,48 +409,67 @@ static void set_field(struct memtrace_sample *t, int col, uint64_t v)
 	}
 }
 
-int sample_decode_into(const unsigned char *raw, size_t len, uint32_t want,
-		       struct memtrace_sample *s, uint64_t *tmp, size_t *n_out,
-		       uint32_t *columns_out, char *err, size_t errlen)
+int sample_rows_start(struct sample_rows *r, const unsigned char *raw, size_t len,
+		      uint32_t want, char *err, size_t errlen)
 {
-	struct col_desc desc[COL_COUNT];
-	uint32_t n, columns;
-
-	if (sample_parse(raw, len, &n, &columns, desc, err, errlen))
+	if (sample_parse(raw, len, &r->n, &r->columns, r->desc, err, errlen))
 		return -1;
 	/*
 	 * Fields that are the same in every row of the chunk (absent, not
 	 * wanted: 0; width 0: the base) go into a template row copied to each
 	 * row; the others are decoded a block at a time and stored into it.
 	 */
-	struct memtrace_sample tmpl;
-	uint64_t prev[COL_COUNT];
-	int vary[COL_COUNT], nvary = 0;
-	memset(&tmpl, 0, sizeof(tmpl));
+	r->from = 0;
+	r->nvary = 0;
+	memset(&r->tmpl, 0, sizeof(r->tmpl));
 	for (int col = 0; col < COL_COUNT; col++) {
-		prev[col] = desc[col].base;
-		if (!desc[col].present || !(want & (1u << col)))
+		r->prev[col] = r->desc[col].base;
+		if (!r->desc[col].present || !(want & (1u << col)))
 			continue;
-		if (desc[col].width)
-			vary[nvary++] = col;
+		if (r->desc[col].width)
+			r->vary[r->nvary++] = col;
 		else
-			set_field(&tmpl, col, desc[col].base);
+			set_field(&r->tmpl, col, r->desc[col].base);
 	}
+	return 0;
+}
+
+size_t sample_rows_next(struct sample_rows *r, struct memtrace_sample *s, size_t max,
+			uint64_t *tmp)
+{
+	size_t done = 0;
+
 	/* a block of rows at a time, so that its rows stay in the cache for every column */
-	for (uint32_t from = 0; from < n; from += DECODE_BLOCK) {
-		uint32_t m = n - from < DECODE_BLOCK ? n - from : DECODE_BLOCK;
-		if (nvary < COL_COUNT)
+	while (r->from < r->n && done < max) {
+		uint32_t m = r->n - r->from < DECODE_BLOCK ? r->n - r->from : DECODE_BLOCK;
+		if (m > max - done)
+			m = (uint32_t)(max - done);
+		struct memtrace_sample *row = s + done;
+		if (r->nvary < COL_COUNT)
 			for (uint32_t i = 0; i < m; i++)
-				s[from + i] = tmpl;
-		for (int v = 0; v < nvary; v++) {
-			int col = vary[v];
-			col_decode_part(&desc[col], n, from, m, tmp, &prev[col]);
-			scatter_column(s + from, m, col, tmp);
+				row[i] = r->tmpl;
+		for (int v = 0; v < r->nvary; v++) {
+			int col = r->vary[v];
+			col_decode_part(&r->desc[col], r->n, r->from, m, tmp, &r->prev[col]);
+			scatter_column(row, m, col, tmp);
 		}
+		r->from += m;
+		done += m;
 	}
-	*n_out = n;
+	return done;
+}
+
+int sample_decode_into(const unsigned char *raw, size_t len, uint32_t want,
+		       struct memtrace_sample *s, uint64_t *tmp, size_t *n_out,
+		       uint32_t *columns_out, char *err, size_t errlen)
+{
+	struct sample_rows r;
+
+	if (sample_rows_start(&r, raw, len, want, err, errlen))
+		return -1;
+	*n_out = sample_rows_next(&r, s, r.n, tmp);
 	if (columns_out)
-		*columns_out = columns;
+		*columns_out = r.columns;
 	return 0;
 }
 

@@ -137,6 +137,8 @@ static void pass1_chunk(struct rep_ctx *c, const struct trace_chunk *ch)
 		in->complete = 1;
 	} else if (ch->type == CHUNK_AGG) {
 		rep_agg_pass1(c, ch);
+	} else if (ch->type == CHUNK_REGIONS) {
+		c->r->region_chunks++;
 	}
 }
 

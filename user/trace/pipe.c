@@ -48,12 +48,13 @@ struct worker_scratch {
 #define AHEAD_ROWS 4096
 #define AHEAD_SLOTS 16
 /*
- * A thread that waits is woken only when it has this much to do: the
- * decoder when half the ring is free, the caller from 2 batches ready (or
- * the end).  A wake-up per batch made a context switch per 4096 samples.
+ * The decoder, when the ring is full, is woken when half of it is free (a
+ * wake-up per batch made a context switch per 4096 samples).  The caller
+ * never waits for a batch the decoder has not begun: it makes it itself
+ * (on a busy machine the decoder may not run for milliseconds), and waits
+ * only for one under way.
  */
 #define AHEAD_WAKE_SPACE (AHEAD_SLOTS / 2)
-#define AHEAD_WAKE_READY 2
 
 struct ahead_item {
 	int rc;				/* 1 a batch, 0 the end, -1 an error (err) */
@@ -80,6 +81,7 @@ struct ahead {
 	struct ahead_item items[AHEAD_SLOTS];
 	uint64_t produced, consumed;
 	int threaded, started, stop;
+	int producing;			/* a thread makes items[produced % AHEAD_SLOTS] */
 	int producer_waits, consumer_waits;
 	pthread_t thread;
 	pthread_cond_t space, ready;
@@ -305,20 +307,24 @@ static void *ahead_main(void *arg)
 	struct ahead *a = p->ahead;
 
 	pthread_mutex_lock(&p->lock);
-	while (!a->done) {
-		while (!a->stop && a->produced - a->consumed == AHEAD_SLOTS) {
+	for (;;) {
+		/* done is the producer's: read only when no one produces */
+		while (!a->stop && (a->producing ||
+				    (!a->done && a->produced - a->consumed == AHEAD_SLOTS))) {
 			a->producer_waits = 1;
 			pthread_cond_wait(&a->space, &p->lock);
 		}
 		a->producer_waits = 0;
-		if (a->stop)
+		if (a->stop || a->done)
 			break;
+		a->producing = 1;
 		struct ahead_item *it = &a->items[a->produced % AHEAD_SLOTS];
 		pthread_mutex_unlock(&p->lock);
 		ahead_make(p, a, it);
 		pthread_mutex_lock(&p->lock);
 		a->produced++;
-		if (a->consumer_waits && (a->produced - a->consumed >= AHEAD_WAKE_READY || a->done))
+		a->producing = 0;
+		if (a->consumer_waits)
 			pthread_cond_signal(&a->ready);
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -350,6 +356,20 @@ static int ahead_next(struct trace_pipe *p, struct trace_batch *b, char *err, si
 	if (a->threaded) {
 		pthread_mutex_lock(&p->lock);
 		while (a->produced == a->consumed) {
+			if (!a->producing && !a->done) {
+				/* the decoder is not at it (descheduled on a busy machine, or
+				 * just woken): the caller makes this batch itself rather than
+				 * wait for it, then the decoder goes on from the next */
+				a->producing = 1;
+				pthread_mutex_unlock(&p->lock);
+				ahead_make(p, a, &a->items[a->produced % AHEAD_SLOTS]);
+				pthread_mutex_lock(&p->lock);
+				a->produced++;
+				a->producing = 0;
+				if (a->producer_waits)
+					pthread_cond_signal(&a->space);
+				break;
+			}
 			a->consumer_waits = 1;
 			pthread_cond_wait(&a->ready, &p->lock);
 		}

@@ -107,6 +107,8 @@ struct trace_pipe {
 	pthread_cond_t work, done;
 	int stop;
 	struct ahead *ahead;		/* PIPE_SAMPLES */
+	trace_pipe_prep_fn prep;	/* PIPE_SAMPLES: run on each batch by its maker */
+	void *prep_ctx;
 };
 
 unsigned trace_decode_threads(uint64_t bytes)
@@ -245,6 +247,8 @@ static void ahead_part(struct trace_pipe *p, struct ahead *a, struct ahead_item 
 	it->n = sample_rows_next(&a->rows, it->s, AHEAD_ROWS, p->own.tmp);
 	if (a->rows.from >= a->rows.n)
 		a->in_chunk = 0;
+	if (p->prep)
+		it->n = p->prep(p->prep_ctx, it->s, it->n, it->columns, it->part);
 }
 
 /* Makes the next item: a batch, another chunk, the end or the error a one-thread read stops at. */
@@ -532,6 +536,12 @@ struct trace_pipe *trace_pipe_open(const char *path, enum trace_pipe_mode mode,
 void trace_pipe_want(struct trace_pipe *p, uint32_t columns)
 {
 	p->want = columns;
+}
+
+void trace_pipe_prepare(struct trace_pipe *p, trace_pipe_prep_fn fn, void *ctx)
+{
+	p->prep = fn;
+	p->prep_ctx = ctx;
 }
 
 struct trace_reader *trace_pipe_reader(struct trace_pipe *p)

@@ -98,6 +98,20 @@ int trace_pipe_next(struct trace_pipe *p, struct trace_batch *b, char *err, size
  */
 void trace_pipe_want(struct trace_pipe *p, uint32_t columns);
 
+/*
+ * PIPE_SAMPLES: fn(ctx, s, n, columns, part) runs on every batch as soon
+ * as it is decoded, on the thread that decoded it (the decode thread, or
+ * the caller's), batch after batch in file order and never two at once, so
+ * a filter or a per-sample transform runs ahead of the caller too.  It may
+ * change rows and drop some (it returns how many it keeps, moved to the
+ * front: the batch's n).  What fn touches is its own until trace_pipe_next
+ * has returned 0 or -1, or the pipe is closed.  Before the first
+ * trace_pipe_next.
+ */
+typedef size_t (*trace_pipe_prep_fn)(void *ctx, struct memtrace_sample *s, size_t n,
+				     uint32_t columns, unsigned part);
+void trace_pipe_prepare(struct trace_pipe *p, trace_pipe_prep_fn fn, void *ctx);
+
 /* The reader (HEADER and END texts, truncation); valid until trace_pipe_close. */
 struct trace_reader *trace_pipe_reader(struct trace_pipe *p);
 

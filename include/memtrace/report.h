@@ -209,6 +209,9 @@ struct memtrace_report {
 	size_t nspan_groups;
 	const struct memtrace_span_group *span_groups;
 	uint64_t span_samples;			/* of samples: inside a span */
+	/* appended: REGIONS chunks in the file (DAMON region rows; none: no
+	 * region summary to read) */
+	uint64_t region_chunks;
 };
 
 /*

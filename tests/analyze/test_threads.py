@@ -18,8 +18,8 @@ THREADS = ("1", "2", "5")
 HEAP, COLUMN, STACK, CODE = 0x4c8000, 0x7f0000000000, 0x7ffffffde000, 0x400000
 
 
-def _trace(path, n=60000, chunk=3000):
-    rng = np.random.default_rng(7)
+def _trace(path, n=60000, chunk=3000, seed=7):
+    rng = np.random.default_rng(seed)
     time = np.cumsum(rng.integers(1, 40, n)).astype(np.uint64)
     pick = rng.integers(0, 4, n)
     addr = np.where(pick == 0, HEAP + rng.integers(0, 0x28000, n),
@@ -79,6 +79,34 @@ def test_corrupt_and_cut_traces_same_message(tmp):
     assert rc == 1 and b"checksum mismatch in chunk at offset %d" % samples[11][0] in err
     rc, out, err = _report(tmp / "cut.mtrace", "1")
     assert rc == 0 and b"cut short" in err and b"samples:   45000 " in out
+
+
+def test_large_chunks_in_parts_same_bytes_and_errors(tmp):
+    """Chunks of more samples than a batch of the pipe's (4096): each comes in
+    parts, in order, whole or cut or corrupt."""
+    path = _trace(tmp / "t.mtrace", n=60000, chunk=25000, seed=9)
+    for opts in ((), ("--json", "--top", "20", "-w", "300"), ("--per-process", "--series", "-")):
+        one = _report(path, "1", *opts)
+        assert one[0] == 0, one[2]
+        for t in THREADS[1:]:
+            assert _report(path, t, *opts) == one, ("MEMTRACE_THREADS=%s differs" % t, opts)
+    samples = [c for c in _chunk_offsets(path) if c[1] == 2]
+    assert len(samples) == 3
+    data = bytearray(open(path, "rb").read())
+    bad = bytearray(data)
+    off, _, stored = samples[1]
+    bad[off + 32 + stored // 2] ^= 0x10
+    (tmp / "bad.mtrace").write_bytes(bytes(bad))
+    off, _, stored = samples[2]
+    (tmp / "cut.mtrace").write_bytes(bytes(data[:off + 32 + stored // 2]))
+    for name in ("bad.mtrace", "cut.mtrace"):
+        one = _report(tmp / name, "1")
+        for t in THREADS[1:]:
+            assert _report(tmp / name, t) == one, (name, t)
+    rc, _, err = _report(tmp / "bad.mtrace", "1")
+    assert rc == 1 and b"checksum mismatch in chunk at offset %d" % samples[1][0] in err
+    rc, out, err = _report(tmp / "cut.mtrace", "1")
+    assert rc == 0 and b"cut short" in err and b"samples:   50000 " in out
 
 
 def test_columns_and_heatmap_same_any_thread_count(tmp, monkeypatch):

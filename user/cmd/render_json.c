@@ -164,7 +164,8 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 	fprintf(f, "%s]", r->npeaks ? "\n  " : "");
 	render_json_procs(f, r);
 	render_json_kinds(f, path, pid);
-	render_json_damon(f, path);
+	if (r->region_chunks)	/* another pass over the file: only where there are some */
+		render_json_damon(f, path);
 	render_json_spans(f, r);
 	fprintf(f, "\n}\n");
 }

@@ -210,7 +210,8 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r, uin
 	print_header(f, path, r, w);
 	if (!r->samples) {
 		fprintf(f, "\nno samples in this trace\n");
-		render_text_damon(f, path);	/* a damon trace has regions instead */
+		if (r->region_chunks)	/* a damon trace has regions instead */
+			render_text_damon(f, path);
 		return;
 	}
 	render_text_kinds(f, path, pid);
@@ -244,5 +245,6 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r, uin
 			N > 1.0 && r->curve[i].min_count < 10 ? "  (< 10 samples: noisy)" : "");
 	print_peaks(f, r, w);
 	render_text_procs(f, r, w);
-	render_text_damon(f, path);
+	if (r->region_chunks)	/* another pass over the file: only where there are some */
+		render_text_damon(f, path);
 }

@@ -56,6 +56,10 @@ static inline void hot_attr_add(struct hot_attr *a, uint64_t addr, uint64_t ip)
 	if (!ip || a->finished ||	/* below: no hot bucket has these low bits */
 	    !(a->maybe[(bucket >> 6) & (HOT_ATTR_FILTER_WORDS - 1)] & (1ull << (bucket & 63))))
 		return;
+	if (a->last && bucket == a->last_bucket && ip == a->last->ip) {
+		a->last->count++;	/* the same bucket and instruction as before: no call */
+		return;
+	}
 	hot_attr_add_bucket(a, bucket, ip);
 }
 

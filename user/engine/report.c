@@ -68,16 +68,18 @@ void memtrace_report_free(struct memtrace_report *r)
 	free(o);
 }
 
+/* a SAMPLES chunk's samples come in one or more parts (part 0, 1, ...) */
 typedef void (*rep_samples_fn)(struct rep_ctx *c, struct memtrace_sample *s, size_t n,
-			       uint32_t columns);
+			       uint32_t columns, unsigned part);
 typedef void (*rep_chunk_fn)(struct rep_ctx *c, const struct trace_chunk *ch);
 
 /*
- * One pass over path: every SAMPLES chunk decoded (on worker threads,
- * trace/pipe.h) to on_samples in file order, the rest to on_chunk.
+ * One pass over path: every SAMPLES chunk decoded (a thread ahead,
+ * trace/pipe.h), passed through prep on the decoding thread, then to
+ * on_samples in file order; the rest to on_chunk.
  */
-static int rep_scan(struct rep_ctx *c, const char *path, rep_samples_fn on_samples,
-		    rep_chunk_fn on_chunk, char *err, size_t errlen)
+static int rep_scan(struct rep_ctx *c, const char *path, trace_pipe_prep_fn prep,
+		    rep_samples_fn on_samples, rep_chunk_fn on_chunk, char *err, size_t errlen)
 {
 	struct trace_pipe *p = trace_pipe_open(path, PIPE_SAMPLES, NULL, 0, err, errlen);
 	struct trace_batch b;
@@ -85,6 +87,8 @@ static int rep_scan(struct rep_ctx *c, const char *path, rep_samples_fn on_sampl
 
 	if (!p)
 		return -1;
+	if (prep)
+		trace_pipe_prepare(p, prep, c);
 	/* what the engine reads: cpu, weight and data_src never, tid for --tid and spans
 	 * (a span is a thread's) only */
 	bool tid = c->filter->tid || c->span_pattern || (c->flags & MEMTRACE_REPORT_BY_SPAN);
@@ -95,7 +99,7 @@ static int rep_scan(struct rep_ctx *c, const char *path, rep_samples_fn on_sampl
 			if (on_chunk)
 				on_chunk(c, &b.c);
 		} else if (on_samples) {
-			on_samples(c, b.s, b.n, b.columns);
+			on_samples(c, b.s, b.n, b.columns, b.part);
 		}
 	}
 	if (rc >= 0 && c->r->info.truncated_bytes == 0)
@@ -136,16 +140,27 @@ static void pass1_chunk(struct rep_ctx *c, const struct trace_chunk *ch)
 		in->complete = 1;
 	} else if (ch->type == CHUNK_AGG) {
 		rep_agg_pass1(c, ch);
+	} else if (ch->type == CHUNK_REGIONS) {
+		c->r->region_chunks++;
 	}
 }
 
-static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n,
-			  uint32_t columns)
+/*
+ * Pass 1 on the decoding thread (rep_scan's prep): what the file holds
+ * (columns, sample times and count), the filter and, unless per process
+ * (its series look the spaces up on the caller's thread), the keys.  Only
+ * it touches those (info's columns, samples, first and last time,
+ * c->spaces) during the pass.  Not for a file with AGG chunks: their rows
+ * count into the same info and keys on the caller's thread, in file order
+ * with the samples; pass1_samples calls it there.
+ */
+static size_t pass1_prep(void *ctx, struct memtrace_sample *s, size_t n, uint32_t columns,
+			 unsigned part)
 {
-	struct memtrace_report *r = c->r;
-	struct memtrace_trace_info *in = &r->info;
+	struct rep_ctx *c = ctx;
+	struct memtrace_trace_info *in = &c->r->info;
 
-	in->chunks++;
+	(void)part;
 	in->columns |= columns;
 	if (n) {
 		uint64_t lo = in->samples ? in->first_time : s[0].time;
@@ -159,15 +174,31 @@ static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n
 	}
 	in->samples += n;
 	n = sample_filter_apply(&c->filt, s, n);
+	if (n && !(c->flags & MEMTRACE_REPORT_PER_PROCESS))
+		mt_spaces_key_samples(c->spaces, s, n);
+	return n;
+}
+
+/* The rest of pass 1 on the (filtered) samples, in file order. */
+static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n,
+			  uint32_t columns, unsigned part)
+{
+	struct memtrace_report *r = c->r;
+
+	if (!part)
+		r->info.chunks++;
+	if (c->has_agg)
+		n = pass1_prep(c, s, n, columns, part);
 	if (!n)
 		return;
 	if (!c->first_seen) {
 		c->first_seen = 1;
 		r->first_time = s[0].time;
 	}
-	mt_spaces_key_samples(c->spaces, s, n);
-	if (c->flags & MEMTRACE_REPORT_PER_PROCESS)
+	if (c->flags & MEMTRACE_REPORT_PER_PROCESS) {
+		mt_spaces_key_samples(c->spaces, s, n);
 		rep_procs_add(c, s, n);
+	}
 	rep_spans_add(c, s, n);
 	if (columns & (1u << COL_IP))
 		r->have_ip = 1;
@@ -178,15 +209,27 @@ static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n
 	r->samples += n;
 }
 
+/* Pass 2 on the decoding thread: the filter and the keys. */
+static size_t pass2_prep(void *ctx, struct memtrace_sample *s, size_t n, uint32_t columns,
+			 unsigned part)
+{
+	struct rep_ctx *c = ctx;
+
+	(void)columns;
+	(void)part;
+	n = sample_filter_apply(&c->filt, s, n);
+	mt_spaces_key_samples(c->spaces, s, n);
+	return n;
+}
+
 /* Pass 2: who touched the hot buckets, what ran and where data went in each peak window. */
 static void pass2_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n,
-			  uint32_t columns)
+			  uint32_t columns, unsigned part)
 {
 	int regions = !!(c->flags & MEMTRACE_REPORT_REGIONS);
 
 	(void)columns;
-	n = sample_filter_apply(&c->filt, s, n);
-	mt_spaces_key_samples(c->spaces, s, n);
+	(void)part;
 	for (size_t i = 0; i < n; i++) {
 		hot_attr_add(&c->attr_obj, s[i].addr, s[i].addr);
 		if (regions)
@@ -392,6 +435,7 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 		return -1;
 	trace_skip(tr, (1u << CHUNK_SAMPLES) | (1u << CHUNK_WINDOWS) | (1u << CHUNK_WINDOWS2) |
 			   (1u << CHUNK_LOST) | (1u << CHUNK_AGG));
+	/* below: trace_skipped(tr) says whether there were AGG chunks */
 	while ((rc = trace_next(tr, &ch, err, errlen)) > 0) {
 		if (ch.type == CHUNK_MAPS && ch.len >= MAPS_HDR_SIZE) {
 			lines += trace_text_lines(ch.data + MAPS_HDR_SIZE, ch.len - MAPS_HDR_SIZE);
@@ -431,6 +475,7 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 			rep_procs_threads(c, ch.data, ch.len);
 		}
 	}
+	c->has_agg = !!(trace_skipped(tr) & (1u << CHUNK_AGG));
 	trace_close(tr);
 	return rc < 0 ? -1 : 0;
 }
@@ -483,7 +528,8 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 		return -1;
 	/* the target (or --pid) keeps its addresses as keys */
 	c->spaces = resolver_spaces(c->res, c->pid);
-	if (rep_scan(c, path, pass1_samples, pass1_chunk, err, errlen) ||
+	if (rep_scan(c, path, c->has_agg ? NULL : pass1_prep, pass1_samples, pass1_chunk, err,
+		     errlen) ||
 	    check_rows(c, err, errlen))
 		return -1;
 	if (c->agg_bad) {
@@ -557,7 +603,7 @@ static int compute(struct rep_ctx *c, const char *path, char *err, size_t errlen
 			bucket_map_init(&c->reg_buckets[i]);
 	}
 	if (c->nhot_data || c->npeaks || (r->have_ip && c->nhot_code) || c->reg_samples) {
-		if (rep_scan(c, path, pass2_samples, NULL, err, errlen))
+		if (rep_scan(c, path, pass2_prep, pass2_samples, NULL, err, errlen))
 			return -1;
 	}
 	hot_attr_finish(&c->attr_data);

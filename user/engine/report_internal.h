@@ -87,6 +87,7 @@ struct rep_ctx {
 	uint64_t agg_interval;		/* 0: not aggregated */
 	unsigned agg_shift;
 	uint64_t agg_bad;		/* offset + 1 of a malformed AGG chunk */
+	int has_agg;			/* AGG chunks in the file (read_maps passed some) */
 	struct memtrace_sample *agg_buf;
 	size_t agg_cap;
 };

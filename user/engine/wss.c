@@ -124,7 +124,10 @@ size_t wss_expire(struct wss *w)
 
 #define PREFETCH_AHEAD 16
 
-void wss_add_samples(struct wss *w, const struct memtrace_sample *s, size_t n, int use_ip)
+/* use_ip a constant in each copy: no test of it per sample */
+static inline __attribute__((always_inline)) void add_samples(struct wss *w,
+							      const struct memtrace_sample *s,
+							      size_t n, int use_ip)
 {
 	struct bucket_entry *ahead[PREFETCH_AHEAD];
 	uint64_t when[PREFETCH_AHEAD];
@@ -147,4 +150,12 @@ void wss_add_samples(struct wss *w, const struct memtrace_sample *s, size_t n, i
 	}
 	for (; tail < head; tail++)
 		wss_account(w, when[tail % PREFETCH_AHEAD], ahead[tail % PREFETCH_AHEAD]);
+}
+
+void wss_add_samples(struct wss *w, const struct memtrace_sample *s, size_t n, int use_ip)
+{
+	if (use_ip)
+		add_samples(w, s, n, 1);
+	else
+		add_samples(w, s, n, 0);
 }

@@ -93,7 +93,8 @@ void wss_free(struct wss *w);
 void wss_emit_until(struct wss *w, uint64_t t);
 
 /* Accounts one access to entry e at time t (the core of wss_add). */
-static inline void wss_account(struct wss *w, uint64_t t, struct bucket_entry *e)
+static inline __attribute__((always_inline)) void wss_account(struct wss *w, uint64_t t,
+								struct bucket_entry *e)
 {
 	if (w->too_long)
 		return;

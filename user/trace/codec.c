@@ -9,6 +9,10 @@
 #include "trace/format.h"
 #include "util/util.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define COL_HDR_SIZE 16
 #define DECODE_BLOCK 512	/* rows decoded at a time: 24 KiB of samples */
 
@@ -245,6 +249,93 @@ int sample_parse(const unsigned char *raw, size_t len, uint32_t *n_out, uint32_t
 }
 
 /*
+ * The plane bytes of values [0, m) put together and plus add: dst[i] =
+ * add + (p[i] | p[n + i] << 8 | ...), width bytes from width planes of
+ * stride n.  SSE2 (every x86-64) interleaves 16 values at a time: two
+ * planes' bytes into 16-bit, then 32-bit, then 64-bit lanes.
+ */
+static void planes_gather(const unsigned char *p, unsigned width, uint32_t n, uint32_t m,
+			  uint64_t add, uint64_t *dst)
+{
+	uint32_t i = 0;
+	size_t sn = n;
+
+#if defined(__SSE2__)
+	const __m128i z = _mm_setzero_si128(), vadd = _mm_set1_epi64x((long long)add);
+	/* the 64-bit lanes of four 32-bit lanes each in v[0..3] (each 4 values) */
+#define STORE32(v, d)                                                                  \
+	do {                                                                           \
+		for (int q_ = 0; q_ < 4; q_++) {                                       \
+			_mm_storeu_si128((__m128i *)((d) + 4 * q_),                    \
+					 _mm_add_epi64(_mm_unpacklo_epi32((v)[q_], z), vadd)); \
+			_mm_storeu_si128((__m128i *)((d) + 4 * q_ + 2),                \
+					 _mm_add_epi64(_mm_unpackhi_epi32((v)[q_], z), vadd)); \
+		}                                                                      \
+	} while (0)
+	if (width == 1) {
+		for (; i + 16 <= m; i += 16) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(p + i));
+			__m128i lo = _mm_unpacklo_epi8(a, z), hi = _mm_unpackhi_epi8(a, z);
+			__m128i v[4] = { _mm_unpacklo_epi16(lo, z), _mm_unpackhi_epi16(lo, z),
+					 _mm_unpacklo_epi16(hi, z), _mm_unpackhi_epi16(hi, z) };
+			STORE32(v, dst + i);
+		}
+	} else if (width == 2) {
+		for (; i + 16 <= m; i += 16) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(p + i));
+			__m128i b = _mm_loadu_si128((const __m128i *)(p + sn + i));
+			__m128i lo = _mm_unpacklo_epi8(a, b), hi = _mm_unpackhi_epi8(a, b);
+			__m128i v[4] = { _mm_unpacklo_epi16(lo, z), _mm_unpackhi_epi16(lo, z),
+					 _mm_unpacklo_epi16(hi, z), _mm_unpackhi_epi16(hi, z) };
+			STORE32(v, dst + i);
+		}
+	} else if (width == 4) {
+		for (; i + 16 <= m; i += 16) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(p + i));
+			__m128i b = _mm_loadu_si128((const __m128i *)(p + sn + i));
+			__m128i c = _mm_loadu_si128((const __m128i *)(p + 2 * sn + i));
+			__m128i d = _mm_loadu_si128((const __m128i *)(p + 3 * sn + i));
+			__m128i ablo = _mm_unpacklo_epi8(a, b), abhi = _mm_unpackhi_epi8(a, b);
+			__m128i cdlo = _mm_unpacklo_epi8(c, d), cdhi = _mm_unpackhi_epi8(c, d);
+			__m128i v[4] = { _mm_unpacklo_epi16(ablo, cdlo), _mm_unpackhi_epi16(ablo, cdlo),
+					 _mm_unpacklo_epi16(abhi, cdhi), _mm_unpackhi_epi16(abhi, cdhi) };
+			STORE32(v, dst + i);
+		}
+	} else if (width == 8) {
+		for (; i + 16 <= m; i += 16) {
+			__m128i b[8], w[8], d[8];
+			for (int k = 0; k < 8; k++)
+				b[k] = _mm_loadu_si128((const __m128i *)(p + k * sn + i));
+			for (int k = 0; k < 4; k++) {	/* bytes 2k, 2k+1 of each value: 16 bits */
+				w[2 * k] = _mm_unpacklo_epi8(b[2 * k], b[2 * k + 1]);
+				w[2 * k + 1] = _mm_unpackhi_epi8(b[2 * k], b[2 * k + 1]);
+			}
+			/* low and high 32 bits: values 0-3, 4-7, 8-11, 12-15 */
+			for (int h = 0; h < 2; h++) {
+				d[4 * h + 0] = _mm_unpacklo_epi16(w[4 * h], w[4 * h + 2]);
+				d[4 * h + 1] = _mm_unpackhi_epi16(w[4 * h], w[4 * h + 2]);
+				d[4 * h + 2] = _mm_unpacklo_epi16(w[4 * h + 1], w[4 * h + 3]);
+				d[4 * h + 3] = _mm_unpackhi_epi16(w[4 * h + 1], w[4 * h + 3]);
+			}
+			for (int q = 0; q < 4; q++) {
+				_mm_storeu_si128((__m128i *)(dst + i + 4 * q),
+						 _mm_add_epi64(_mm_unpacklo_epi32(d[q], d[4 + q]), vadd));
+				_mm_storeu_si128((__m128i *)(dst + i + 4 * q + 2),
+						 _mm_add_epi64(_mm_unpackhi_epi32(d[q], d[4 + q]), vadd));
+			}
+		}
+	}
+#undef STORE32
+#endif
+	for (; i < m; i++) {
+		uint64_t x = 0;
+		for (unsigned b = 0; b < width; b++)
+			x |= (uint64_t)p[(size_t)b * sn + i] << (8 * b);
+		dst[i] = x + add;
+	}
+}
+
+/*
  * Values [from, from + m) of a parsed column of n into dst[0..m).  *prev
  * carries a delta column's running value from block to block (the base
  * before the first).
@@ -252,52 +343,26 @@ int sample_parse(const unsigned char *raw, size_t len, uint32_t *n_out, uint32_t
 static void col_decode_part(const struct col_desc *d, uint32_t n, uint32_t from, uint32_t m,
 			    uint64_t *dst, uint64_t *prev)
 {
-	uint64_t base = d->base;
-
 	if (!d->present) {	/* no plane */
 		memset(dst, 0, (size_t)m * sizeof(*dst));
 		return;
 	}
-	const unsigned char *p = d->plane + from;
-	switch (d->width) {
-	case 0:		/* offsets and deltas all 0: every value is the base */
+	if (!d->width) {	/* offsets and deltas all 0: every value is the base */
 		for (uint32_t i = 0; i < m; i++)
-			dst[i] = base;
+			dst[i] = d->base;
 		return;
-	case 1:
-		for (uint32_t i = 0; i < m; i++)
-			dst[i] = p[i];
-		break;
-	case 2:
-		for (uint32_t i = 0; i < m; i++)
-			dst[i] = (uint64_t)p[i] | (uint64_t)p[n + i] << 8;
-		break;
-	case 4:
-		for (uint32_t i = 0; i < m; i++)
-			dst[i] = (uint64_t)p[i] | (uint64_t)p[n + i] << 8 |
-				 (uint64_t)p[2 * (size_t)n + i] << 16 |
-				 (uint64_t)p[3 * (size_t)n + i] << 24;
-		break;
-	default:
-		for (uint32_t i = 0; i < m; i++) {
-			uint64_t x = 0;
-			for (unsigned b = 0; b < 8; b++)
-				x |= (uint64_t)p[(size_t)b * n + i] << (8 * b);
-			dst[i] = x;
-		}
-		break;
 	}
-	if (d->transform) {
-		uint64_t v = *prev;
-		for (uint32_t i = 0; i < m; i++) {
-			v += unzigzag(dst[i]);
-			dst[i] = v;
-		}
-		*prev = v;
-	} else {
-		for (uint32_t i = 0; i < m; i++)
-			dst[i] += base;
+	if (!d->transform) {
+		planes_gather(d->plane + from, d->width, n, m, d->base, dst);
+		return;
 	}
+	planes_gather(d->plane + from, d->width, n, m, 0, dst);
+	uint64_t v = *prev;
+	for (uint32_t i = 0; i < m; i++) {
+		v += unzigzag(dst[i]);
+		dst[i] = v;
+	}
+	*prev = v;
 }
 
 void col_decode_u64(const struct col_desc *d, uint32_t n, uint64_t *dst)
@@ -329,47 +394,82 @@ static void scatter_column(struct memtrace_sample *s, uint32_t n, int col, const
 	}
 }
 
-static void zero_column(struct memtrace_sample *s, uint32_t n, int col)
+/* Sets field col of t to v. */
+static void set_field(struct memtrace_sample *t, int col, uint64_t v)
 {
 	switch (col) {
-	case COL_TIME: for (uint32_t i = 0; i < n; i++) s[i].time = 0; break;
-	case COL_ADDR: for (uint32_t i = 0; i < n; i++) s[i].addr = 0; break;
-	case COL_PID: for (uint32_t i = 0; i < n; i++) s[i].pid = 0; break;
-	case COL_TID: for (uint32_t i = 0; i < n; i++) s[i].tid = 0; break;
-	case COL_CPU: for (uint32_t i = 0; i < n; i++) s[i].cpu = 0; break;
-	case COL_IP: for (uint32_t i = 0; i < n; i++) s[i].ip = 0; break;
-	case COL_WEIGHT: for (uint32_t i = 0; i < n; i++) s[i].weight = 0; break;
-	default: for (uint32_t i = 0; i < n; i++) s[i].data_src = 0; break;
+	case COL_TIME: t->time = v; break;
+	case COL_ADDR: t->addr = v; break;
+	case COL_PID: t->pid = (uint32_t)v; break;
+	case COL_TID: t->tid = (uint32_t)v; break;
+	case COL_CPU: t->cpu = (uint32_t)v; break;
+	case COL_IP: t->ip = v; break;
+	case COL_WEIGHT: t->weight = (uint32_t)v; break;
+	default: t->data_src = v; break;
 	}
+}
+
+int sample_rows_start(struct sample_rows *r, const unsigned char *raw, size_t len,
+		      uint32_t want, char *err, size_t errlen)
+{
+	if (sample_parse(raw, len, &r->n, &r->columns, r->desc, err, errlen))
+		return -1;
+	/*
+	 * Fields that are the same in every row of the chunk (absent, not
+	 * wanted: 0; width 0: the base) go into a template row copied to each
+	 * row; the others are decoded a block at a time and stored into it.
+	 */
+	r->from = 0;
+	r->nvary = 0;
+	memset(&r->tmpl, 0, sizeof(r->tmpl));
+	for (int col = 0; col < COL_COUNT; col++) {
+		r->prev[col] = r->desc[col].base;
+		if (!r->desc[col].present || !(want & (1u << col)))
+			continue;
+		if (r->desc[col].width)
+			r->vary[r->nvary++] = col;
+		else
+			set_field(&r->tmpl, col, r->desc[col].base);
+	}
+	return 0;
+}
+
+size_t sample_rows_next(struct sample_rows *r, struct memtrace_sample *s, size_t max,
+			uint64_t *tmp)
+{
+	size_t done = 0;
+
+	/* a block of rows at a time, so that its rows stay in the cache for every column */
+	while (r->from < r->n && done < max) {
+		uint32_t m = r->n - r->from < DECODE_BLOCK ? r->n - r->from : DECODE_BLOCK;
+		if (m > max - done)
+			m = (uint32_t)(max - done);
+		struct memtrace_sample *row = s + done;
+		if (r->nvary < COL_COUNT)
+			for (uint32_t i = 0; i < m; i++)
+				row[i] = r->tmpl;
+		for (int v = 0; v < r->nvary; v++) {
+			int col = r->vary[v];
+			col_decode_part(&r->desc[col], r->n, r->from, m, tmp, &r->prev[col]);
+			scatter_column(row, m, col, tmp);
+		}
+		r->from += m;
+		done += m;
+	}
+	return done;
 }
 
 int sample_decode_into(const unsigned char *raw, size_t len, uint32_t want,
 		       struct memtrace_sample *s, uint64_t *tmp, size_t *n_out,
 		       uint32_t *columns_out, char *err, size_t errlen)
 {
-	struct col_desc desc[COL_COUNT];
-	uint32_t n, columns;
+	struct sample_rows r;
 
-	if (sample_parse(raw, len, &n, &columns, desc, err, errlen))
+	if (sample_rows_start(&r, raw, len, want, err, errlen))
 		return -1;
-	uint64_t prev[COL_COUNT];
-	for (int col = 0; col < COL_COUNT; col++)
-		prev[col] = desc[col].base;
-	/* a block of rows at a time, so that its rows stay in the cache for every column */
-	for (uint32_t from = 0; from < n; from += DECODE_BLOCK) {
-		uint32_t m = n - from < DECODE_BLOCK ? n - from : DECODE_BLOCK;
-		for (int col = 0; col < COL_COUNT; col++) {
-			if (!desc[col].present || !(want & (1u << col))) {
-				zero_column(s + from, m, col);
-				continue;
-			}
-			col_decode_part(&desc[col], n, from, m, tmp, &prev[col]);
-			scatter_column(s + from, m, col, tmp);
-		}
-	}
-	*n_out = n;
+	*n_out = sample_rows_next(&r, s, r.n, tmp);
 	if (columns_out)
-		*columns_out = columns;
+		*columns_out = r.columns;
 	return 0;
 }
 

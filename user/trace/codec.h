@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace/format.h"
 #include "uapi/memtrace.h"
 
 struct bytebuf {
@@ -48,6 +49,25 @@ struct col_desc {
 	uint64_t base;
 	const unsigned char *plane;	/* n * width bytes */
 };
+
+/*
+ * The same a part at a time: sample_rows_start parses the block (0, or -1
+ * with err), then each sample_rows_next decodes the next rows, at most max,
+ * into s and returns how many (0 after the last).  tmp: at least 512
+ * values of scratch.  The pipe hands a chunk's samples on in such parts.
+ */
+struct sample_rows {
+	struct col_desc desc[COL_COUNT];
+	uint32_t n, columns, from;
+	uint64_t prev[COL_COUNT];	/* a delta column's running value */
+	struct memtrace_sample tmpl;	/* the fields that are the same in every row */
+	int vary[COL_COUNT], nvary;	/* the columns decoded row by row */
+};
+
+int sample_rows_start(struct sample_rows *r, const unsigned char *raw, size_t len,
+		      uint32_t want, char *err, size_t errlen);
+size_t sample_rows_next(struct sample_rows *r, struct memtrace_sample *s, size_t max,
+			uint64_t *tmp);
 
 /*
  * Checks a column block (counts, mask, encodings, exact length) without

@@ -33,6 +33,7 @@ struct trace_reader {
 	uint64_t after_header;		/* offset of the chunk after the HEADER */
 	unsigned minor;
 	unsigned skip;			/* chunk types passed over unread (1u << type) */
+	unsigned skipped;		/* those met so far */
 };
 
 static void kv_parse(struct kv *kv, const unsigned char *p, size_t len)
@@ -126,6 +127,7 @@ again:
 		return -1;
 	}
 	if (type < 32 && (r->skip & (1u << type))) {
+		r->skipped |= 1u << type;
 		r->pos += CHUNK_HDR_SIZE + stored;
 		goto again;
 	}
@@ -343,6 +345,11 @@ uint64_t trace_bytes_left(const struct trace_reader *r)
 uint64_t trace_truncated(const struct trace_reader *r)
 {
 	return r->truncated;
+}
+
+unsigned trace_skipped(const struct trace_reader *r)
+{
+	return r->skipped;
 }
 
 bool trace_has_end(const struct trace_reader *r)

@@ -66,6 +66,9 @@ void trace_header_numbers(const struct trace_reader *r, struct trace_header_numb
 
 /* Bytes of an incomplete chunk at the end of the file (0 if none). */
 uint64_t trace_truncated(const struct trace_reader *r);
+
+/* The chunk types passed over unread so far (trace_skip), 1u << type each. */
+unsigned trace_skipped(const struct trace_reader *r);
 bool trace_has_end(const struct trace_reader *r);
 bool trace_time_is_ns(const struct trace_reader *r);
 uint64_t trace_start_time(const struct trace_reader *r);

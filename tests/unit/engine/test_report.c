@@ -507,3 +507,69 @@ int main(void)
 		unlink(trace_path);
 	return rc;
 }
+
+/*
+ * A chunk of more samples than the pipe's batches (4096) reaches the report
+ * in parts: counted once as a chunk, every sample in the series, the same
+ * report whether a thread decodes ahead (MEMTRACE_THREADS=2) or not.
+ * 10000 samples, one per instruction from START, bucket i % 50 of the heap;
+ * window 1000: rows of 1000 samples over 50 buckets.
+ */
+TEST(report_large_chunk_in_parts_any_thread_count)
+{
+	static const char meta[] = "time_unit=insn\nstart_time=1000\nbucket_default=4096\n"
+				   "target_pid=7\nsource=test\n";
+	static struct memtrace_sample s[10000];
+	char path[64], err[256] = "";
+	const char *was = getenv("MEMTRACE_THREADS");
+	char *saved = was ? strdup(was) : NULL;
+
+	snprintf(path, sizeof(path), "/tmp/test_report_parts.%d.mtrace", (int)getpid());
+	for (int i = 0; i < 10000; i++)
+		s[i] = (struct memtrace_sample){ .time = START + (uint64_t)i,
+						 .addr = HEAP + (uint64_t)(i % 50) * 4096,
+						 .ip = JIT + (uint64_t)(i % 3) * 16, .pid = 7,
+						 .tid = 7 };
+	struct trace_writer *w = trace_writer_open(path);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	int bad = trace_write_chunk(w, CHUNK_HEADER, CODEC_STORED, meta, sizeof(meta) - 1, 0);
+	bad |= trace_write_samples(w, s, 10000, COLS_REQUIRED | (1u << COL_IP));
+	bad |= trace_write_samples(w, s, 0, COLS_REQUIRED);	/* an empty chunk */
+	bad |= trace_writer_close(w);
+	CHECK(!bad);
+	struct memtrace_report_config cfg = { .window = 1000, .top = 3 };
+	struct memtrace_report *r[2];
+	for (int t = 0; t < 2; t++) {
+		setenv("MEMTRACE_THREADS", t ? "2" : "1", 1);
+		r[t] = memtrace_report_compute(path, &cfg, err, sizeof(err));
+		CHECK(r[t] != NULL);
+		if (!r[t])
+			fprintf(stderr, "compute: %s\n", err);
+	}
+	if (saved)
+		setenv("MEMTRACE_THREADS", saved, 1);
+	else
+		unsetenv("MEMTRACE_THREADS");
+	free(saved);
+	for (int t = 0; t < 2 && r[0] && r[1]; t++) {
+		CHECK_EQ_U64(r[t]->info.chunks, 3);	/* HEADER and two SAMPLES */
+		CHECK_EQ_U64(r[t]->info.samples, 10000);
+		CHECK_EQ_U64(r[t]->samples, 10000);
+		CHECK_EQ_U64(r[t]->first_time, START);
+		CHECK_EQ_U64(r[t]->last_time, START + 9999);
+		CHECK_EQ_U64(r[t]->data.n, 10);
+		for (size_t i = 0; i < r[t]->data.n && i < 10; i++) {
+			CHECK_EQ_U64(r[t]->data.wss[i], 50);
+			CHECK_EQ_U64(r[t]->code.wss[i], 1);
+		}
+		CHECK_EQ_U64(r[t]->data.total, 50);
+		CHECK_EQ_U64(r[t]->nhot_data, 3);
+		if (r[t]->nhot_data)
+			CHECK_EQ_U64(r[t]->hot_data[0].count, 200);
+	}
+	memtrace_report_free(r[0]);
+	memtrace_report_free(r[1]);
+	unlink(path);
+}

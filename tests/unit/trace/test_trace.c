@@ -91,6 +91,126 @@ TEST(codec_constant_columns_take_no_bytes)
 	bytebuf_free(&b);
 }
 
+/* A hand-made column block: each column its own transform and width (one per
+ * column, from the table), planes of random bytes. */
+static size_t make_block(unsigned char *raw, uint32_t n, uint32_t columns,
+			 const unsigned (*enc)[2], const uint64_t *base, unsigned *seed)
+{
+	size_t pos = 8;
+
+	memset(raw, 0, 8);
+	raw[0] = (unsigned char)n;
+	raw[1] = (unsigned char)(n >> 8);
+	raw[2] = (unsigned char)(n >> 16);
+	raw[4] = (unsigned char)columns;
+	for (int col = 0; col < COL_COUNT; col++) {
+		if (!(columns & (1u << col)))
+			continue;
+		memset(raw + pos, 0, 16);
+		raw[pos] = (unsigned char)enc[col][0];
+		raw[pos + 1] = (unsigned char)enc[col][1];
+		for (int b = 0; b < 8; b++)
+			raw[pos + 8 + b] = (unsigned char)(base[col] >> (8 * b));
+		pos += 16;
+		for (size_t i = 0; i < (size_t)n * enc[col][1]; i++)
+			raw[pos++] = (unsigned char)rand_r(seed);
+	}
+	return pos;
+}
+
+/* The format's definition, one value at a time (docs/trace-format.md). */
+static uint64_t ref_value(const unsigned char *raw, uint32_t n, uint32_t columns,
+			  const unsigned (*enc)[2], int want_col, uint32_t row)
+{
+	size_t pos = 8;
+
+	for (int col = 0; col < COL_COUNT; col++) {
+		if (!(columns & (1u << col)))
+			continue;
+		unsigned t = raw[pos], w = raw[pos + 1];
+		uint64_t base = 0, v;
+		for (int b = 0; b < 8; b++)
+			base |= (uint64_t)raw[pos + 8 + b] << (8 * b);
+		pos += 16;
+		if (col == want_col) {
+			v = base;
+			for (uint32_t i = t ? 0 : row; i <= row; i++) {
+				uint64_t x = 0;
+				for (unsigned b = 0; b < w; b++)
+					x |= (uint64_t)raw[pos + (size_t)b * n + i] << (8 * b);
+				v += t ? (x >> 1) ^ (0 - (x & 1)) : x;
+			}
+			return v;
+		}
+		pos += (size_t)n * w;
+		(void)enc;
+	}
+	return 0;
+}
+
+static uint64_t field_of(const struct memtrace_sample *s, int col)
+{
+	switch (col) {
+	case COL_TIME: return s->time;
+	case COL_ADDR: return s->addr;
+	case COL_PID: return s->pid;
+	case COL_TID: return s->tid;
+	case COL_CPU: return s->cpu;
+	case COL_IP: return s->ip;
+	case COL_WEIGHT: return s->weight;
+	default: return s->data_src;
+	}
+}
+
+/* Every width and transform, lengths around the 16-value and 512-row steps, want masks. */
+TEST(codec_decode_every_width_matches_the_format)
+{
+	static unsigned char raw[8 + COL_COUNT * 16 + 8 * 1100 * COL_COUNT];
+	static struct memtrace_sample s[1100];
+	static uint64_t tmp[CHUNK_MAX_SAMPLES];
+	static const unsigned widths[] = { 0, 1, 2, 4, 8 };
+	static const uint32_t lengths[] = { 0, 1, 15, 16, 17, 511, 512, 513, 1100 };
+	unsigned seed = 11;
+	int bad = 0;
+
+	for (int round = 0; round < 40 && !bad; round++) {
+		unsigned enc[COL_COUNT][2];
+		uint64_t base[COL_COUNT];
+		uint32_t columns = COLS_REQUIRED | ((uint32_t)rand_r(&seed) & COLS_ALL);
+		uint32_t want = round % 3 ? ((uint32_t)rand_r(&seed) & COLS_ALL) : COLS_ALL;
+		uint32_t n = lengths[round % 9];
+		for (int col = 0; col < COL_COUNT; col++) {
+			enc[col][0] = (unsigned)rand_r(&seed) % 2;
+			enc[col][1] = widths[(unsigned)(col + round) % 5];
+			base[col] = (uint64_t)rand_r(&seed) << 33 ^ (uint64_t)rand_r(&seed);
+		}
+		size_t len = make_block(raw, n, columns, (const unsigned (*)[2])enc, base, &seed);
+		size_t got_n;
+		uint32_t got_cols;
+		char err[128];
+		memset(s, 0xa5, sizeof(s));	/* every field must be written */
+		CHECK(!sample_decode_into(raw, len, want, s, tmp, &got_n, &got_cols, err,
+					  sizeof(err)));
+		CHECK_EQ_U64(got_n, n);
+		CHECK_EQ_U64(got_cols, columns);
+		for (uint32_t i = 0; i < n && !bad; i++)
+			for (int col = 0; col < COL_COUNT; col++) {
+				uint64_t v = (columns & want & (1u << col))
+					     ? ref_value(raw, n, columns,
+							 (const unsigned (*)[2])enc, col, i) : 0;
+				if (col == COL_PID || col == COL_TID || col == COL_CPU ||
+				    col == COL_WEIGHT)
+					v = (uint32_t)v;
+				if (field_of(&s[i], col) != v) {
+					TEST_FAIL("round %d row %u column %d (width %u, transform %u)",
+						  round, i, col, enc[col][1], enc[col][0]);
+					bad = 1;
+					break;
+				}
+			}
+	}
+}
+
 /* Writes a trace of 5 chunks: HEADER, 3 x SAMPLES(100), END. */
 static void make_trace(const char *path, struct memtrace_sample *s, size_t n)
 {

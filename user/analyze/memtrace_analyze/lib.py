@@ -183,7 +183,7 @@ class Report(C.Structure):
                 ("nprocesses", C.c_size_t), ("processes", C.c_void_p), ("shared_buckets", C.c_uint64),
                 ("data_est", Estimate), ("code_est", Estimate),
                 ("nspans", C.c_size_t), ("nspan_groups", C.c_size_t), ("span_groups", C.POINTER(SpanGroup)),
-                ("span_samples", C.c_uint64)]
+                ("span_samples", C.c_uint64), ("region_chunks", C.c_uint64)]
 
 
 # --- resolve.h ---------------------------------------------------------------

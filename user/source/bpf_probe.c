@@ -120,6 +120,7 @@ static int check_load(const struct mem_event *ev, char *why, size_t whylen)
 		return -1;
 	}
 	bpf_map__set_max_entries(skel->maps.samples, 4096);
+	bpf_program__set_autoload(skel->progs.on_fault, false);
 	bpf_program__set_autoload(skel->progs.on_hint, ev->hint_faults);
 	bpf_program__set_autoload(skel->progs.on_sample, !ev->hint_faults);
 	rc = mt_sample_bpf__load(skel);

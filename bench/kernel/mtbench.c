@@ -28,6 +28,9 @@
  * collector's vCPU runs in turns with the target's on TCG's single thread
  * and the target's clock runs on meanwhile).
  * Without /dev/memtrace (the host) the module modes are skipped.
+ * MTBENCH_TOOLS=bpf: of the memtracectl modes, bpf only; MTBENCH_EVENT=E:
+ * their event instead of page-faults (environment, or the guest's kernel
+ * command line: GUEST_APPEND="MTBENCH_EVENT=hint-faults").
  * $MEMTRACE_CTL names memtracectl (default /bin/memtracectl, the guest's).
  */
 #include <sys/resource.h>
@@ -313,6 +316,15 @@ static const char *ctl_path(void)
 	return e && *e ? e : "/bin/memtracectl";
 }
 
+/* MTBENCH_EVENT: the memtracectl modes' event (default page-faults; e.g.
+ * hint-faults, whose tracepoint fires on every user fault) */
+static const char *tool_event(void)
+{
+	const char *e = getenv("MTBENCH_EVENT");
+
+	return e && *e ? e : "page-faults";
+}
+
 #define TOOL_TRACE "/tmp/mtbench.mtrace"
 #define TOOL_ERR "/tmp/mtbench.err"
 
@@ -340,7 +352,7 @@ static void run_tool(const char *backend, void (*fn)(void *), double *tcpu,
 		if (fd < 0 || dup2(fd, 2) < 0)
 			_exit(126);
 		execl(ctl_path(), "memtracectl", "record", "--backend", backend,
-		      "-p", pid, "-e", "page-faults", "-c", "1", "-o", TOOL_TRACE,
+		      "-p", pid, "-e", tool_event(), "-c", "1", "-o", TOOL_TRACE,
 		      (char *)NULL);
 		_exit(127);
 	}
@@ -399,6 +411,10 @@ int main(int argc, char **argv)
 	long tn[NTOOLS] = { 0 }, mn = 0, pn = 0, xn;
 	int module = access("/dev/memtrace", R_OK | W_OK) == 0;
 	int t0 = module ? 0 : 1;	/* no module: perf and bpf only */
+	const char *only = getenv("MTBENCH_TOOLS");
+
+	if (only && !strcmp(only, "bpf"))	/* memtracectl --backend bpf alone */
+		t0 = 2;
 
 	if (reps < 1 || reps > MAXREP)
 		reps = 5;

@@ -9,6 +9,8 @@ grep -q '^  bpf: BTF: /sys/kernel/btf/vmlinux present' "$TMP/st.txt" || fail "no
 grep -q '^  bpf: privileges: CAP_BPF yes, CAP_PERFMON yes' "$TMP/st.txt" || fail "no privileges line"
 grep -q '^  bpf: kernel.unprivileged_bpf_disabled=' "$TMP/st.txt" || fail "no unprivileged_bpf_disabled line"
 grep -q '^  bpf: page-faults: available' "$TMP/st.txt" || fail "bpf not available: $(grep bpf: "$TMP/st.txt")"
+grep -qx '  bpf: fault source: tp_btf/page_fault_user (page faults without --kernel, hint faults)' \
+	"$TMP/st.txt" || fail "no fault source line: $(grep bpf: "$TMP/st.txt")"
 
 # without capabilities (nobody, empty capability sets)
 drop="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all"

@@ -11,7 +11,7 @@ P=; [ "$B" = module ] || P=$B-
 # a second run (module, then bpf) must not find the first one's files
 rm -f /tmp/wl.out /tmp/wl3.out /tmp/mtfork.out /tmp/tree.out /tmp/ramp.mtrace /tmp/fork.mtrace \
 	/tmp/tree.mtrace /tmp/all.mtrace /tmp/all.csv /tmp/rec.err /tmp/rec2.err /tmp/rec3.err \
-	/tmp/rec4.err /tmp/status.out
+	/tmp/rec4.err /tmp/status.out /tmp/p16.mtrace /tmp/p16.csv /tmp/wlp.out
 if [ ! -x $MT ]; then
 	echo "FAIL record: no static memtracectl in the initramfs (make static)"
 	exit 1
@@ -56,6 +56,49 @@ if wait $rec; then
 	ship ${P}ramp.out /tmp/wl.out
 else
 	echo "FAIL record: memtracectl record --backend $B failed: $(cat /tmp/rec.err)"
+fi
+
+# bpf: page faults through tp_btf/page_fault_user, and -c 16 on pageramp
+# pinned to CPU 0: exactly its every 16th fault (2048 region faults in a
+# row: 128 samples, 32 pages apart); the perf events when asked for
+if [ "$B" = bpf ]; then
+	attach=$($MT dump --meta /tmp/ramp.mtrace | sed -n 's/^bpf_attach=//p')
+	if [ "$attach" = tp_btf/page_fault_user ]; then
+		echo "ok   record: bpf page faults through $attach"
+	else
+		echo "FAIL record: bpf page faults through '$attach', want tp_btf/page_fault_user"
+	fi
+	for faults in tp perf; do
+		rm -f /tmp/p16.mtrace /tmp/p16.csv /tmp/wlp.out
+		taskset -c 0 /bin/pageramp -n 4096 -c 1 -w >/tmp/wlp.out &
+		wl=$!
+		wait_file /tmp/wlp.out 100 || echo "FAIL record: pageramp did not start"
+		MEMTRACE_BPF_FAULTS=$faults $MT record --backend bpf -p $wl -e page-faults -c 16 \
+			-o /tmp/p16.mtrace 2>/tmp/rec.err &
+		rec=$!
+		wait_file /tmp/p16.mtrace 200 || echo "FAIL record: record -c 16 did not start: $(cat /tmp/rec.err)"
+		sleep 0.2
+		kill -USR1 $wl
+		if ! wait $rec || ! $MT dump /tmp/p16.mtrace >/tmp/p16.csv; then
+			echo "FAIL record: -c 16 ($faults) failed: $(cat /tmp/rec.err)"
+			continue
+		fi
+		b=$(($(sed -n 's/.*base=\(0x[0-9a-f]*\).*/\1/p' /tmp/wlp.out)))
+		# region pages of the samples, in order (addr is column 5)
+		pages=$(grep '^[0-9]' /tmp/p16.csv | cut -d, -f5 | while read -r a; do
+			[ $((a)) -ge $b ] && [ $(((a - b) / 4096)) -lt 4096 ] && echo $(((a - b) / 4096))
+		done)
+		n=$(echo "$pages" | grep -c .)
+		steps=$(echo "$pages" | awk 'NR > 1 && $1 - p != 32 { bad++ } { p = $1 } END { print bad + 0 }')
+		if [ $faults = perf ]; then
+			# the per-CPU perf event counts every task's faults on the CPU
+			echo "ok   record: -c 16 through the perf events: $n samples of pageramp's 2048 region faults"
+		elif [ "$n" = 128 ] && [ "$steps" = 0 ]; then
+			echo "ok   record: -c 16 through tp_btf: 128 of pageramp's 2048 region faults, 32 pages apart"
+		else
+			echo "FAIL record: -c 16 through tp_btf: $n samples (want 128), $steps steps not 32 pages"
+		fi
+	done
 fi
 
 # bpf: record --aggregate of pageramp through -p: the BPF bucket map's

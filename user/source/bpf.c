@@ -1,9 +1,11 @@
-/* bpf.c - the bpf backend: one perf event per CPU (or per CPU of a cgroup)
- * carries bpf/sample.bpf.c's on_sample, which keeps the target's samples in
- * the kernel (a tgid set kept up to date at fork and exec) and writes them
- * into one shared BPF ring buffer (hint-faults: on_hint on the
- * exceptions:page_fault_user tracepoint instead, once for all CPUs); a full ring counts drops per CPU, which
- * become LOST records.  The events' own perf rings carry only side-band
+/* bpf.c - the bpf backend: bpf/sample.bpf.c's on_fault on
+ * tp_btf/page_fault_user (page faults of user addresses, hint faults), or
+ * on_sample on one perf event per CPU (or per CPU of a cgroup: every other
+ * event), keeps the target's samples in the kernel (a tgid bitmap kept up
+ * to date at fork and exec) and writes them into one shared BPF ring buffer
+ * (hint-faults where tp_btf does not load: on_hint on the
+ * exceptions:page_fault_user tracepoint, once for all CPUs); a full ring
+ * counts drops per CPU, which become LOST records.  The events' own perf rings carry only side-band
  * records (mmap, comm, fork) for the maps snapshots and thread names.
  * Targets (bpf_target.c) come from target.c / target_tree.c as for the
  * perf backend.
@@ -78,15 +80,13 @@ static int on_rec(void *ctx, void *data, size_t len)
 /* Is pid recorded: -a and --cgroup (the event filters) always; else the tgid set. */
 static bool tracked(struct bpf_session *s, uint32_t pid)
 {
-	uint8_t v = 0;
-
 	if (s->o->system_wide || s->o->cgroup)
 		return true;
 	/* a process seen in a sample may have exited (and left the set) since */
 	if (pid_set_has(&s->maps_seen, (pid_t)pid))
 		return true;
 	/* a command before its exec too: its exec's mmaps are read after it */
-	return !bpf_map__lookup_elem(s->skel->maps.tgids, &pid, sizeof(pid), &v, sizeof(v), 0);
+	return bpf_tgid_in_set(s, pid);
 }
 
 /* Side-band records: TID, TIME, CPU trail each (sample_id_all). */
@@ -192,6 +192,8 @@ static void bpf_free(struct bpf_session *s)
 	bpf_link__destroy(s->exec_link);
 	bpf_link__destroy(s->exit_link);
 	bpf_link__destroy(s->hint_link);
+	bpf_link__destroy(s->fault_link);
+	bpf_tgid_bits_unmap(s);
 	mt_sample_bpf__destroy(s->skel);
 	hint_close(&s->hint, false);	/* every exit path puts NUMA balancing back */
 	if (s->release_fd >= 0)
@@ -246,7 +248,29 @@ static int make_cpu_rings(struct bpf_session *s)
 	return 0;
 }
 
-static int load_programs(struct bpf_session *s, const struct record_opts *o)
+/*
+ * Which program takes the faults: on_fault on tp_btf/page_fault_user for
+ * the software page-fault event of user addresses and for hint faults, else
+ * on_sample on a perf event per CPU (on_hint on the tracepoint's perf event
+ * for hint faults where tp_btf will not load).  MEMTRACE_BPF_FAULTS=perf
+ * forces the perf events, =tp refuses the fallback.
+ */
+static bool want_fault_tp(const struct bpf_session *s, const struct record_opts *o, bool *forced)
+{
+	const char *env = getenv("MEMTRACE_BPF_FAULTS");
+
+	*forced = env && !strcmp(env, "tp");
+	if (env && !strcmp(env, "perf"))
+		return false;
+	if (s->ev.hint_faults)
+		return true;
+	return s->ev.attr.type == PERF_TYPE_SOFTWARE &&
+	       s->ev.attr.config == PERF_COUNT_SW_PAGE_FAULTS && !o->kernel_addrs;
+}
+
+/* Opens, sets up and loads the programs: on_fault if tp, else the perf path's. */
+static int load_skel(struct bpf_session *s, const struct record_opts *o, uint64_t period, bool tp,
+		     bool quiet)
 {
 	bool tgids = !o->system_wide && !o->cgroup;
 	const char *ring = getenv("MEMTRACE_BPF_RING");
@@ -258,16 +282,20 @@ static int load_programs(struct bpf_session *s, const struct record_opts *o)
 		mt_err("opening the BPF programs failed: %s", strerror(errno));
 		return -1;
 	}
+	s->fault_tp = tp;
 	s->per_cpu_rings = ring && !strcmp(ring, "percpu");
 	s->skel->rodata->filter_mode = tgids ? MT_BPF_FILTER_TGIDS : MT_BPF_FILTER_ALL;
 	s->skel->rodata->keep_kernel = o->kernel_addrs;
 	s->skel->rodata->per_cpu_rings = s->per_cpu_rings;
-	s->skel->rodata->want_weight = !s->ev.hint_faults &&
+	s->skel->rodata->want_weight = !s->ev.hint_faults && !tp &&
 		!!(s->ev.fields & (MEMTRACE_FIELD_WEIGHT | MEMTRACE_FIELD_DATA_SRC));
-	s->skel->rodata->hint_cgroup = s->ev.hint_faults && o->cgroup;
+	s->skel->rodata->filter_cgroup = (s->ev.hint_faults || tp) && o->cgroup;
+	s->skel->rodata->fault_period = period;
+	s->skel->rodata->fault_error_code = s->ev.hint_faults;
 	/* a program for the event at hand: on_hint needs the x86 tracepoint */
-	bpf_program__set_autoload(s->skel->progs.on_hint, s->ev.hint_faults);
-	bpf_program__set_autoload(s->skel->progs.on_sample, !s->ev.hint_faults);
+	bpf_program__set_autoload(s->skel->progs.on_fault, tp);
+	bpf_program__set_autoload(s->skel->progs.on_hint, !tp && s->ev.hint_faults);
+	bpf_program__set_autoload(s->skel->progs.on_sample, !tp && !s->ev.hint_faults);
 	/* --aggregate: the ring stays empty, --ring sizes the bucket map */
 	s->ring_bytes = o->aggregate ? (uint32_t)sysconf(_SC_PAGESIZE)
 					: ring_bytes(o, s->per_cpu_rings ? 1 : s->ncpus);
@@ -276,9 +304,34 @@ static int load_programs(struct bpf_session *s, const struct record_opts *o)
 	bpf_map__set_max_entries(s->skel->maps.samples,
 				 s->per_cpu_rings ? (uint32_t)sysconf(_SC_PAGESIZE) : s->ring_bytes);
 	bpf_map__set_max_entries(s->skel->maps.cpu_rings, (uint32_t)s->ncpus);
+	if (tgids)
+		bpf_tgid_bits_size(s);
 	if ((rc = mt_sample_bpf__load(s->skel))) {
-		mt_err("loading the BPF programs failed: %s: %s", strerror(-rc), bpf_last_error());
+		if (!quiet)
+			mt_err("loading the BPF programs failed: %s: %s", strerror(-rc),
+			       bpf_last_error());
+		mt_sample_bpf__destroy(s->skel);
+		s->skel = NULL;
+		bpf_agg_free(s);
 		return -1;
+	}
+	return tgids ? bpf_tgid_bits_map(s) : 0;
+}
+
+static int load_programs(struct bpf_session *s, const struct record_opts *o, uint64_t period)
+{
+	bool tgids = !o->system_wide && !o->cgroup, forced;
+	bool tp = want_fault_tp(s, o, &forced);
+
+	if (load_skel(s, o, period, tp, tp && !forced)) {
+		if (!tp || forced)
+			return -1;
+		/* no tp_btf/page_fault_user here: the perf event */
+		fprintf(stderr, "memtracectl: bpf: tp_btf/page_fault_user did not load (%s): "
+			"%s through perf events\n", bpf_last_error(),
+			s->ev.hint_faults ? "hint faults" : "page faults");
+		if (load_skel(s, o, period, false, false))
+			return -1;
 	}
 	if (tgids) {
 		s->fork_link = bpf_program__attach(s->skel->progs.on_fork);
@@ -347,7 +400,7 @@ static int open_cpu(struct bpf_session *s, int cpu, uint64_t period, char *why, 
 			 strerror(errno));
 		return -1;
 	}
-	if (s->ev.hint_faults)	/* on_hint is on the tracepoint */
+	if (s->fault_tp || s->ev.hint_faults)	/* on_fault, on_hint: on the tracepoint */
 		return 0;
 
 	a = s->ev.attr;
@@ -381,17 +434,38 @@ static int open_cpu(struct bpf_session *s, int cpu, uint64_t period, char *why, 
 	return 0;
 }
 
+/* on_fault and on_hint filter --cgroup themselves: its fd in target_cgroup */
+static int set_cgroup(struct bpf_session *s)
+{
+	uint32_t key = 0;
+
+	if (s->o->cgroup && bpf_map__update_elem(s->skel->maps.target_cgroup, &key, sizeof(key),
+						 &s->cgroup_fd, sizeof(s->cgroup_fd), BPF_ANY)) {
+		mt_errno("the cgroup of the fault filter");
+		return -1;
+	}
+	return 0;
+}
+
+/* on_fault on tp_btf/page_fault_user: once, for every CPU. */
+static int attach_fault(struct bpf_session *s)
+{
+	if (set_cgroup(s))
+		return -1;
+	s->fault_link = bpf_program__attach(s->skel->progs.on_fault);
+	if (!s->fault_link) {
+		mt_err("attaching the BPF program to tp_btf/page_fault_user failed: %s",
+		       strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* hint-faults: on_hint on the tracepoint, once; --cgroup in target_cgroup. */
 static int attach_hint(struct bpf_session *s)
 {
-	if (s->o->cgroup) {
-		uint32_t key = 0;
-		if (bpf_map__update_elem(s->skel->maps.target_cgroup, &key, sizeof(key), &s->cgroup_fd,
-					 sizeof(s->cgroup_fd), BPF_ANY)) {
-			mt_errno("the cgroup of the hint-fault filter");
-			return -1;
-		}
-	}
+	if (set_cgroup(s))
+		return -1;
 	/* Through a perf event of the tracepoint, whose id the event resolver
 	 * read (tracefs mounted privately if it is not mounted: libbpf's own
 	 * attach reads the id from a mounted tracefs only).  A tracepoint's
@@ -444,6 +518,8 @@ static int open_events(struct bpf_session *s, uint64_t period)
 			mt_errno("enabling the perf event");
 			return -1;
 		}
+	if (s->fault_tp)
+		return attach_fault(s);
 	return s->ev.hint_faults ? attach_hint(s) : 0;
 }
 
@@ -478,11 +554,13 @@ static void *bpf_open(const struct record_opts *o, struct recorder *r)
 		s->cpus[i].fd = s->cpus[i].sfd = -1;
 		s->cpus[i].batch = mt_xcalloc(BPF_BATCH, sizeof(struct memtrace_sample));
 	}
-	if (load_programs(s, o) || bpf_set_target(s, o) || open_events(s, period))
+	if (load_programs(s, o, period) || bpf_set_target(s, o) || open_events(s, period))
 		goto fail_child;
 
 	event_meta(r, "bpf", o, &s->ev, period, s->target);
 	recorder_meta(r, "bpf_ring", "%s %u", s->per_cpu_rings ? "percpu" : "shared", s->ring_bytes);
+	recorder_meta(r, "bpf_attach", "%s", s->fault_tp ? "tp_btf/page_fault_user" :
+		      s->ev.hint_faults ? "tracepoint/exceptions/page_fault_user" : "perf_event");
 	if (s->ev.hint_faults)
 		hint_meta(&s->hint, r);
 	bpf_agg_meta(s, r);
@@ -545,6 +623,8 @@ static int bpf_finish(void *state, struct recorder *r, int failed, const char **
 		if (s->cpus[i].fd >= 0)
 			ioctl(s->cpus[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 	}
+	bpf_link__destroy(s->fault_link);	/* the tracepoint's end of the recording */
+	s->fault_link = NULL;
 	return drain(s, mt_now_ns(), true);
 }
 

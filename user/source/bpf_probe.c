@@ -120,12 +120,36 @@ static int check_load(const struct mem_event *ev, char *why, size_t whylen)
 		return -1;
 	}
 	bpf_map__set_max_entries(skel->maps.samples, 4096);
+	bpf_program__set_autoload(skel->progs.on_fault, false);
 	bpf_program__set_autoload(skel->progs.on_hint, ev->hint_faults);
 	bpf_program__set_autoload(skel->progs.on_sample, !ev->hint_faults);
 	rc = mt_sample_bpf__load(skel);
 	if (rc)
 		snprintf(why, whylen, "loading the BPF programs failed: %s%s%s", strerror(-rc),
 			 last_error[0] ? ": " : "", last_error);
+	mt_sample_bpf__destroy(skel);
+	return rc ? -1 : 0;
+}
+
+/* Does on_fault load on tp_btf/page_fault_user (x86, kernel BTF)? */
+static int check_fault_tp(char *why, size_t whylen)
+{
+	struct mt_sample_bpf *skel;
+	int rc;
+
+	bpf_quiet_libbpf();
+	last_error[0] = 0;
+	skel = mt_sample_bpf__open();
+	if (!skel) {
+		snprintf(why, whylen, "opening the BPF programs failed: %s", strerror(errno));
+		return -1;
+	}
+	bpf_map__set_max_entries(skel->maps.samples, 4096);
+	bpf_program__set_autoload(skel->progs.on_hint, false);
+	bpf_program__set_autoload(skel->progs.on_sample, false);
+	rc = mt_sample_bpf__load(skel);
+	if (rc)
+		snprintf(why, whylen, "%s%s%s", strerror(-rc), last_error[0] ? ": " : "", last_error);
 	mt_sample_bpf__destroy(skel);
 	return rc ? -1 : 0;
 }
@@ -171,9 +195,16 @@ void bpf_status_lines(FILE *out)
 		unpriv > 0 ? " (BPF needs CAP_BPF)" : unpriv == 0 ? " (unprivileged BPF allowed)" : "");
 	if (bpf_check(NULL, &ev, true, why, sizeof(why)))
 		fprintf(out, "  bpf: page-faults: unavailable - %s\n", why);
-	else
+	else {
 		fprintf(out, "  bpf: page-faults: available (programs load; libbpf %s)\n",
 			libbpf_version_string());
+		if (check_fault_tp(why, sizeof(why)))
+			fprintf(out, "  bpf: fault source: perf events (tp_btf/page_fault_user does not "
+				"load: %s)\n", why);
+		else
+			fprintf(out, "  bpf: fault source: tp_btf/page_fault_user (page faults without "
+				"--kernel, hint faults)\n");
+	}
 	struct record_opts hint = { .event = "hint-faults" };
 	if (bpf_check(&hint, &ev, true, why, sizeof(why)))
 		fprintf(out, "  bpf: hint-faults: unavailable - %s\n", why);

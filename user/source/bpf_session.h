@@ -53,6 +53,11 @@ struct bpf_session {
 	bool per_cpu_rings;		/* MEMTRACE_BPF_RING=percpu */
 	int *ring_fds;			/* per CPU rings, ncpus */
 	struct bpf_agg *agg;		/* --aggregate (bpf_agg.c), else NULL */
+	uint64_t *tgid_bits;		/* the tgid_bits map, mmapped (bpf_target.c) */
+	size_t tgid_words, tgid_bits_len;
+	uint32_t tgid_limit;		/* tgids below it are bits, the rest in the hash */
+	bool fault_tp;			/* on_fault on tp_btf/page_fault_user */
+	struct bpf_link *fault_link;
 	char cgroup_dir[4096];
 };
 
@@ -63,5 +68,11 @@ int bpf_set_target(struct bpf_session *s, const struct record_opts *o);
 void bpf_maps_at_start(struct bpf_session *s);
 /* source_ops.target_gone */
 int bpf_target_gone(void *state, uint64_t wall);
+/* The tgid bitmap: its size from pid_max (before the load), mapped after it. */
+void bpf_tgid_bits_size(struct bpf_session *s);
+int bpf_tgid_bits_map(struct bpf_session *s);
+void bpf_tgid_bits_unmap(struct bpf_session *s);
+/* Is pid in the tgid set (recorded, or a command before its exec)? */
+bool bpf_tgid_in_set(struct bpf_session *s, uint32_t pid);
 
 #endif

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "source/bpf_session.h"
 #include "source/target.h"
@@ -17,12 +19,78 @@
 #include "sample.skel.h"
 
 #define MAX_TREE_PASSES		100
+#define PID_MAX_LIMIT		(4u << 20)	/* 64-bit kernels' highest pid_max */
 
+/* The bitmap's size: pid_max (MEMTRACE_BPF_PID_BITS: fewer bits, for the
+ * tests of the hash beyond it). */
+static uint32_t pid_bits(void)
+{
+	const char *env = getenv("MEMTRACE_BPF_PID_BITS");
+	unsigned long v = PID_MAX_LIMIT;
+	FILE *f;
+
+	if (env && *env)
+		v = strtoul(env, NULL, 10);
+	else if ((f = fopen("/proc/sys/kernel/pid_max", "r"))) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = PID_MAX_LIMIT;
+		fclose(f);
+	}
+	return v < 1 ? 1 : v > PID_MAX_LIMIT ? PID_MAX_LIMIT : (uint32_t)v;
+}
+
+void bpf_tgid_bits_size(struct bpf_session *s)
+{
+	/* whole words: the programs find a tgid's bit where its word exists */
+	s->tgid_words = (pid_bits() + 63) / 64;
+	s->tgid_limit = (uint32_t)s->tgid_words * 64;
+	bpf_map__set_max_entries(s->skel->maps.tgid_bits, (uint32_t)s->tgid_words);
+}
+
+int bpf_tgid_bits_map(struct bpf_session *s)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = (s->tgid_words * sizeof(uint64_t) + page - 1) / page * page;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(s->skel->maps.tgid_bits), 0);
+
+	if (p == MAP_FAILED) {
+		mt_err("mmap of the BPF tgid bitmap (%zu bytes): %s", len, strerror(errno));
+		return -1;
+	}
+	s->tgid_bits = p;
+	s->tgid_bits_len = len;
+	return 0;
+}
+
+void bpf_tgid_bits_unmap(struct bpf_session *s)
+{
+	if (s->tgid_bits)
+		munmap(s->tgid_bits, s->tgid_bits_len);
+	s->tgid_bits = NULL;
+}
+
+/* ON below the bitmap's end: its bit (atomic: the fork and exit programs
+ * change bits of the same word); else the hash. */
 static int set_tgid(struct bpf_session *s, pid_t pid, uint8_t v)
 {
 	uint32_t key = (uint32_t)pid;
 
+	if (v == MT_BPF_TGID_ON && key < s->tgid_limit) {
+		__atomic_fetch_or(&s->tgid_bits[key / 64], 1ull << (key % 64), __ATOMIC_SEQ_CST);
+		return 0;
+	}
 	return bpf_map__update_elem(s->skel->maps.tgids, &key, sizeof(key), &v, sizeof(v), BPF_ANY);
+}
+
+bool bpf_tgid_in_set(struct bpf_session *s, uint32_t pid)
+{
+	uint8_t v;
+
+	if (pid < s->tgid_limit &&
+	    (__atomic_load_n(&s->tgid_bits[pid / 64], __ATOMIC_RELAXED) >> (pid % 64)) & 1)
+		return true;
+	return !bpf_map__lookup_elem(s->skel->maps.tgids, &pid, sizeof(pid), &v, sizeof(v), 0);
 }
 
 /* "memtracectl: attached to 6 processes, 9 threads: postgres 1234 and 5 descendants",
@@ -152,7 +220,8 @@ static bool process_alive(pid_t pid)
 
 /*
  * -p: every recorded process exited (the listed ones, their descendants and
- * all they forked: the tgid set is empty, as the module's session ends); a
+ * all they forked: no bit of the bitmap is set and the hash is empty, as
+ * the module's session ends); a
  * command: it exited; -a, --cgroup: never.  A process listed from /proc
  * that exited before it was put in the set never left it: such entries are
  * dropped here (at most once a second).
@@ -173,11 +242,23 @@ int bpf_target_gone(void *state, uint64_t wall)
 	if (wall < s->next_prune)
 		return 0;
 	s->next_prune = wall + 1000000000ull;
+	bool left = false;
+	for (size_t i = 0; i < s->tgid_words; i++) {
+		uint64_t w = __atomic_load_n(&s->tgid_bits[i], __ATOMIC_RELAXED);
+		for (; w; w &= w - 1) {
+			uint32_t pid = (uint32_t)(i * 64) + (uint32_t)__builtin_ctzll(w);
+			if (process_alive((pid_t)pid))
+				left = true;
+			else
+				__atomic_fetch_and(&s->tgid_bits[i], ~(1ull << (pid % 64)),
+						   __ATOMIC_SEQ_CST);
+		}
+	}
 	for (err = bpf_map__get_next_key(s->skel->maps.tgids, NULL, &key, sizeof(key)); !err;
 	     key = next) {
 		err = bpf_map__get_next_key(s->skel->maps.tgids, &key, &next, sizeof(next));
 		if (!process_alive((pid_t)key))
 			bpf_map__delete_elem(s->skel->maps.tgids, &key, sizeof(key), 0);
 	}
-	return bpf_map__get_next_key(s->skel->maps.tgids, NULL, &key, sizeof(key)) != 0;
+	return !left && bpf_map__get_next_key(s->skel->maps.tgids, NULL, &key, sizeof(key)) != 0;
 }

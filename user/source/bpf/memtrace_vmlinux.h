@@ -35,7 +35,7 @@ enum bpf_map_type {
 enum { BPF_ANY = 0, BPF_NOEXIST = 1, BPF_EXIST = 2 };
 enum { BPF_RB_NO_WAKEUP = 1, BPF_RB_FORCE_WAKEUP = 2 };
 enum { BPF_RB_AVAIL_DATA = 0 };
-enum { BPF_F_USER_STACK = 1 << 8 };
+enum { BPF_F_USER_STACK = 1 << 8, BPF_F_MMAPABLE = 1 << 10 };
 
 /*
  * The program context of a perf_event program: the uapi layout (the

@@ -2,11 +2,13 @@
 /* sample.bpf.c - memtrace's BPF programs (libbpf-tools style: one file per
  * program set, skeleton by bpftool, loaded by user/source/bpf.c).
  *
- * on_sample runs on every overflow of the perf events the collector opens
- * (one per CPU): it keeps the samples of the target (a tgid set kept up to
- * date at fork and exec, or everything), drops kernel addresses unless
- * asked, and writes a struct mt_bpf_rec into one shared ring buffer.
- * on_hint does the same for the hint-faults source's tracepoint.  A
+ * on_fault runs on every user-mode page fault (tp_btf/page_fault_user),
+ * on_sample on every overflow of the perf events the collector opens for
+ * other events (one per CPU): each keeps the samples of the target (a tgid
+ * bitmap kept up to date at fork and exec, or everything), drops kernel
+ * addresses unless asked, and writes a struct mt_bpf_rec into one shared
+ * ring buffer.  on_hint does the same for hint faults where on_fault does
+ * not load (the tracepoint through its perf event).  A
  * full ring counts the sample in counts[0] of its CPU.  Returning 0 keeps the kernel
  * from also writing the sample into the perf event's own ring.
  */
@@ -47,6 +49,22 @@ struct {
 	__array(values, struct cpu_ring);
 } cpu_rings SEC(".maps");
 
+/*
+ * -p trees and -- CMD: one bit per tgid below the pid_max read at load
+ * (tgid_bits[tgid / 64] bit tgid % 64), set while the process is recorded.
+ * The verifier inlines the array lookup: a few instructions where a hash
+ * lookup costs some 150 per sample.  The tgids hash holds the rest: a
+ * command before its exec (MT_BPF_TGID_AT_EXEC) and processes whose tgid
+ * is beyond the bitmap (pid_max raised during the recording).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);	/* (pid_max + 63) / 64, set by the collector */
+	__type(key, __u32);
+	__type(value, __u64);
+} tgid_bits SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MT_BPF_MAX_TGIDS);
@@ -55,10 +73,11 @@ struct {
 } tgids SEC(".maps");
 
 /* [0]: samples dropped (ring full), [1]: samples produced (kept by the
- * filter: written + dropped), per CPU */
+ * filter: written + dropped), [2]: on_fault's faults since its last sample
+ * (period > 1), per CPU */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, __u64);
 } counts SEC(".maps");
@@ -103,14 +122,34 @@ static __always_inline void *ring_of_cpu(void)
 	return bpf_map_lookup_elem(&cpu_rings, &cpu);
 }
 
-static __always_inline bool tgid_recorded(__u32 tgid)
+static __always_inline bool tgid_on(__u32 tgid)
 {
+	__u32 word = tgid / 64;
+	__u64 *w = bpf_map_lookup_elem(&tgid_bits, &word);
 	__u8 *on;
 
-	if (filter_mode != MT_BPF_FILTER_TGIDS)
-		return true;
+	if (w)
+		return (*w >> (tgid % 64)) & 1;
 	on = bpf_map_lookup_elem(&tgids, &tgid);
 	return on && *on == MT_BPF_TGID_ON;
+}
+
+static __always_inline bool tgid_recorded(__u32 tgid)
+{
+	return filter_mode != MT_BPF_FILTER_TGIDS || tgid_on(tgid);
+}
+
+/* tgid is recorded from now on */
+static __always_inline void tgid_set_on(__u32 tgid)
+{
+	__u32 word = tgid / 64;
+	__u64 *w = bpf_map_lookup_elem(&tgid_bits, &word);
+	__u8 on = MT_BPF_TGID_ON;
+
+	if (w)
+		__sync_fetch_and_or(w, 1ULL << (tgid % 64));
+	else
+		bpf_map_update_elem(&tgids, &tgid, &on, BPF_ANY);
 }
 
 /* --aggregate (sample.h): the interval, bucket and map */
@@ -173,6 +212,35 @@ static __always_inline void submit(void *ring, struct mt_bpf_rec *r)
 			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
+/* A kept sample: counted (--aggregate), or a record into the ring. */
+static __always_inline void emit(__u64 id, __u64 addr, __u64 ip, __u64 data_src)
+{
+	__u32 tgid = id >> 32;
+	struct mt_bpf_rec *r;
+	void *ring;
+
+	if (aggregate) {
+		agg_count(tgid, addr);
+		return;
+	}
+	count(1);
+	ring = ring_of_cpu();
+	r = ring ? bpf_ringbuf_reserve(ring, sizeof(*r), 0) : NULL;
+	if (!r) {
+		count(0);
+		return;
+	}
+	r->time = bpf_ktime_get_ns();
+	r->addr = addr;
+	r->ip = ip;
+	r->pid = tgid;
+	r->tid = (__u32)id;
+	r->cpu = bpf_get_smp_processor_id();
+	r->weight = 0;
+	r->data_src = data_src;
+	submit(ring, r);
+}
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -186,6 +254,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	if (!keep_kernel && (__s64)addr < 0)
 		return 0;
+	if (!want_weight) {
+		emit(id, addr, ctx->regs.ip, 0);
+		return 0;
+	}
 	if (aggregate) {
 		agg_count(tgid, addr);
 		return 0;
@@ -205,8 +277,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	r->cpu = bpf_get_smp_processor_id();
 	r->weight = 0;
 	r->data_src = 0;
-	if (want_weight)
-		read_weight(ctx, r);
+	read_weight(ctx, r);
 	submit(ring, r);
 	return 0;
 }
@@ -219,7 +290,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
  * its descendants.  The error code goes in data_src; the collector turns
  * it into the fault's kind (user/source/hint.c).
  */
-const volatile bool hint_cgroup = false;
+const volatile bool filter_cgroup = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
@@ -242,34 +313,53 @@ SEC("tracepoint/exceptions/page_fault_user")
 int on_hint(struct mt_page_fault_user *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
-	struct mt_bpf_rec *r;
-	void *ring;
 
-	if (!tgid_recorded(tgid))
+	if (!tgid_recorded(id >> 32))
 		return 0;
-	if (hint_cgroup && bpf_current_task_under_cgroup(&target_cgroup, 0) != 1)
+	if (filter_cgroup && bpf_current_task_under_cgroup(&target_cgroup, 0) != 1)
 		return 0;
-	if (aggregate) {
-		agg_count(tgid, ctx->address);
+	emit(id, ctx->address, ctx->ip, ctx->error_code);
+	return 0;
+}
+
+/*
+ * The same tracepoint as a BTF tracepoint (raw arguments, no perf event,
+ * no tracefs): on_fault takes `-e page-faults` on x86 instead of the perf
+ * software event and on_sample (a perf event's overflow path costs more
+ * in the faulting task than the program), and hint-faults instead of
+ * on_hint.  The tracepoint fires for every fault in user mode, before
+ * the kernel handles it; the software event (exclude_kernel) counts the
+ * same faults at user addresses, so kernel addresses are dropped as there.
+ * fault_period > 1: the target's every fault_period-th fault on each CPU
+ * (its faults only: what a period means with -p and a command; per CPU,
+ * like the perf events it replaces).  Page faults: data_src 0; hint
+ * faults: the error code, as on_hint.
+ */
+const volatile __u64 fault_period = 1;
+const volatile bool fault_error_code = false;
+
+SEC("tp_btf/page_fault_user")
+int on_fault(__u64 *ctx)
+{
+	__u64 addr = ctx[0];
+	struct pt_regs *regs = (struct pt_regs *)ctx[1];
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (!tgid_recorded(id >> 32))
 		return 0;
+	if (filter_cgroup && bpf_current_task_under_cgroup(&target_cgroup, 0) != 1)
+		return 0;
+	if (!fault_error_code && (__s64)addr < 0)
+		return 0;
+	if (fault_period > 1) {
+		__u32 key = 2;
+		__u64 *left = bpf_map_lookup_elem(&counts, &key);
+
+		if (!left || ++*left < fault_period)
+			return 0;
+		*left = 0;
 	}
-	count(1);
-	ring = ring_of_cpu();
-	r = ring ? bpf_ringbuf_reserve(ring, sizeof(*r), 0) : NULL;
-	if (!r) {
-		count(0);
-		return 0;
-	}
-	r->time = bpf_ktime_get_ns();
-	r->addr = ctx->address;
-	r->ip = ctx->ip;
-	r->pid = tgid;
-	r->tid = (__u32)id;
-	r->cpu = bpf_get_smp_processor_id();
-	r->weight = 0;
-	r->data_src = ctx->error_code;
-	submit(ring, r);
+	emit(id, addr, regs->ip, fault_error_code ? ctx[2] : 0);
 	return 0;
 }
 
@@ -280,13 +370,11 @@ int on_fork(__u64 *ctx)
 	struct task_struct *parent = (struct task_struct *)ctx[0];
 	struct task_struct *child = (struct task_struct *)ctx[1];
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
-	__u8 on = MT_BPF_TGID_ON, *p;
 
 	if (filter_mode != MT_BPF_FILTER_TGIDS || ptgid == ctgid)
 		return 0;
-	p = bpf_map_lookup_elem(&tgids, &ptgid);
-	if (p && *p == MT_BPF_TGID_ON)
-		bpf_map_update_elem(&tgids, &ctgid, &on, BPF_ANY);
+	if (tgid_on(ptgid))
+		tgid_set_on(ctgid);
 	return 0;
 }
 
@@ -297,10 +385,15 @@ SEC("tp_btf/sched_process_exit")
 int on_exit(__u64 *ctx)
 {
 	struct task_struct *p = (struct task_struct *)ctx[0];
-	__u32 tgid = p->tgid;
+	__u32 tgid = p->tgid, word = tgid / 64;
+	__u64 *w;
 
-	if (filter_mode == MT_BPF_FILTER_TGIDS && !p->signal->live.counter)
-		bpf_map_delete_elem(&tgids, &tgid);
+	if (filter_mode != MT_BPF_FILTER_TGIDS || p->signal->live.counter)
+		return 0;
+	w = bpf_map_lookup_elem(&tgid_bits, &word);
+	if (w)
+		__sync_fetch_and_and(w, ~(1ULL << (tgid % 64)));
+	bpf_map_delete_elem(&tgids, &tgid);	/* a command that never reached its exec */
 	return 0;
 }
 
@@ -308,10 +401,18 @@ int on_exit(__u64 *ctx)
 SEC("tp_btf/sched_process_exec")
 int on_exec(__u64 *ctx)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, word = tgid / 64;
 	__u8 on = MT_BPF_TGID_ON, *p = bpf_map_lookup_elem(&tgids, &tgid);
+	__u64 *w;
 
-	if (p && *p == MT_BPF_TGID_AT_EXEC)
+	if (!p || *p != MT_BPF_TGID_AT_EXEC)
+		return 0;
+	w = bpf_map_lookup_elem(&tgid_bits, &word);
+	if (!w) {
 		bpf_map_update_elem(&tgids, &tgid, &on, BPF_EXIST);
+		return 0;
+	}
+	__sync_fetch_and_or(w, 1ULL << (tgid % 64));
+	bpf_map_delete_elem(&tgids, &tgid);
 	return 0;
 }

@@ -209,5 +209,6 @@ void bpf_status_lines(FILE *out)
 	if (bpf_check(&hint, &ev, true, why, sizeof(why)))
 		fprintf(out, "  bpf: hint-faults: unavailable - %s\n", why);
 	else
-		fprintf(out, "  bpf: hint-faults: available (on_hint loads on exceptions:page_fault_user)\n");
+		fprintf(out, "  bpf: hint-faults: available (exceptions:page_fault_user, through the "
+			"fault source above)\n");
 }

@@ -106,8 +106,12 @@ static int check_privileges(char *why, size_t whylen)
 	return 0;
 }
 
-/* Opens and loads the programs for ev (the verifier runs), then frees them. */
-static int check_load(const struct mem_event *ev, char *why, size_t whylen)
+/*
+ * Opens and loads the programs asked for (the verifier runs), then frees
+ * them; a load error goes in why after fail ("" for none).
+ */
+static int try_load(bool fault, bool hint, bool sample, const char *fail, char *why,
+		    size_t whylen)
 {
 	struct mt_sample_bpf *skel;
 	int rc;
@@ -120,38 +124,28 @@ static int check_load(const struct mem_event *ev, char *why, size_t whylen)
 		return -1;
 	}
 	bpf_map__set_max_entries(skel->maps.samples, 4096);
-	bpf_program__set_autoload(skel->progs.on_fault, false);
-	bpf_program__set_autoload(skel->progs.on_hint, ev->hint_faults);
-	bpf_program__set_autoload(skel->progs.on_sample, !ev->hint_faults);
+	bpf_program__set_autoload(skel->progs.on_fault, fault);
+	bpf_program__set_autoload(skel->progs.on_hint, hint);
+	bpf_program__set_autoload(skel->progs.on_sample, sample);
 	rc = mt_sample_bpf__load(skel);
 	if (rc)
-		snprintf(why, whylen, "loading the BPF programs failed: %s%s%s", strerror(-rc),
-			 last_error[0] ? ": " : "", last_error);
+		snprintf(why, whylen, "%s%s%s%s", fail, strerror(-rc), last_error[0] ? ": " : "",
+			 last_error);
 	mt_sample_bpf__destroy(skel);
 	return rc ? -1 : 0;
+}
+
+/* Do the programs for ev load (the perf-event path)? */
+static int check_load(const struct mem_event *ev, char *why, size_t whylen)
+{
+	return try_load(false, ev->hint_faults, !ev->hint_faults,
+			"loading the BPF programs failed: ", why, whylen);
 }
 
 /* Does on_fault load on tp_btf/page_fault_user (x86, kernel BTF)? */
 static int check_fault_tp(char *why, size_t whylen)
 {
-	struct mt_sample_bpf *skel;
-	int rc;
-
-	bpf_quiet_libbpf();
-	last_error[0] = 0;
-	skel = mt_sample_bpf__open();
-	if (!skel) {
-		snprintf(why, whylen, "opening the BPF programs failed: %s", strerror(errno));
-		return -1;
-	}
-	bpf_map__set_max_entries(skel->maps.samples, 4096);
-	bpf_program__set_autoload(skel->progs.on_hint, false);
-	bpf_program__set_autoload(skel->progs.on_sample, false);
-	rc = mt_sample_bpf__load(skel);
-	if (rc)
-		snprintf(why, whylen, "%s%s%s", strerror(-rc), last_error[0] ? ": " : "", last_error);
-	mt_sample_bpf__destroy(skel);
-	return rc ? -1 : 0;
+	return try_load(true, false, false, "", why, whylen);
 }
 
 int bpf_check(const struct record_opts *o, struct mem_event *ev, bool load, char *why,

@@ -68,4 +68,71 @@ static inline int fuzz_memfd(const uint8_t *data, size_t size, int fix_crcs, cha
 	return fd;
 }
 
+/* The input's last n bytes (zero-padded in front when it is shorter): the
+ * parameters of the trace harnesses, so that every trace seed is an input. */
+static inline void fuzz_tail(const uint8_t *data, size_t size, unsigned char *k, size_t n)
+{
+	memset(k, 0, n);
+	if (size >= n)
+		memcpy(k, data + size - n, n);
+	else
+		memcpy(k + n - size, data, size);
+}
+
+/* Every sample of the trace at path through the public API (time, addr,
+ * pid, tid columns, malloc'd; s->n samples), at most max: 0, or -1 with
+ * nothing to free. */
+struct fuzz_samples {
+	uint64_t *time, *addr;
+	uint32_t *pid, *tid;
+	size_t n;
+	uint64_t start_time;
+	uint32_t target_pid;
+};
+
+#ifdef MEMTRACE_PUBLIC_TRACE_H
+static inline int fuzz_read_samples(const char *path, size_t max, struct fuzz_samples *s)
+{
+	char err[256];
+	struct memtrace_trace_info info;
+	struct memtrace_trace *t = memtrace_trace_open(path, err, sizeof(err));
+
+	memset(s, 0, sizeof(*s));
+	if (!t)
+		return -1;
+	if (memtrace_trace_info(t, &info, err, sizeof(err)) || info.samples > max) {
+		memtrace_trace_close(t);
+		return -1;
+	}
+	size_t cap = info.samples ? (size_t)info.samples : 1;
+	s->time = calloc(cap, sizeof(*s->time));
+	s->addr = calloc(cap, sizeof(*s->addr));
+	s->pid = calloc(cap, sizeof(*s->pid));
+	s->tid = calloc(cap, sizeof(*s->tid));
+	s->start_time = info.start_time;
+	s->target_pid = info.target_pid;
+	struct memtrace_columns c = { .time = s->time, .addr = s->addr, .pid = s->pid,
+				      .tid = s->tid, .cap = cap };
+	int rc = memtrace_trace_read(t, NULL, &c, &s->n, err, sizeof(err));
+	memtrace_trace_close(t);
+	if (rc) {	/* freed: nothing to free after a -1 */
+		free(s->time);
+		free(s->addr);
+		free(s->pid);
+		free(s->tid);
+		memset(s, 0, sizeof(*s));
+	}
+	return rc;
+}
+
+static inline void fuzz_samples_free(struct fuzz_samples *s)
+{
+	free(s->time);
+	free(s->addr);
+	free(s->pid);
+	free(s->tid);
+	memset(s, 0, sizeof(*s));
+}
+#endif
+
 #endif

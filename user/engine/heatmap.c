@@ -121,16 +121,16 @@ static void time_bins_init(struct time_bins *b, uint64_t t0, uint64_t t1, size_t
 
 static int64_t col_of(const struct time_bins *b, uint64_t time)
 {
-	int64_t t = (int64_t)(time - b->t0);
-
-	if (t < 0 || (uint64_t)t > b->span)
+	/* unsigned: a time 2^63 or more after t0 is not "before t0" */
+	if (time < b->t0 || time - b->t0 > b->span)
 		return -1;
-	if ((uint64_t)t == b->span)
+	uint64_t t = time - b->t0;
+	if (t == b->span)
 		return (int64_t)b->ncols - 1;
 	if (b->exact)
-		return (int64_t)((uint64_t)t * b->ncols / b->span);
+		return (int64_t)(t * b->ncols / b->span);
 #ifdef __SIZEOF_INT128__
-	return (int64_t)((unsigned __int128)(uint64_t)t * b->ncols / b->span);
+	return (int64_t)((unsigned __int128)t * b->ncols / b->span);
 #else
 	int64_t c = (int64_t)floor((double)t * b->scale);
 	return c >= (int64_t)b->ncols ? (int64_t)b->ncols - 1 : c;	/* t < span: rounding */

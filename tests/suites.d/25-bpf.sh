@@ -21,6 +21,7 @@ export MEMTRACE_BACKEND=bpf
 . tests/suite-lib.sh
 run_scripts tests/integration 180 " (bpf)" none record_pageramp record_threads record_tree record_cgroup record_postgres record_command \
 	record_stop record_files record_shmpair record_words bpf_drops bpf_status bpf_aggregate bpf_faults alloc_sites
+run_scripts tests/integration 420 " (bpf)" none analyze_multiproc
 # page faults through the perf events instead of tp_btf/page_fault_user (the
 # fallback, and --kernel's path): on_sample and its period
 MEMTRACE_BPF_FAULTS=perf run_scripts tests/integration 180 " (bpf, perf events)" none record_pageramp \

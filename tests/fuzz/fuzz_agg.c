@@ -56,8 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	report(path, &cfg);
 	cfg.bucket = 64ull << (k[0] % 16);
-	cfg.window = k[1] & 1 ? 1000ull << (k[1] % 32) : 0;
-	cfg.interval = k[2] & 1 ? 1000ull << (k[2] % 32) : 0;
+	cfg.window = k[1] & 1 ? fuzz_window(1000ull << (k[1] % 32), s.span) : 0;
+	cfg.interval = k[2] & 1 ? fuzz_window(1000ull << (k[2] % 32), s.span) : 0;
 	cfg.top = 1 + k[3] % 8;
 	cfg.flags = MEMTRACE_REPORT_PER_PROCESS | (k[4] & 1 ? MEMTRACE_REPORT_REGIONS : 0);
 	if (s.n && k[5] & 1)

@@ -39,7 +39,8 @@ static void rows(const struct memtrace_compare_row *v, size_t n,
 		abort();	/* rows hold more samples than the total */
 }
 
-static void compare(const char *a, const char *b, const char *span, const unsigned char *k)
+static void compare(const char *a, const char *b, const char *span, const unsigned char *k,
+		    uint64_t span_b)
 {
 	char err[256];
 	struct memtrace_report_config ca = {
@@ -48,7 +49,7 @@ static void compare(const char *a, const char *b, const char *span, const unsign
 	};
 	struct memtrace_report_config cb = ca;
 	cb.bucket = 64ull << (k[2] % 16);
-	cb.window = 1000ull << (k[3] % 24);
+	cb.window = fuzz_window(1000ull << (k[3] % 24), span_b);
 	struct memtrace_compare *c = memtrace_compare_compute(a, b, &ca, k[0] & 2 ? &cb : NULL,
 							      err, sizeof(err));
 	if (!c)
@@ -82,9 +83,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (t)
 		memtrace_trace_close(t);
-	compare(pa, pb, NULL, k);
-	compare(pa, pb, pattern, k);
-	compare(pb, pb, NULL, k);
+	struct fuzz_samples sb;
+	fuzz_read_samples(pb, 1u << 20, &sb);
+	compare(pa, pb, NULL, k, sb.span);
+	compare(pa, pb, pattern, k, sb.span);
+	compare(pb, pb, NULL, k, sb.span);
+	fuzz_samples_free(&sb);
 	close(fa);
 	if (fb >= 0)
 		close(fb);

@@ -81,14 +81,25 @@ static inline void fuzz_tail(const uint8_t *data, size_t size, unsigned char *k,
 
 /* Every sample of the trace at path through the public API (time, addr,
  * pid, tid columns, malloc'd; s->n samples), at most max: 0, or -1 with
- * nothing to free. */
+ * nothing to free (s->span set where the trace's info could be read). */
 struct fuzz_samples {
 	uint64_t *time, *addr;
 	uint32_t *pid, *tid;
 	size_t n;
 	uint64_t start_time;
+	uint64_t span;		/* from the earliest to the latest time info knows */
 	uint32_t target_pid;
 };
+
+/* A window of at least span / 2048: a harness's own window choice must not
+ * ask for millions of rows (a user's -w 1us over an hour does; that is not
+ * what the harness looks for). */
+static inline uint64_t fuzz_window(uint64_t want, uint64_t span)
+{
+	uint64_t least = span / 2048 + 1;
+
+	return want > least ? want : least;
+}
 
 #ifdef MEMTRACE_PUBLIC_TRACE_H
 static inline int fuzz_read_samples(const char *path, size_t max, struct fuzz_samples *s)
@@ -100,7 +111,17 @@ static inline int fuzz_read_samples(const char *path, size_t max, struct fuzz_sa
 	memset(s, 0, sizeof(*s));
 	if (!t)
 		return -1;
-	if (memtrace_trace_info(t, &info, err, sizeof(err)) || info.samples > max) {
+	if (memtrace_trace_info(t, &info, err, sizeof(err))) {
+		memtrace_trace_close(t);
+		return -1;
+	}
+	uint64_t lo = info.start_time, hi = info.end_time;
+	if (info.first_time && info.first_time < lo)
+		lo = info.first_time;
+	if (info.last_time > hi)
+		hi = info.last_time;
+	s->span = hi > lo ? hi - lo : 0;
+	if (info.samples > max) {
 		memtrace_trace_close(t);
 		return -1;
 	}
@@ -120,7 +141,9 @@ static inline int fuzz_read_samples(const char *path, size_t max, struct fuzz_sa
 		free(s->addr);
 		free(s->pid);
 		free(s->tid);
+		uint64_t span = s->span;
 		memset(s, 0, sizeof(*s));
+		s->span = span;
 	}
 	return rc;
 }

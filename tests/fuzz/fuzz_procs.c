@@ -20,13 +20,14 @@
 
 static volatile uint64_t sink;
 
-static void per_process(const char *path, const unsigned char *k, uint32_t pid, uint32_t tid)
+static void per_process(const char *path, const unsigned char *k, uint32_t pid, uint32_t tid,
+			uint64_t span)
 {
 	char err[256];
 	struct memtrace_report_config cfg = {
 		.flags = MEMTRACE_REPORT_PER_PROCESS | MEMTRACE_REPORT_REGIONS |
 			 (k[3] & 1 ? MEMTRACE_REPORT_ALL_BUCKETS : 0),
-		.bucket = 64ull << (k[4] % 16), .window = k[5] & 1 ? 1000ull << (k[5] % 24) : 0,
+		.bucket = 64ull << (k[4] % 16), .window = k[5] & 1 ? fuzz_window(1000ull << (k[5] % 24), span) : 0,
 		.top = 1 + k[6] % 8, .filter = { .pid = pid, .tid = tid },
 		.root = ROOT, .debug_dir = ROOT,
 	};
@@ -60,11 +61,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_tail(data, size, k, sizeof(k));
 	fuzz_read_samples(path, 1u << 20, &s);
-	per_process(path, k, 0, 0);
+	per_process(path, k, 0, 0, s.span);
 	if (s.n) {
 		size_t i = ((size_t)k[0] << 8 | k[1]) % s.n;
-		per_process(path, k, s.pid[i], 0);
-		per_process(path, k, 0, s.tid[(i + k[2]) % s.n]);
+		per_process(path, k, s.pid[i], 0, s.span);
+		per_process(path, k, 0, s.tid[(i + k[2]) % s.n], s.span);
 	}
 	fuzz_samples_free(&s);
 	close(fd);

@@ -20,13 +20,14 @@
 
 static volatile uint64_t sink;
 
-static void report(const char *path, const struct memtrace_report_config *cfg)
+/* Returns the time its series covers (rows x interval). */
+static uint64_t report(const char *path, const struct memtrace_report_config *cfg)
 {
 	char err[256];
 	struct memtrace_report *r = memtrace_report_compute(path, cfg, err, sizeof(err));
 
 	if (!r)
-		return;
+		return 0;
 	uint64_t sum = 0;
 	for (size_t i = 0; i < r->nprocesses; i++)
 		sum += r->processes[i].samples;
@@ -37,7 +38,9 @@ static void report(const char *path, const struct memtrace_report_config *cfg)
 	for (size_t i = 0; i < r->nhot_data; i++)
 		sink += strlen(r->hot_data[i].where);
 	sink += r->data.n + r->ncurve + r->npeaks + r->nregions;
+	uint64_t covered = r->data.n * r->interval;
 	memtrace_report_free(r);
+	return covered;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -54,10 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 MEMTRACE_REPORT_FULL_CURVE | MEMTRACE_REPORT_PER_PROCESS,
 		.root = ROOT, .debug_dir = ROOT,
 	};
-	report(path, &cfg);
+	uint64_t span = report(path, &cfg);	/* the windows below: >= 1/2048 of it */
 	cfg.bucket = 64ull << (k[0] % 16);
-	cfg.window = k[1] & 1 ? fuzz_window(1000ull << (k[1] % 32), s.span) : 0;
-	cfg.interval = k[2] & 1 ? fuzz_window(1000ull << (k[2] % 32), s.span) : 0;
+	cfg.window = k[1] & 1 && span ? fuzz_window(1000ull << (k[1] % 32), span) : 0;
+	cfg.interval = k[2] & 1 && span ? fuzz_window(1000ull << (k[2] % 32), span) : 0;
 	cfg.top = 1 + k[3] % 8;
 	cfg.flags = MEMTRACE_REPORT_PER_PROCESS | (k[4] & 1 ? MEMTRACE_REPORT_REGIONS : 0);
 	if (s.n && k[5] & 1)

@@ -2,12 +2,13 @@
  * finds the allocator functions in the target's files (alloc_elf.c),
  * attaches a uprobe to each and a uretprobe to each that returns a block,
  * keeps the tgid set (the target tree, or the command from its exec on,
- * and what they fork), and turns the ring's events and the stacks they name
+ * and what they fork) or the --cgroup filter, and turns the ring's events and the stacks they name
  * into ALLOCS chunks at every recorder tick. */
 #include "source/alloc_probe.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <linux/types.h>
 #include <stdio.h>
@@ -69,6 +70,8 @@ struct alloc_probe {
 	uint64_t events, vals_sum[MT_ALLOC_CNT_N];
 	uint64_t *vals;
 	int ncpus, failed;
+	int cgroup_fd;			/* --cgroup: its directory, -1 */
+	char cgroup_dir[4096];
 };
 
 /* --alloc-symbols NAME=ROLE[,NAME=ROLE...]: more entry points. */
@@ -106,8 +109,9 @@ struct alloc_probe *alloc_probe_new(const struct record_opts *o)
 	struct alloc_probe *ap = mt_xcalloc(1, sizeof(*ap));
 
 	ap->o = o;
-	if (o->system_wide || o->cgroup) {
-		mt_err("--allocs needs -p PID or a command (not -a or --cgroup)");
+	ap->cgroup_fd = -1;
+	if (o->system_wide) {
+		mt_err("--allocs needs -p PID, -G CGROUP or a command (not -a)");
 		goto fail;
 	}
 	if (o->alloc_symbols && parse_symbols(ap, o->alloc_symbols))
@@ -182,11 +186,42 @@ static int set_tgid(struct alloc_probe *ap, pid_t pid, uint8_t v)
 	return bpf_map__update_elem(ap->skel->maps.tgids, &key, sizeof(key), &v, sizeof(v), BPF_ANY);
 }
 
+/* The files of the processes in cgroup directory dir and the groups below it. */
+static void cgroup_files(const char *dir, int depth, struct alloc_files *f)
+{
+	pid_t pids[4096];
+	int n = target_cgroup_procs(dir, pids, 4096);
+	char sub[4096];
+
+	for (int i = 0; i < n && i < 4096; i++)
+		alloc_files_of_pid(pids[i], f);
+	DIR *d = depth < 16 ? opendir(dir) : NULL;
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (e->d_type == DT_DIR && e->d_name[0] != '.' &&
+		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) < sizeof(sub))
+			cgroup_files(sub, depth + 1, f);
+	if (d)
+		closedir(d);
+}
+
 /* The processes to record and the files of their allocators. */
 static int targets(struct alloc_probe *ap, pid_t pid, struct alloc_files *f)
 {
 	const struct record_opts *o = ap->o;
 
+	if (o->cgroup) {
+		/* the group's processes now, and the system's libc (the one
+		 * memtracectl runs on) for those that join it later */
+		uint32_t key = 0;
+		cgroup_files(ap->cgroup_dir, 0, f);
+		alloc_files_of_pid(getpid(), f);
+		if (bpf_map__update_elem(ap->skel->maps.target_cgroup, &key, sizeof(key),
+					 &ap->cgroup_fd, sizeof(ap->cgroup_fd), BPF_ANY)) {
+			mt_err("--allocs: the cgroup filter: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
 	if (o->argv) {
 		alloc_files_of_command(o->argv[0], f);
 		return set_tgid(ap, pid, MT_BPF_TGID_AT_EXEC);
@@ -217,7 +252,10 @@ static int load(struct alloc_probe *ap)
 		mt_err("--allocs: opening the BPF programs failed: %s", strerror(errno));
 		return -1;
 	}
-	ap->skel->rodata->filter_mode = MT_BPF_FILTER_TGIDS;
+	if (o->cgroup && (ap->cgroup_fd = target_cgroup_open(o->cgroup, ap->cgroup_dir,
+							     sizeof(ap->cgroup_dir))) < 0)
+		return -1;
+	ap->skel->rodata->filter_mode = o->cgroup ? MT_ALLOC_FILTER_CGROUP : MT_BPF_FILTER_TGIDS;
 	ap->skel->rodata->sample_bytes = o->alloc_rate ? o->alloc_rate : ALLOC_RATE_DEFAULT;
 	ap->skel->rodata->large_bytes = o->alloc_large ? o->alloc_large : ALLOC_LARGE_DEFAULT;
 	ap->skel->rodata->wakeup_bytes = 1u << 20;
@@ -404,5 +442,7 @@ void alloc_probe_free(struct alloc_probe *ap)
 	bytebuf_free(&ap->chunk);
 	free(ap->stack_seen);
 	free(ap->vals);
+	if (ap->cgroup_fd >= 0)
+		close(ap->cgroup_fd);
 	free(ap);
 }

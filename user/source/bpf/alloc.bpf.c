@@ -88,10 +88,20 @@ static __always_inline void count(__u32 which)
 		(*c)++;
 }
 
+/* --cgroup: the group (and its descendants), in slot 0 */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} target_cgroup SEC(".maps");
+
 static __always_inline bool tracked(__u32 tgid)
 {
 	__u8 *on;
 
+	if (filter_mode == MT_ALLOC_FILTER_CGROUP)
+		return bpf_current_task_under_cgroup(&target_cgroup, 0) == 1;
 	if (filter_mode != MT_BPF_FILTER_TGIDS)
 		return true;
 	on = bpf_map_lookup_elem(&tgids, &tgid);

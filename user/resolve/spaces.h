@@ -91,14 +91,13 @@ uint64_t mt_space_translate(struct mt_space *sp, uint64_t addr);
 
 static inline uint64_t mt_spaces_key(struct mt_spaces *s, uint32_t pid, uint64_t addr)
 {
-	struct mt_space *sp;
-
 	if (addr & MT_KERNEL_BIT)
 		return addr;
-	if (pid == s->last_pid && s->n)
-		sp = &s->v[s->last];
-	else
-		sp = &s->v[mt_spaces_index(s, pid)];
+	/* the index first: mt_spaces_index() may reallocate s->v, and
+	 * &s->v[mt_spaces_index(..)] may read s->v before the call */
+	size_t k = pid == s->last_pid && s->n ? s->last : mt_spaces_index(s, pid);
+	struct mt_space *sp = &s->v[k];
+
 	if (!sp->translate)
 		return addr + sp->tag;
 	return mt_space_translate(sp, addr);

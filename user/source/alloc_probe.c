@@ -2,8 +2,9 @@
  * finds the allocator functions in the target's files (alloc_elf.c),
  * attaches a uprobe to each and a uretprobe to each that returns a block,
  * keeps the tgid set (the target tree, or the command from its exec on,
- * and what they fork) or the --cgroup filter, and turns the ring's events and the stacks they name
- * into ALLOCS chunks at every recorder tick. */
+ * and what they fork) or the --cgroup filter, and turns the ring's events
+ * and the stacks they name, drained at every recorder tick, into ALLOCS
+ * chunks (one a second). */
 #include "source/alloc_probe.h"
 
 #include <bpf/bpf.h>

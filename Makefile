@@ -46,6 +46,8 @@ UNIT_BINS  = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 ASAN_BINS  = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/tests/%)
 WORKLOAD_SRCS = $(wildcard tests/workloads/*.c)
 WORKLOADS  = $(WORKLOAD_SRCS:tests/workloads/%.c=$(BUILD)/workloads/%)
+# and one dynamic: record --allocs -- sh -c 'allocmix-dyn; ...' probes exec'd children in libc.so.6
+WORKLOADS += $(BUILD)/workloads/allocmix-dyn
 BENCH_SRCS = $(wildcard bench/*.c)
 BENCH_BINS = $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
@@ -105,6 +107,11 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	@[ -n "$(Q)" ] && echo '  LD     $@' || true
 	$(Q)$(CC) $(BASEFLAGS) $(DEPFLAGS) -O1 -g -static -pthread -o $@ $<
+
+$(BUILD)/workloads/%-dyn: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	@[ -n "$(Q)" ] && echo '  LD     $@' || true
+	$(Q)$(CC) $(BASEFLAGS) $(DEPFLAGS) -O1 -g -pthread -o $@ $<
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libmemtrace.a
 	@mkdir -p $(dir $@)

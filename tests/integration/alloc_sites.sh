@@ -45,7 +45,7 @@ main = [s for s in r["sites"] if s["function"] == "main"]
 assert len(main) == 1 and want <= main[0]["samples"] <= want + 2 and main[0]["blocks"] == 1, main
 PY
 # bad input: one line each, nothing recorded
-expect_error "--allocs needs -p PID or a command" "$MT" record -a --allocs -d 1 -o "$TMP/x.mtrace"
+expect_error "--allocs needs -p PID, -G CGROUP or a command" "$MT" record -a --allocs -d 1 -o "$TMP/x.mtrace"
 expect_error "invalid --alloc-rate '0'" "$MT" record --allocs --alloc-rate 0 -o "$TMP/x.mtrace" -- true
 expect_error "is not NAME=ROLE" "$MT" record --allocs --alloc-symbols my_alloc=grow -o "$TMP/x.mtrace" -- true
 expect_error "--backend valgrind records every allocation without it" "$MT" record -b valgrind --allocs -o "$TMP/x.mtrace" -- true

@@ -4,7 +4,8 @@
 # again with --backend bpf, then its own: drops under a fault storm, status
 # and privileges, -a, record --aggregate, tp_btf page faults (period, source,
 # the tgid bitmap's end), some again through the perf events; allocation sites (record --allocs) with the bpf and
-# perf backends.  Where BPF cannot run (no BTF, no CAP_BPF) the suite
+# perf backends, through every target (-- CMD and its exec'd children, -p,
+# -G, python3: alloc_targets).  Where BPF cannot run (no BTF, no CAP_BPF) the suite
 # says why and skips, unless MEMTRACE_REQUIRE_BPF=1.
 cd "$(dirname "$0")/../.." || exit 1
 why=$(build/memtracectl status 2>&1 | grep '^  bpf: page-faults: ')
@@ -20,12 +21,12 @@ esac
 export MEMTRACE_BACKEND=bpf
 . tests/suite-lib.sh
 run_scripts tests/integration 180 " (bpf)" none record_pageramp record_threads record_tree record_cgroup record_postgres record_command \
-	record_stop record_files record_shmpair record_words bpf_drops bpf_status bpf_aggregate bpf_faults alloc_sites
+	record_stop record_files record_shmpair record_words bpf_drops bpf_status bpf_aggregate bpf_faults alloc_sites alloc_targets
 run_scripts tests/integration 420 " (bpf)" none analyze_multiproc
 # page faults through the perf events instead of tp_btf/page_fault_user (the
 # fallback, and --kernel's path): on_sample and its period
 MEMTRACE_BPF_FAULTS=perf run_scripts tests/integration 180 " (bpf, perf events)" none record_pageramp \
 	record_tree record_cgroup record_command bpf_drops bpf_aggregate
 # record --allocs with the perf backend recording the accesses (the probes are BPF either way)
-MEMTRACE_BACKEND=perf run_scripts tests/integration 180 " (perf)" none alloc_sites
+MEMTRACE_BACKEND=perf run_scripts tests/integration 180 " (perf)" none alloc_sites alloc_targets
 suite_end

@@ -79,7 +79,7 @@ static void usage(FILE *out)
 		"      --allocs           also record allocation sites: uprobes on the target's\n"
 		"                         malloc/calloc/realloc/free/posix_memalign/aligned_alloc/\n"
 		"                         mmap/munmap/mremap (glibc, jemalloc, tcmalloc) with user\n"
-		"                         stacks (report --by-site)\n"
+		"                         stacks (report --by-site); with -p, -G or a command\n"
 		"      --alloc-large N    --allocs: blocks of N bytes or more always (default 64K)\n"
 		"      --alloc-rate N     --allocs: smaller blocks sampled, one per N bytes allocated\n"
 		"                         on average (default 512K; 1 = every block)\n"

@@ -80,8 +80,8 @@ void render_json_sites(FILE *f, const char *path, const struct memtrace_report *
 		render_json_str(f, x->function);
 		fprintf(f, ", \"file\": ");
 		render_json_str(f, x->file);
-		fprintf(f, ", \"line\": %u, \"blocks\": %" PRIu64 ", \"est_blocks\": %.6g"
-			", \"bytes\": %.6g, \"live\": %" PRIu64 ", \"live_bytes\": %.6g"
+		fprintf(f, ", \"line\": %u, \"blocks\": %" PRIu64 ", \"est_blocks\": %.15g"
+			", \"bytes\": %.15g, \"live\": %" PRIu64 ", \"live_bytes\": %.15g"
 			", \"freed\": %" PRIu64 ", \"mean_lifetime\": %.6g, \"samples\": %" PRIu64
 			", \"buckets\": %" PRIu64 ", \"hot_share\": %.6g}", x->line, x->blocks,
 			x->est_blocks, x->bytes, x->live, x->live_bytes, x->freed, x->mean_lifetime,

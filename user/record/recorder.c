@@ -100,14 +100,17 @@ int recorder_begin(struct recorder *r, uint64_t start, pid_t pid)
 	recorder_meta(r, "start_realtime", "%s", now);
 	recorder_meta(r, "start_time", "%llu", (unsigned long long)start);
 	recorder_meta(r, "command", "%s", r->command);
+	/* the sides' target: pid, or a command before its exec (recorder_set_target) */
+	pid_t side_pid = pid > 0 ? pid : r->target;
 	for (int i = 0; i < r->nsides; i++)
-		if (r->sides[i].begin && r->sides[i].begin(r->sides[i].state, r, pid))
+		if (r->sides[i].begin && r->sides[i].begin(r->sides[i].state, r, side_pid))
 			return -1;
 
 	take_meta(r);
 	r->start = start;
 	r->last_time = start;
-	r->target = pid;
+	if (pid > 0)
+		r->target = pid;
 	if (live_wss_init(r))
 		return -1;
 

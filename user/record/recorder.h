@@ -59,7 +59,9 @@ int recorder_add_span(struct recorder *r, uint64_t start, uint64_t end, uint32_t
  */
 int recorder_begin(struct recorder *r, uint64_t start, pid_t pid);
 /* The target is pid (its comm names the trace, its maps stay in the
- * table) without a snapshot now: a command before its exec. */
+ * table) without a snapshot now: a command before its exec.  Before
+ * recorder_begin(r, start, 0) it is also the sides' pid (record --allocs
+ * arms its probes for the command's exec). */
 void recorder_set_target(struct recorder *r, pid_t pid);
 
 /* recorder_begin's pid (the command's, the first -p pid), 0 before. */

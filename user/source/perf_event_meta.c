@@ -58,11 +58,11 @@ void event_meta(struct recorder *r, const char *backend, const struct record_opt
 int event_begin(struct recorder *r, const struct record_opts *o, pid_t target, uint64_t *start)
 {
 	*start = mt_now_ns();
-	if (recorder_begin(r, *start, o->system_wide || o->argv ? 0 : target))
-		return -1;
-	if (o->argv)	/* its maps once it has exec'd: event_release */
+	/* a command: its maps once it has exec'd (event_release); the sides
+	 * (--allocs) get its pid all the same, to follow it from its exec */
+	if (o->argv)
 		recorder_set_target(r, target);
-	return 0;
+	return recorder_begin(r, *start, o->system_wide || o->argv ? 0 : target) ? -1 : 0;
 }
 
 /*

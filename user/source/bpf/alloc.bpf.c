@@ -9,7 +9,10 @@
  * bytes is kept with probability s / sample_bytes (sample_bytes = 1: all),
  * so each kept small block stands for sample_bytes / s blocks (its weight,
  * computed by the collector).  The free (or realloc) of a recorded block is
- * always recorded: recorded blocks stay in the live map until then.
+ * always recorded: recorded blocks stay in the live map until then.  A
+ * realloc's new block is kept by the same draw as any other (so that the
+ * estimates per site stay unbiased); a recorded old block whose new one is
+ * not kept ends with a FREE record at the realloc.
  *
  * Nested calls (realloc calling malloc, malloc calling mmap) are recorded
  * once, as the outermost call: a per-thread depth.
@@ -50,7 +53,9 @@ struct {
 struct call {
 	__u64 time, size, arg, caller;	/* arg: realloc's old block, posix_memalign's out pointer */
 	__s32 stack_id;
-	__u8 role, depth, record, pad;
+	__u8 role, depth;
+	__u8 record;	/* something to write at the return */
+	__u8 keep;	/* the new block is recorded (record: also the old one's end) */
 };
 
 struct {
@@ -88,10 +93,20 @@ static __always_inline void count(__u32 which)
 		(*c)++;
 }
 
+/* --cgroup: the group (and its descendants), in slot 0 */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} target_cgroup SEC(".maps");
+
 static __always_inline bool tracked(__u32 tgid)
 {
 	__u8 *on;
 
+	if (filter_mode == MT_ALLOC_FILTER_CGROUP)
+		return bpf_current_task_under_cgroup(&target_cgroup, 0) == 1;
 	if (filter_mode != MT_BPF_FILTER_TGIDS)
 		return true;
 	on = bpf_map_lookup_elem(&tgids, &tgid);
@@ -165,10 +180,11 @@ static __always_inline int enter(struct pt_regs *ctx, __u8 role, __u64 size, __u
 	n.arg = arg;
 	n.role = role;
 	n.depth = 1;
-	n.record = role == MT_ROLE_MMAP || role == MT_ROLE_MREMAP || sampled(size) ||
+	n.keep = role == MT_ROLE_MMAP || role == MT_ROLE_MREMAP || sampled(size);
+	n.record = n.keep ||
 		   (role == MT_ROLE_REALLOC && arg && is_live(tgid, arg, &oldsize, false));
 	n.stack_id = -1;
-	if (n.record) {
+	if (n.keep) {
 		/* the caller, whether or not the kernel's user stack walk has it
 		 * (it adds it at a function's entry only where the first
 		 * instruction is push %rbp or endbr64) */
@@ -293,7 +309,8 @@ int on_return(struct pt_regs *ctx)
 			flags |= MT_ALLOC_F_OLD_KNOWN;
 		if (!c->arg)			/* realloc(NULL, n) is a malloc */
 			kind = MT_ALLOC_ALLOC;
-		if (!addr) {			/* realloc(p, 0) freed p */
+		/* realloc(p, 0) freed p; a new block not kept: p ends here */
+		if (!addr || !c->keep) {
 			if (flags & MT_ALLOC_F_OLD_KNOWN)
 				emit(c->time, tgid, tid, c->arg, oldsize, 0, 0, -1, MT_ALLOC_FREE, 0);
 			return 0;

@@ -42,6 +42,10 @@ struct mt_alloc_rec {
 #define MT_ROLE_MREMAP		8	/* (old, oldlen, newlen, ...) */
 #define MT_ROLE_COUNT		9
 
+/* filter_mode beside sample.h's ALL and TGIDS: --cgroup, the calls of
+ * tasks in target_cgroup (or a group below it) */
+#define MT_ALLOC_FILTER_CGROUP	2
+
 /* counts[]: per CPU */
 #define MT_ALLOC_CNT_RING_FULL	0	/* events lost: ring full */
 #define MT_ALLOC_CNT_NO_STACK	1	/* stack not captured (map full, collision) */

@@ -255,6 +255,7 @@ _PROTOS = {
     "memtrace_describe": (C.c_int, (_P, C.c_uint32, C.c_uint64, C.c_uint64, C.c_char_p, C.c_size_t)),
     "memtrace_resolver_layout": (C.c_long, (_P, C.c_uint32, C.POINTER(C.POINTER(Range)))),
     "memtrace_resolver_keys": (None, (_P, C.c_size_t, u32p, u64p, u64p)),
+    "memtrace_resolver_decode": (C.c_int, (_P, C.c_uint64, u32p, u64p, u32p)),
     "memtrace_bin_granules": (C.c_size_t, (u64p, C.c_size_t, C.c_uint, u64p)),
     "memtrace_bin_rows": (None, (C.POINTER(BinAxis), u64p, C.c_size_t, C.c_int, i64p)),
     "memtrace_bin_times": (None, (u64p, C.c_size_t, C.c_uint64, C.c_uint64, C.c_size_t, i64p)),
@@ -745,6 +746,14 @@ class Resolver(_Handle):
         fn("memtrace_resolver_keys")(self._h, key.size, _ptr(pid, C.c_uint32), _ptr(key, C.c_uint64),
                                      _ptr(key, C.c_uint64))
         return key
+
+    def decode(self, key):
+        """(pid, address as that process sees it, shared) behind an
+        address-space key (memtrace_resolver_decode); pid 0: no process has
+        its tag (or a kernel address)."""
+        pid, addr, by = C.c_uint32(), C.c_uint64(), C.c_uint32()
+        kind = fn("memtrace_resolver_decode")(self._h, key, C.byref(pid), C.byref(addr), C.byref(by))
+        return (pid.value, addr.value, by.value) if kind >= 0 else (0, key, 0)
 
     def resolve(self, addr, pid=0, time=(1 << 64) - 1):
         loc = Location()

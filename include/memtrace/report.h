@@ -212,6 +212,10 @@ struct memtrace_report {
 	/* appended: REGIONS chunks in the file (DAMON region rows; none: no
 	 * region summary to read) */
 	uint64_t region_chunks;
+	/* appended: distinct threads, (pid, tid) pairs, among the (filtered)
+	 * samples; have_tid 0: some samples carry no tid column, so no count */
+	uint64_t threads;
+	int have_tid;
 };
 
 /*

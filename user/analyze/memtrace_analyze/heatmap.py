@@ -233,11 +233,12 @@ def gap_labels(gaps, sep):
     return out
 
 
-def _thin_labels(cands, sep):
-    """Keeps the labels of the largest groups at least sep apart, mappings
+def _thin_labels(cands, total, min_sep=0.03):
+    """Keeps the labels of the largest groups at least min_sep x total apart, mappings
     before unmapped stretches (an occupied range is padded to whole rows, so
     the padding can be larger than the mapping the samples are in)."""
-    kept, _ = _spread([c[0] for c in cands], [(c[2].startswith("unmapped ("), -c[1]) for c in cands], sep)
+    kept, _ = _spread([c[0] for c in cands], [(c[2].startswith("unmapped ("), -c[1]) for c in cands],
+                      min_sep * total)
     return [cands[k][0] for k in kept], [cands[k][2] for k in kept]
 
 
@@ -296,7 +297,7 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
         ax.text(x0 + (x1 - x0) * 0.005, gy, text, color="#d62728", fontsize=GAP_FONT,
                 va="center", ha="left", bbox=dict(fc="white", ec="none", pad=0.5, alpha=0.85))
     if label_ranges and n:
-        ticks, labels = _thin_labels(cands, _text_sep(ax, 7.5))
+        ticks, labels = _thin_labels(cands, _text_sep(ax, 7.5), 1.0)
         ax.set_yticks(ticks)
         ax.set_yticklabels(labels, fontsize=7.5)
         sec = ax.twinx()

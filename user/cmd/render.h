@@ -14,19 +14,15 @@
 
 /*
  * render_addr.c: a report's keys (hot buckets, instruction pointers) as the
- * address in their process and its pid (memtrace_resolver_decode).  pid:
- * report --pid (0: all).  multi: the report holds more than one process
- * (print the pid).
+ * address in their process and its pid (memtrace_report_decode; pid 0: no
+ * process has the key's tag, the key is returned).  pid: report --pid (0:
+ * all).
  */
-struct memtrace_resolver;
 struct render_addr {
-	struct memtrace_resolver *res;	/* NULL: keys are addresses of pid */
-	uint32_t pid;
-	int multi;
+	const struct memtrace_report *r;
+	uint32_t pid;		/* the report's primary: --pid, else the target */
 };
-void render_addr_open(struct render_addr *a, const char *path, const struct memtrace_report *r,
-		      uint32_t pid);
-void render_addr_close(struct render_addr *a);
+void render_addr_open(struct render_addr *a, const struct memtrace_report *r, uint32_t pid);
 uint64_t render_addr(const struct render_addr *a, uint64_t key, uint32_t *pid);
 
 /* pid: report --pid (0: all), for the fault-kind rows */

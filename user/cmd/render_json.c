@@ -162,7 +162,7 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 			r->data_est.period > 1.0 && r->curve[i].min_count < 10 ? "true" : "false");
 	fprintf(f, "%s]", r->ncurve ? "\n  " : "");
 	struct render_addr a;
-	render_addr_open(&a, path, r, pid);
+	render_addr_open(&a, r, pid);
 	json_hot(f, r->hot_data, r->nhot_data, "hot_data", r->data_est.period, &a);
 	json_hot(f, r->hot_code, r->nhot_code, "hot_code", r->data_est.period, &a);
 	fprintf(f, ",\n  \"peaks_found\": %zu", r->peaks_found);
@@ -177,7 +177,6 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 	}
 	fprintf(f, "%s]", r->npeaks ? "\n  " : "");
 	render_json_procs(f, r, &a);
-	render_addr_close(&a);
 	render_json_kinds(f, path, pid);
 	if (r->region_chunks)	/* another pass over the file: only where there are some */
 		render_json_damon(f, path);

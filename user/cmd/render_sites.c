@@ -49,7 +49,7 @@ void render_text_sites(FILE *f, const char *path, const struct memtrace_report *
 	}
 	if (r->nhot_data) {
 		struct render_addr a;
-		render_addr_open(&a, path, r, pid);
+		render_addr_open(&a, r, pid);
 		fprintf(f, "\n  %s data buckets and their sites:\n", w->hot);
 		for (size_t i = 0; i < r->nhot_data; i++) {
 			const struct memtrace_hot_bucket *h = &r->hot_data[i];
@@ -63,7 +63,6 @@ void render_text_sites(FILE *f, const char *path, const struct memtrace_report *
 				fprintf(f, " (%llu of them)", (unsigned long long)n);
 			fputc('\n', f);
 		}
-		render_addr_close(&a);
 	}
 }
 
@@ -94,7 +93,7 @@ void render_json_sites(FILE *f, const char *path, const struct memtrace_report *
 			x->samples, x->buckets, x->hot_share);
 	}
 	fprintf(f, "],\n \"hot_data\": [");
-	render_addr_open(&a, path, r, pid);
+	render_addr_open(&a, r, pid);
 	for (size_t i = 0; i < r->nhot_data; i++) {
 		const struct memtrace_hot_bucket *h = &r->hot_data[i];
 		uint64_t n = 0;
@@ -112,6 +111,5 @@ void render_json_sites(FILE *f, const char *path, const struct memtrace_report *
 			fprintf(f, "null");
 		fprintf(f, ", \"site_samples\": %" PRIu64 "}", n);
 	}
-	render_addr_close(&a);
 	fprintf(f, "]}\n");
 }

@@ -238,7 +238,7 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r, uin
 		fprintf(f, "Code %s: not available (no instruction pointers in this trace)\n",
 			w->code_wss);
 	struct render_addr a;
-	render_addr_open(&a, path, r, pid);
+	render_addr_open(&a, r, pid);
 	print_hot(f, r, w, r->hot_data, r->nhot_data, r->data.total, 0, &a);
 	if (r->have_ip)
 		print_hot(f, r, w, r->hot_code, r->nhot_code, r->code.total, 1, &a);
@@ -254,7 +254,6 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r, uin
 			N > 1.0 && r->curve[i].min_count < 10 ? "  (< 10 samples: noisy)" : "");
 	print_peaks(f, r, w);
 	render_text_procs(f, r, w, &a);
-	render_addr_close(&a);
 	if (r->region_chunks)	/* another pass over the file: only where there are some */
 		render_text_damon(f, path);
 }

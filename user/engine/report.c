@@ -635,6 +635,7 @@ static int compute(struct rep_ctx *c, const char *path, char *err, size_t errlen
 	if (c->flags & MEMTRACE_REPORT_PER_PROCESS)
 		rep_fill_procs(c);
 	rep_fill_spans(c);
+	rep_fill_space_pids(c);
 	return 0;
 }
 

@@ -122,6 +122,9 @@ int rep_procs_finish(struct rep_ctx *c, uint64_t end);
 void rep_fill_procs(struct rep_ctx *c);
 void rep_procs_free(struct rep_ctx *c);
 
+/* report_decode.c: r->space_pids from c->spaces (after both passes) */
+void rep_fill_space_pids(struct rep_ctx *c);
+
 /* report_hot.c */
 /* "[heap]+0x2000", "pid 1234 [heap]+0x2000", "memfd:x+0x0 (shared by 2 processes)", "?" */
 const char *rep_key_where(struct rep_ctx *c, uint64_t key);

@@ -355,12 +355,24 @@ static bool comm_is(const char *comm, const char *file)
 	return !strcmp(comm, file) || (n == 15 && !strncmp(comm, file, n));
 }
 
+/* A shared library's name: "libc.so.6", "ld-linux-x86-64.so.2", "libx.so". */
+static bool is_solib(const char *file)
+{
+	const char *s = strstr(file, ".so");
+
+	for (; s; s = strstr(s + 1, ".so"))
+		if (s[3] == '\0' || s[3] == '.')
+			return true;
+	return false;
+}
+
 static void name_exe(struct mt_maps *m, const char *comm)
 {
 	const struct mt_mapping *exe = NULL;
 
+	/* the executable: the lowest file mapping that is no shared library */
 	for (size_t i = 0; i < m->n && !exe; i++)
-		if (m->v[i].kind == MT_MAP_FILE)
+		if (m->v[i].kind == MT_MAP_FILE && !is_solib(m->v[i].file))
 			exe = &m->v[i];
 	if (!exe)
 		return;

@@ -107,7 +107,8 @@ uint32_t mt_maps_history_main_pid(const struct mt_maps_history *h);
 /*
  * The process name of pid (its comm, as THREADS, HEADER and END records
  * give it; the last call wins): its main executable (the file of the
- * lowest file mapping, as the kernel maps it first) is named "COMM (FILE)"
+ * lowest file mapping, as the kernel maps it first, that is no shared
+ * library: no ".so" ending or followed by '.') is named "COMM (FILE)"
  * in every snapshot of pid, those added before and after, where COMM is
  * not FILE (nor FILE cut to the 15 bytes of a comm).  A symlinked binary
  * thus shows the name it runs under: "redis-server (redis-check-rdb)".

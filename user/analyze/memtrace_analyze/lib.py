@@ -184,7 +184,8 @@ class Report(C.Structure):
                 ("data_est", Estimate), ("code_est", Estimate),
                 ("nspans", C.c_size_t), ("nspan_groups", C.c_size_t), ("span_groups", C.POINTER(SpanGroup)),
                 ("span_samples", C.c_uint64), ("region_chunks", C.c_uint64),
-                ("threads", C.c_uint64), ("have_tid", C.c_int)]
+                ("threads", C.c_uint64), ("have_tid", C.c_int),
+                ("nspace_pids", C.c_size_t), ("space_pids", u32p)]
 
 
 # --- resolve.h ---------------------------------------------------------------
@@ -678,6 +679,7 @@ def report_dict(r):
                       for g in (r.regions[i] for i in range(r.nregions))]
     out["nspans"], out["span_samples"] = r.nspans, r.span_samples
     out["threads"] = r.threads if r.have_tid else None     # distinct (pid, tid) of the samples
+    out["space_pids"] = [r.space_pids[i] for i in range(r.nspace_pids)]    # memtrace_report_decode
     out["span_groups"] = [{"label": s(g.label), "spans": g.spans, "time": g.time, "samples": g.samples,
                            "buckets": g.buckets, "avg_buckets": g.avg_buckets, "max_buckets": g.max_buckets}
                           for g in (r.span_groups[i] for i in range(r.nspan_groups))]

@@ -79,6 +79,15 @@ def test_executable_named_as_the_process_runs(tmp_path):
     names = {h["pid"]: h["location"] for h in doc["hot_code"]}
     assert names[A] == "redis-server (redis-check-rdb)+0x91000"
     assert names[B] == "pid %d redis-check-rdb+0x91000" % B
+    # --mapping finds A's executable by the name it runs under, and by the file's
+    tr = lib.Trace(p)
+    for name in ("redis-server", "redis-check-rdb"):
+        a = Args()
+        a.mapping, a.pid = name, A
+        assert tr.read(("addr",), make_selection(tr, a))["addr"].size == 0     # found, no data there
+    a.mapping = "redis-serverX"
+    with pytest.raises(lib.MemtraceError, match="no mapping of that name"):
+        tr.read(("addr",), make_selection(tr, a))
     # the regions table names A's mappings so too, B's by pid and file
     out = subprocess.run([PYTHON, CLI, "regions", p, "-o", str(tmp_path / "g.png")], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr

@@ -79,12 +79,15 @@ def test_many_gaps_labels_never_overlap_and_account_for_every_gap(tmp):
     labels = _gap_boxes(ax, r)
     assert 1 < len(labels) < len(gaps), "expected merged labels, got %d for %d gaps" % (len(labels), len(gaps))
     _assert_apart(labels, "gap labels")
+    sec = [a for a in fig.axes if a is not ax and a.get_shared_x_axes().joined(a, ax)][0]
     left = _boxes(ax.get_yticklabels(), r)
-    right = _boxes([a for a in fig.axes if a is not ax and a.get_shared_x_axes().joined(a, ax)][0]
-                   .get_yticklabels(), r)
+    right = _boxes(sec.get_yticklabels(), r)
     assert left and right
     _assert_apart(left, "range names")
     _assert_apart(right, "range starts")
+    # the right side's words stay clear of the colour bar
+    cbar = [a for a in fig.axes if a is not ax and a is not sec][0].get_window_extent(r)
+    _assert_apart(right + _boxes([sec.yaxis.label], r) + [("colour bar", cbar)], "right side")
     # every gap is in exactly one label: counts and bytes add up
     n, total = 0, 0
     for text, _ in labels:

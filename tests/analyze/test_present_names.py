@@ -123,3 +123,16 @@ def test_addresses_and_pids_of_both_processes(tmp_path):
     starts = [v.addr_text(lo) for lo, _ in d.axis.ranges]
     assert "pid %d %#x" % (B, HEAP + 4 * 4096) in starts or "pid %d %#x" % (B, HEAP) in starts, starts
     assert "%#x" % HEAP in starts, starts
+    # drawn as heatmap.plot draws it: the longer range starts stay clear of the colour bar
+    from memtrace_analyze.plotting import plt
+    fig, ax = plt.subplots(figsize=(12, 7))
+    heatmap.draw(ax, d, v, title="t")
+    fig.canvas.draw()
+    rnd = fig.canvas.get_renderer()
+    sec = [a for a in fig.axes if a is not ax and a.get_shared_x_axes().joined(a, ax)][0]
+    cbar = [a for a in fig.axes if a is not ax and a is not sec][0].get_window_extent(rnd)
+    labels = [t for t in sec.get_yticklabels() if t.get_text()] + [sec.yaxis.label]
+    assert any(t.get_text().startswith("pid %d " % B) for t in labels)
+    for t in labels:
+        assert t.get_window_extent(rnd).x1 < cbar.x0, (t.get_text(), t.get_window_extent(rnd), cbar)
+    plt.close(fig)

@@ -248,6 +248,7 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
     import matplotlib.pyplot as plt
 
     tr = view.tr
+    right = 0       # characters of the longest range start on the right
     # x: time since the trace start, also for a --time-range zoom
     tax = TimeAxis(tr.time_unit, data.t1 - data.t0)
     x0, x1 = tax(data.t0 - tr.start_time), tax(data.t1 - tr.start_time)
@@ -305,6 +306,7 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
         kept, _ = _spread([t[0] for t in rticks], [t[1] for t in rticks], _text_sep(ax, 6))
         sec.set_yticks([rticks[k][0] for k in kept])
         sec.set_yticklabels([rticks[k][2] for k in kept], fontsize=6)
+        right = max([len(rticks[k][2]) for k in kept] or [0])
         sec.tick_params(axis="y", length=3)
         if right_label:
             sec.set_ylabel("address (range starts)", fontsize=8)
@@ -315,7 +317,8 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
     if title:
         ax.set_title(title)
     if cbar and img is not None:
-        cb = ax.figure.colorbar(img, ax=ax, pad=0.09, fraction=0.04)
+        # room for the range starts ("pid 5307 0x7fff41c30000" is longer than "0x7fff41c30000")
+        cb = ax.figure.colorbar(img, ax=ax, pad=0.1 + 0.0065 * max(right - 14, 0), fraction=0.04)
         cb.set_label("%s per bucket per time bin (log)" % tr.words["samples"])
         _plain_log_ticks(cb)
     return img

@@ -212,7 +212,25 @@ struct memtrace_report {
 	/* appended: REGIONS chunks in the file (DAMON region rows; none: no
 	 * region summary to read) */
 	uint64_t region_chunks;
+	/* appended: distinct threads, (pid, tid) pairs, among the (filtered)
+	 * samples; have_tid 0: some samples carry no tid column, so no count */
+	uint64_t threads;
+	int have_tid;
+	/* appended: the pid of each address-space number (a key's bits
+	 * 48..62; 0 = the target or --pid), for memtrace_report_decode */
+	size_t nspace_pids;
+	const uint32_t *space_pids;
 };
+
+/*
+ * The process and its own address behind a key of r (a hot bucket, an
+ * instruction pointer, a region's start): 0, or -1 when no process of r
+ * has its tag (*pid = 0, *addr = key).  A key of a shared mapping gives the
+ * process whose mapping keys it (memtrace/resolve.h); a kernel address
+ * (bit 63) the target (or --pid) and the address.
+ */
+int memtrace_report_decode(const struct memtrace_report *r, uint64_t key, uint32_t *pid,
+			   uint64_t *addr);
 
 /*
  * How sure is rank i of a hot table (counts in descending order): the

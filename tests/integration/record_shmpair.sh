@@ -36,16 +36,22 @@ assert sorted(h["address"] for h in shared) == [int(par["shared"], 16) + i * pg 
 assert all(h["location"] == "memfd:shmpair+0x%x (shared by 2 processes)" % (h["address"] - int(par["shared"], 16))
            for h in shared), shared
 check_retries([h["count"] for h in shared], 2, "shared pages")
-# private: the same addresses, one bucket per page in each process
-private = [h for h in hot if priv <= h["address"] & mask < priv + p * pg]
-mine = sorted(h["address"] for h in private if h["address"] >> 48 == 0)
-theirs = sorted(h["address"] for h in private if h["address"] >> 48 != 0)
+# private: the same addresses, one bucket per page in each process; "address" is the
+# address in the process ("pid" says which), "key" the bucket (the child's tagged)
+assert all(h["address"] >> 48 == 0 for h in hot), "a tagged address printed"
+assert all(h["pid"] == int(par["pid"]) for h in shared), shared
+private = [h for h in hot if priv <= h["address"] < priv + p * pg]
+mine = sorted(h["address"] for h in private if h["pid"] == int(par["pid"]))
+theirs = sorted(h["address"] for h in private if h["pid"] == int(chi["pid"]))
 assert mine == [priv + i * pg for i in range(p)], private
-tag = theirs[0] >> 48 if theirs else None
-assert theirs == [(tag << 48) + priv + i * pg for i in range(p)], private
-assert all(h["location"] == "[anon]+0x%x" % ((h["address"] & mask) - priv) for h in private if h["address"] >> 48 == 0), private
-assert all(h["location"] == "pid %s [anon]+0x%x" % (chi["pid"], (h["address"] & mask) - priv)
-           for h in private if h["address"] >> 48 != 0), private
+assert theirs == [priv + i * pg for i in range(p)], private
+assert all(h["key"] == h["address"] for h in private if h["pid"] == int(par["pid"])), private
+tags = {h["key"] >> 48 for h in private if h["pid"] == int(chi["pid"])}
+assert len(tags) == 1 and 0 not in tags, private
+assert all(h["key"] & mask == h["address"] for h in private), private
+assert all(h["location"] == "[anon]+0x%x" % (h["address"] - priv) for h in private if h["pid"] == int(par["pid"])), private
+assert all(h["location"] == "pid %s [anon]+0x%x" % (chi["pid"], h["address"] - priv)
+           for h in private if h["pid"] == int(chi["pid"])), private
 check_retries([h["count"] for h in private], 1, "private pages")
 # distinct buckets of the workload's pages: K + 2P
 assert len(shared) + len(private) == k + 2 * p

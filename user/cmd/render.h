@@ -12,6 +12,19 @@
 #include "memtrace/report.h"
 #include "memtrace/sites.h"
 
+/*
+ * render_addr.c: a report's keys (hot buckets, instruction pointers) as the
+ * address in their process and its pid (memtrace_report_decode; pid 0: no
+ * process has the key's tag, the key is returned).  pid: report --pid (0:
+ * all).
+ */
+struct render_addr {
+	const struct memtrace_report *r;
+	uint32_t pid;		/* the report's primary: --pid, else the target */
+};
+void render_addr_open(struct render_addr *a, const struct memtrace_report *r, uint32_t pid);
+uint64_t render_addr(const struct render_addr *a, uint64_t key, uint32_t *pid);
+
 /* pid: report --pid (0: all), for the fault-kind rows */
 void render_text(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid);
 void render_json(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid);
@@ -20,8 +33,9 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 void render_json_str(FILE *f, const char *s);
 
 /* render_procs.c: the --per-process part (nothing without r->nprocesses) */
-void render_text_procs(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w);
-void render_json_procs(FILE *f, const struct memtrace_report *r);
+void render_text_procs(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w,
+		       const struct render_addr *a);
+void render_json_procs(FILE *f, const struct memtrace_report *r, const struct render_addr *a);
 
 /* render_kinds.c: samples and pages per fault kind (nothing without fault kinds) */
 void render_text_kinds(FILE *f, const char *path, uint32_t pid);
@@ -33,9 +47,9 @@ void render_json_damon(FILE *f, const char *path);
 
 /* render_sites.c: report --by-site */
 void render_text_sites(FILE *f, const char *path, const struct memtrace_report *r,
-		       const struct memtrace_sites *s);
+		       const struct memtrace_sites *s, uint32_t pid);
 void render_json_sites(FILE *f, const char *path, const struct memtrace_report *r,
-		       const struct memtrace_sites *s);
+		       const struct memtrace_sites *s, uint32_t pid);
 
 /* render_spans.c: --span (pattern, NULL if none) and --by-span */
 void render_text_spans(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w,

@@ -23,21 +23,25 @@ void render_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* [{"ip": .., "count": .., "location": ..}, ...] */
-static void json_ips(FILE *f, const struct memtrace_named_count *v, size_t n)
+/* [{"ip": .., "pid": .., "count": .., "location": ..}, ...]: ip in its process */
+static void json_ips(FILE *f, const struct memtrace_named_count *v, size_t n,
+		     const struct render_addr *a)
 {
 	fputc('[', f);
 	for (size_t j = 0; j < n; j++) {
-		fprintf(f, "%s{\"ip\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
-			j ? ", " : "", v[j].addr, v[j].count);
+		uint32_t pid;
+		uint64_t ip = render_addr(a, v[j].addr, &pid);
+		fprintf(f, "%s{\"ip\": %" PRIu64 ", \"pid\": %u, \"count\": %" PRIu64
+			", \"location\": ", j ? ", " : "", ip, pid, v[j].count);
 		render_json_str(f, v[j].name);
 		fputc('}', f);
 	}
 	fputc(']', f);
 }
 
+/* address: as its process sees it (pid); key: the bucket as bucket_addr holds it */
 static void json_hot(FILE *f, const struct memtrace_hot_bucket *hot, size_t n, const char *title,
-		     double N)
+		     double N, const struct render_addr *a)
 {
 	fprintf(f, ",\n  \"%s\": [", title);
 	for (size_t i = 0; i < n; i++) {
@@ -45,8 +49,11 @@ static void json_hot(FILE *f, const struct memtrace_hot_bucket *hot, size_t n, c
 		char where[1024];
 		snprintf(where, sizeof(where), "%s%s%s", h->where, h->object ? " " : "",
 			 h->object ? h->object : "");
-		fprintf(f, "%s\n    {\"address\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
-			i ? "," : "", h->addr, h->count);
+		uint32_t pid;
+		uint64_t addr = render_addr(a, h->addr, &pid);
+		fprintf(f, "%s\n    {\"address\": %" PRIu64 ", \"pid\": %u, \"key\": %" PRIu64
+			", \"count\": %" PRIu64 ", \"location\": ", i ? "," : "", addr, pid, h->addr,
+			h->count);
 		render_json_str(f, where);
 		fprintf(f, ", \"est_accesses\": %.6g, \"est_accesses_pm\": %.6g, \"rank_ties\": %zu",
 			(double)h->count * N, 1.96 * sqrt((double)h->count) * N,
@@ -58,7 +65,7 @@ static void json_hot(FILE *f, const struct memtrace_hot_bucket *hot, size_t n, c
 			fprintf(f, ", \"count\": %" PRIu64 "}", h->functions[j].count);
 		}
 		fprintf(f, "], \"ips\": ");
-		json_ips(f, h->ips, h->nips);
+		json_ips(f, h->ips, h->nips, a);
 		fputc('}', f);
 	}
 	fprintf(f, "%s]", n ? "\n  " : "");
@@ -104,6 +111,11 @@ static void json_meta(FILE *f, const char *path, const struct memtrace_report *r
 		r->samples ? r->first_time - r->start_time : 0,
 		r->samples ? r->last_time - r->start_time : 0);
 	fprintf(f, ",\n  \"reordered\": %" PRIu64, r->reordered);
+	/* distinct (pid, tid) among the samples; null: no thread ids recorded */
+	if (r->have_tid)
+		fprintf(f, ",\n  \"threads\": %" PRIu64, r->threads);
+	else
+		fprintf(f, ",\n  \"threads\": null");
 }
 
 /* "wss_data_est": estimates where one access in N was sampled (docs/accuracy.md) */
@@ -149,8 +161,10 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 			r->curve[i].buckets << shift, r->curve[i].samples,
 			r->data_est.period > 1.0 && r->curve[i].min_count < 10 ? "true" : "false");
 	fprintf(f, "%s]", r->ncurve ? "\n  " : "");
-	json_hot(f, r->hot_data, r->nhot_data, "hot_data", r->data_est.period);
-	json_hot(f, r->hot_code, r->nhot_code, "hot_code", r->data_est.period);
+	struct render_addr a;
+	render_addr_open(&a, r, pid);
+	json_hot(f, r->hot_data, r->nhot_data, "hot_data", r->data_est.period, &a);
+	json_hot(f, r->hot_code, r->nhot_code, "hot_code", r->data_est.period, &a);
 	fprintf(f, ",\n  \"peaks_found\": %zu", r->peaks_found);
 	fprintf(f, ",\n  \"peaks\": [");
 	for (size_t p = 0; p < r->npeaks; p++) {
@@ -158,11 +172,11 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 		fprintf(f, "%s\n    {\"index\": %zu, \"time\": %" PRIu64 ", \"wss\": %" PRIu64
 			   ", \"locations\": ",
 			p ? "," : "", pk->index, pk->time, pk->value);
-		json_ips(f, pk->locations, pk->nlocations);
+		json_ips(f, pk->locations, pk->nlocations, &a);
 		fputc('}', f);
 	}
 	fprintf(f, "%s]", r->npeaks ? "\n  " : "");
-	render_json_procs(f, r);
+	render_json_procs(f, r, &a);
 	render_json_kinds(f, path, pid);
 	if (r->region_chunks)	/* another pass over the file: only where there are some */
 		render_json_damon(f, path);

@@ -7,7 +7,8 @@
 
 #define HOT_PER_PROCESS_TEXT 3	/* hot buckets shown per process in text */
 
-void render_text_procs(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w)
+void render_text_procs(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w,
+		       const struct render_addr *a)
 {
 	char b1[64], b2[64], b3[64];
 
@@ -34,11 +35,11 @@ void render_text_procs(FILE *f, const struct memtrace_report *r, const struct me
 				e->total, e->unreliable, s->n);
 		for (size_t j = 0; j < p->nhot && j < HOT_PER_PROCESS_TEXT; j++)
 			fprintf(f, "    %10" PRIu64 "  0x%016" PRIx64 "  %s\n", p->hot[j].count,
-				p->hot[j].addr, p->hot[j].where);
+				render_addr(a, p->hot[j].addr, NULL), p->hot[j].where);
 	}
 }
 
-void render_json_procs(FILE *f, const struct memtrace_report *r)
+void render_json_procs(FILE *f, const struct memtrace_report *r, const struct render_addr *a)
 {
 	if (!r->nprocesses)
 		return;
@@ -55,8 +56,11 @@ void render_json_procs(FILE *f, const struct memtrace_report *r)
 			p->data_est.avg_lo, p->data_est.avg_hi, p->data_est.p95, p->data_est.total,
 			p->data_est.unreliable, p->shared);
 		for (size_t j = 0; j < p->nhot; j++) {
-			fprintf(f, "%s{\"address\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
-				j ? ", " : "", p->hot[j].addr, p->hot[j].count);
+			uint32_t pid;
+			uint64_t addr = render_addr(a, p->hot[j].addr, &pid);
+			fprintf(f, "%s{\"address\": %" PRIu64 ", \"pid\": %u, \"key\": %" PRIu64
+				", \"count\": %" PRIu64 ", \"location\": ",
+				j ? ", " : "", addr, pid, p->hot[j].addr, p->hot[j].count);
 			render_json_str(f, p->hot[j].where);
 			fputc('}', f);
 		}

@@ -20,7 +20,7 @@ static void fmt_time(double t, int ns, char *buf, size_t len)
 }
 
 void render_text_sites(FILE *f, const char *path, const struct memtrace_report *r,
-		       const struct memtrace_sites *s)
+		       const struct memtrace_sites *s, uint32_t pid)
 {
 	const struct memtrace_words *w = memtrace_words_of_meta(r->meta);
 	char b1[32], b2[32], life[32];
@@ -48,12 +48,15 @@ void render_text_sites(FILE *f, const char *path, const struct memtrace_report *
 			(unsigned long long)x->buckets, 100.0 * x->hot_share, life);
 	}
 	if (r->nhot_data) {
+		struct render_addr a;
+		render_addr_open(&a, r, pid);
 		fprintf(f, "\n  %s data buckets and their sites:\n", w->hot);
 		for (size_t i = 0; i < r->nhot_data; i++) {
 			const struct memtrace_hot_bucket *h = &r->hot_data[i];
 			uint64_t n = 0;
 			long site = memtrace_sites_of_bucket(s, h->addr, &n);
-			fprintf(f, "  %#18llx %8llu  %-30s %s", (unsigned long long)h->addr,
+			fprintf(f, "  %#18llx %8llu  %-30s %s",
+				(unsigned long long)render_addr(&a, h->addr, NULL),
 				(unsigned long long)h->count, h->where,
 				site >= 0 ? s->sites[site].name : "(no recorded block)");
 			if (site >= 0 && n != h->count)
@@ -64,8 +67,10 @@ void render_text_sites(FILE *f, const char *path, const struct memtrace_report *
 }
 
 void render_json_sites(FILE *f, const char *path, const struct memtrace_report *r,
-		       const struct memtrace_sites *s)
+		       const struct memtrace_sites *s, uint32_t pid)
 {
+	struct render_addr a;
+
 	fprintf(f, "{\"file\": ");
 	render_json_str(f, path);
 	fprintf(f, ", \"samples\": %" PRIu64 ", \"attributed\": %" PRIu64 ", \"events\": %" PRIu64
@@ -88,12 +93,16 @@ void render_json_sites(FILE *f, const char *path, const struct memtrace_report *
 			x->samples, x->buckets, x->hot_share);
 	}
 	fprintf(f, "],\n \"hot_data\": [");
+	render_addr_open(&a, r, pid);
 	for (size_t i = 0; i < r->nhot_data; i++) {
 		const struct memtrace_hot_bucket *h = &r->hot_data[i];
 		uint64_t n = 0;
 		long site = memtrace_sites_of_bucket(s, h->addr, &n);
-		fprintf(f, "%s\n  {\"address\": %" PRIu64 ", \"count\": %" PRIu64 ", \"location\": ",
-			i ? "," : "", h->addr, h->count);
+		uint32_t p;
+		uint64_t addr = render_addr(&a, h->addr, &p);
+		fprintf(f, "%s\n  {\"address\": %" PRIu64 ", \"pid\": %u, \"key\": %" PRIu64
+			", \"count\": %" PRIu64 ", \"location\": ", i ? "," : "", addr, p, h->addr,
+			h->count);
 		render_json_str(f, h->where);
 		fprintf(f, ", \"site\": ");
 		if (site >= 0)

@@ -42,7 +42,8 @@ static void fmt_share(uint64_t part, uint64_t whole, char *buf, size_t len)
 }
 
 static void print_hot(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w,
-		      const struct memtrace_hot_bucket *hot, size_t n, uint64_t used, int code)
+		      const struct memtrace_hot_bucket *hot, size_t n, uint64_t used, int code,
+		      const struct render_addr *a)
 {
 	char share[16], by[64];
 
@@ -74,7 +75,7 @@ static void print_hot(FILE *f, const struct memtrace_report *r, const struct mem
 				snprintf(rank, sizeof(rank), "firm");
 			fprintf(f, "%22s  %5s  ", acc, rank);
 		}
-		fprintf(f, "0x%016" PRIx64 "  %s%s%s", h->addr, h->where,
+		fprintf(f, "0x%016" PRIx64 "  %s%s%s", render_addr(a, h->addr, NULL), h->where,
 			h->object ? " " : "", h->object ? h->object : "");
 		for (size_t j = 0; j < h->nfunctions && j < HOT_FNS_TEXT; j++) {
 			fmt_share(h->functions[j].count, h->with_ip, share, sizeof(share));
@@ -165,6 +166,12 @@ static void print_header(FILE *f, const char *path, const struct memtrace_report
 		   "   dropped %s%s%s\n",
 		r->samples, w->samples, r->info.lost, r->info.throttled, dr ? dr : "0",
 		er ? "   ended: " : "", er ? er : "");
+	/* threads that left samples: one never sampled is not seen */
+	if (r->have_tid)
+		fprintf(f, "threads:   %" PRIu64 " with %s (distinct pid, tid)\n", r->threads,
+			w->samples);
+	else
+		fprintf(f, "threads:   unknown (the samples carry no thread ids)\n");
 	/* the recording's span is start to END, not to its last sample */
 	fmt_time(r->info.end_time > r->start_time ? r->info.end_time - r->start_time : 0, ns, t1,
 		 sizeof(t1));
@@ -230,9 +237,11 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r, uin
 	} else
 		fprintf(f, "Code %s: not available (no instruction pointers in this trace)\n",
 			w->code_wss);
-	print_hot(f, r, w, r->hot_data, r->nhot_data, r->data.total, 0);
+	struct render_addr a;
+	render_addr_open(&a, r, pid);
+	print_hot(f, r, w, r->hot_data, r->nhot_data, r->data.total, 0, &a);
 	if (r->have_ip)
-		print_hot(f, r, w, r->hot_code, r->nhot_code, r->code.total, 1);
+		print_hot(f, r, w, r->hot_code, r->nhot_code, r->code.total, 1, &a);
 	double N = r->data_est.period;
 	snprintf(c1, sizeof(c1), ">= %s", N > 1.0 ? "est. accesses" : w->count);
 	snprintf(c2, sizeof(c2), "share of %s", w->samples);
@@ -244,7 +253,7 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r, uin
 			100.0 * (double)r->curve[i].samples / (double)r->samples,
 			N > 1.0 && r->curve[i].min_count < 10 ? "  (< 10 samples: noisy)" : "");
 	print_peaks(f, r, w);
-	render_text_procs(f, r, w);
+	render_text_procs(f, r, w, &a);
 	if (r->region_chunks)	/* another pass over the file: only where there are some */
 		render_text_damon(f, path);
 }

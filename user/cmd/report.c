@@ -208,9 +208,9 @@ static int report_sites(const char *path, const struct report_opts *o,
 		return 1;
 	}
 	if (o->json)
-		render_json_sites(stdout, path, r, s);
+		render_json_sites(stdout, path, r, s, o->pid);
 	else
-		render_text_sites(stdout, path, r, s);
+		render_text_sites(stdout, path, r, s, o->pid);
 	memtrace_sites_free(s);
 	memtrace_report_free(r);
 	return 0;

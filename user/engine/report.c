@@ -89,9 +89,10 @@ static int rep_scan(struct rep_ctx *c, const char *path, trace_pipe_prep_fn prep
 		return -1;
 	if (prep)
 		trace_pipe_prepare(p, prep, c);
-	/* what the engine reads: cpu, weight and data_src never, tid for --tid and spans
-	 * (a span is a thread's) only */
-	bool tid = c->filter->tid || c->span_pattern || (c->flags & MEMTRACE_REPORT_BY_SPAN);
+	/* what the engine reads: cpu, weight and data_src never, tid in pass 1 (the
+	 * threads count), for --tid and spans (a span is a thread's) */
+	bool tid = c->scan_tid || c->filter->tid || c->span_pattern ||
+		   (c->flags & MEMTRACE_REPORT_BY_SPAN);
 	trace_pipe_want(p, (1u << COL_TIME) | (1u << COL_ADDR) | (1u << COL_PID) | (1u << COL_IP) |
 			       (tid ? 1u << COL_TID : 0));
 	while ((rc = trace_pipe_next(p, &b, err, errlen)) > 0) {
@@ -200,6 +201,7 @@ static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n
 		rep_procs_add(c, s, n);
 	}
 	rep_spans_add(c, s, n);
+	rep_threads_add(c, s, n, columns);
 	if (columns & (1u << COL_IP))
 		r->have_ip = 1;
 	wss_add_samples(&c->data, s, n, 0);
@@ -463,7 +465,7 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 				rc = -1;
 				break;
 			}
-		} else if (ch.type == CHUNK_THREADS && (c->flags & MEMTRACE_REPORT_PER_PROCESS)) {
+		} else if (ch.type == CHUNK_THREADS) {
 			threads += ch.len / THREAD_REC_SIZE;
 			if (threads > TRACE_MAX_SIDE_RECORDS) {
 				snprintf(err, errlen, "%s: THREADS chunk at offset %llu: more than %u "
@@ -472,8 +474,18 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 				rc = -1;
 				break;
 			}
-			rep_procs_threads(c, ch.data, ch.len);
+			/* processes name their executables (maps.h) */
+			resolver_add_threads(c->res, ch.data, ch.len);
+			if (c->flags & MEMTRACE_REPORT_PER_PROCESS)
+				rep_procs_threads(c, ch.data, ch.len);
 		}
+	}
+	if (rc >= 0) {	/* the target's own name last: END (after any exec), else HEADER */
+		const char *tc = trace_end_meta(tr, "target_comm");
+		if (!tc || !*tc)
+			tc = trace_meta(tr, "target_comm");
+		if (tc && *tc && c->r->info.target_pid)
+			resolver_set_comm(c->res, c->r->info.target_pid, tc);
 	}
 	c->has_agg = !!(trace_skipped(tr) & (1u << CHUNK_AGG));
 	trace_close(tr);
@@ -528,9 +540,11 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 		return -1;
 	/* the target (or --pid) keeps its addresses as keys */
 	c->spaces = resolver_spaces(c->res, c->pid);
-	if (rep_scan(c, path, c->has_agg ? NULL : pass1_prep, pass1_samples, pass1_chunk, err,
-		     errlen) ||
-	    check_rows(c, err, errlen))
+	c->scan_tid = 1;
+	int rc = rep_scan(c, path, c->has_agg ? NULL : pass1_prep, pass1_samples, pass1_chunk, err,
+			  errlen);
+	c->scan_tid = 0;
+	if (rc || check_rows(c, err, errlen))
 		return -1;
 	if (c->agg_bad) {
 		fail(err, errlen, "%s: AGG chunk at offset %llu is malformed", path,
@@ -552,6 +566,8 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 			return check_rows(c, err, errlen);
 	}
 	r->reordered = c->data.reordered;
+	r->threads = c->ntids;
+	r->have_tid = !c->tid_missing;
 	rep_fill_series(c, &r->data, &c->data);
 	rep_fill_series(c, &r->code, &c->code);
 	rep_fill_estimate(c, &r->data_est, &c->data, rep_sample_period(r));
@@ -619,6 +635,7 @@ static int compute(struct rep_ctx *c, const char *path, char *err, size_t errlen
 	if (c->flags & MEMTRACE_REPORT_PER_PROCESS)
 		rep_fill_procs(c);
 	rep_fill_spans(c);
+	rep_fill_space_pids(c);
 	return 0;
 }
 

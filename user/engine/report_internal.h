@@ -80,6 +80,12 @@ struct rep_ctx {
 	uint64_t procs_too_long;	/* 0, or the sample time that would pass it */
 	unsigned char *threads;		/* THREADS records (comm of each pid) */
 	size_t nthreads;
+	/* distinct (pid, tid) of the samples: open addressing, key + 1, 0 empty */
+	uint64_t *tids;
+	size_t ntids, tids_cap;
+	uint64_t tid_last;		/* the last pair added, + 1 (0: none yet) */
+	int tid_missing;		/* a chunk without the tid column */
+	int scan_tid;			/* rep_scan decodes tid (pass 1) */
 	/* spans (report_spans.c): --span pattern, --by-span */
 	const char *span_pattern;	/* NULL: no span filter */
 	struct rep_spans *spans;	/* NULL: neither asked */
@@ -107,11 +113,17 @@ double rep_sample_period(const struct memtrace_report *r);
 
 /* report_procs.c: the per-process summaries */
 void rep_procs_threads(struct rep_ctx *c, const unsigned char *p, size_t len);
+/* The distinct (pid, tid) pairs of samples (r->threads); columns: of their chunk. */
+void rep_threads_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n,
+		     uint32_t columns);
 void rep_procs_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n);
 /* 0, or -1 when the series would pass WSS_MAX_ROWS rows in all (procs_too_long). */
 int rep_procs_finish(struct rep_ctx *c, uint64_t end);
 void rep_fill_procs(struct rep_ctx *c);
 void rep_procs_free(struct rep_ctx *c);
+
+/* report_decode.c: r->space_pids from c->spaces (after both passes) */
+void rep_fill_space_pids(struct rep_ctx *c);
 
 /* report_hot.c */
 /* "[heap]+0x2000", "pid 1234 [heap]+0x2000", "memfd:x+0x0 (shared by 2 processes)", "?" */

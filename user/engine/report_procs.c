@@ -20,6 +20,55 @@ void rep_procs_threads(struct rep_ctx *c, const unsigned char *p, size_t len)
 	c->nthreads += len / THREAD_REC_SIZE;
 }
 
+static void tid_insert(struct rep_ctx *c, uint64_t k)
+{
+	uint64_t h = k * 0x9e3779b97f4a7c15ull;
+	size_t mask = c->tids_cap - 1, i = (size_t)((h ^ h >> 29) & mask);
+
+	while (c->tids[i] && c->tids[i] != k)
+		i = (i + 1) & mask;
+	if (!c->tids[i]) {
+		c->tids[i] = k;
+		c->ntids++;
+	}
+}
+
+/*
+ * Threads are counted by the samples they left: a thread that existed but
+ * was never sampled is not known here (nor from THREADS records, which
+ * name only the threads started while recording).  The pair's key + 1 is
+ * stored, 0 marking an empty slot; the one pair whose key + 1 wraps to 0
+ * (pid = tid = 2^32 - 1, only in a crafted trace) is stored as 2^63.
+ */
+void rep_threads_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n,
+		     uint32_t columns)
+{
+	if (!(columns & (1u << COL_TID))) {
+		c->tid_missing = 1;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = ((uint64_t)s[i].pid << 32 | s[i].tid) + 1;
+		if (k == c->tid_last)
+			continue;
+		c->tid_last = k;
+		if (!k)		/* pid = tid = 2^32 - 1 */
+			k = 1ull << 63;
+		if (2 * (c->ntids + 1) > c->tids_cap) {
+			uint64_t *old = c->tids;
+			size_t cap = c->tids_cap;
+			c->tids_cap = cap ? 2 * cap : 64;
+			c->tids = mt_xcalloc(c->tids_cap, sizeof(*c->tids));
+			c->ntids = 0;
+			for (size_t j = 0; j < cap; j++)
+				if (old[j])
+					tid_insert(c, old[j]);
+			free(old);
+		}
+		tid_insert(c, k);
+	}
+}
+
 static struct rep_proc *proc_of(struct rep_ctx *c, uint32_t pid)
 {
 	size_t k = pid == c->spaces->last_pid && c->spaces->n ? c->spaces->last
@@ -96,9 +145,11 @@ void rep_procs_free(struct rep_ctx *c)
 			wss_free(&c->procs[k].w);
 	free(c->procs);
 	free(c->threads);
+	free(c->tids);
 	c->procs = NULL;
 	c->threads = NULL;
-	c->nprocs = c->nthreads = 0;
+	c->tids = NULL;
+	c->nprocs = c->nthreads = c->ntids = c->tids_cap = 0;
 }
 
 struct shared_count {

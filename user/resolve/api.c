@@ -60,13 +60,17 @@ struct memtrace_resolver *memtrace_resolver_open(const char *path, const char *r
 	resolver_set_debug_dir(r->res, debug_dir);
 	r->target = header_target(t);
 	resolver_set_label_pid(r->res, r->target);
-	/* only the MAPS and LABELS chunks: the others are passed over unread (framing checked) */
-	trace_skip(t, ~((1u << CHUNK_MAPS) | (1u << CHUNK_LABELS)));
+	/* only MAPS, LABELS and THREADS (process names): the others are passed over unread
+	 * (framing checked) */
+	trace_skip(t, ~((1u << CHUNK_MAPS) | (1u << CHUNK_LABELS) | (1u << CHUNK_THREADS) |
+			(1u << CHUNK_END)));
 	while ((rc = trace_next(t, &c, err, errlen)) == 1) {
 		if (c.type == CHUNK_MAPS && c.len >= MAPS_HDR_SIZE)
 			resolver_add_maps(r->res, get_le64(c.data), get_le32(c.data + 8),
 					  (const char *)c.data + MAPS_HDR_SIZE,
 					  c.len - MAPS_HDR_SIZE);
+		if (c.type == CHUNK_THREADS)
+			resolver_add_threads(r->res, c.data, c.len);
 		if (c.type != CHUNK_LABELS)
 			continue;
 		char where[64];
@@ -77,6 +81,11 @@ struct memtrace_resolver *memtrace_resolver_open(const char *path, const char *r
 			break;
 		}
 	}
+	const char *tc = trace_end_meta(t, "target_comm");	/* the target's name last */
+	if (!tc || !*tc)
+		tc = trace_meta(t, "target_comm");
+	if (rc >= 0 && tc && *tc && r->target)
+		resolver_set_comm(r->res, r->target, tc);
 	trace_close(t);
 	if (rc < 0) {
 		memtrace_resolver_close(r);

@@ -248,7 +248,9 @@ static int names_mapping(const struct mt_label *l, const struct mt_mapping *m)
 {
 	size_t n = strlen(m->path);
 
-	if (!strcmp(l->mapping, m->name) || (n && !strcmp(l->mapping, m->path)))
+	/* the display name ("redis-server (redis-check-rdb)"), the file's, or the path */
+	if (!strcmp(l->mapping, m->name) || !strcmp(l->mapping, m->file) ||
+	    (n && !strcmp(l->mapping, m->path)))
 		return 1;
 	return n && m->deleted && !strncmp(l->mapping, m->path, n) &&
 	       !strcmp(l->mapping + n, " (deleted)");

@@ -1,6 +1,7 @@
 /* maps.c - /proc/PID/maps snapshots (see maps.h). */
 #include "resolve/maps.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,6 +149,7 @@ static bool parse_line(const char *p, const char *end, struct mt_mapping *m,
 		m->kind = MT_MAP_SPECIAL;
 		m->name = s;
 	}
+	m->file = m->name;
 	return true;
 }
 
@@ -196,6 +198,7 @@ void mt_maps_destroy(struct mt_maps *m)
 		return;
 	free(m->v);
 	free(m->strings);
+	free(m->exe_name);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -225,10 +228,36 @@ struct pid_maps {
 	struct mt_maps **snaps; /* sorted by time, equal times in add order */
 };
 
+struct pid_comm {
+	uint32_t pid;		/* 0: empty slot (pid 0 is never named) */
+	char comm[17];
+};
+
 struct mt_maps_history {
 	size_t n, cap;
 	struct pid_maps *pids; /* sorted by pid */
+	size_t ncomms, comms_cap;
+	struct pid_comm *comms; /* mt_maps_history_set_comm: open addressing by pid */
 };
+
+static void name_exe(struct mt_maps *m, const char *comm);
+
+/* The slot of pid in h->comms (h->comms_cap > 0): its entry or the empty one it would take. */
+static struct pid_comm *comm_slot(const struct mt_maps_history *h, uint32_t pid)
+{
+	size_t mask = h->comms_cap - 1, i = (size_t)(pid * 2654435761u) & mask;
+
+	while (h->comms[i].pid && h->comms[i].pid != pid)
+		i = (i + 1) & mask;
+	return &h->comms[i];
+}
+
+static const char *comm_of(const struct mt_maps_history *h, uint32_t pid)
+{
+	const struct pid_comm *c = h->comms_cap && pid ? comm_slot(h, pid) : NULL;
+
+	return c && c->pid ? c->comm : NULL;
+}
 
 struct mt_maps_history *mt_maps_history_new(void)
 {
@@ -247,6 +276,7 @@ void mt_maps_history_free(struct mt_maps_history *h)
 		free(h->pids[i].snaps);
 	}
 	free(h->pids);
+	free(h->comms);
 	free(h);
 }
 
@@ -298,6 +328,9 @@ const struct mt_maps *mt_maps_history_add(struct mt_maps_history *h,
 	mt_maps_parse(m, text, len);
 	m->time = time;
 	m->pid = pid;
+	const char *comm = comm_of(h, pid);
+	if (comm)
+		name_exe(m, comm);
 
 	if (pm->n == pm->cap) {
 		pm->cap = pm->cap ? pm->cap * 2 : 4;
@@ -312,6 +345,79 @@ const struct mt_maps *mt_maps_history_add(struct mt_maps_history *h,
 	pm->snaps[j] = m;
 	pm->n++;
 	return m;
+}
+
+/* Whether comm is the name of file: equal, or file cut to a comm's 15 bytes. */
+static bool comm_is(const char *comm, const char *file)
+{
+	size_t n = strlen(comm);
+
+	return !strcmp(comm, file) || (n == 15 && !strncmp(comm, file, n));
+}
+
+/* A shared library's name: "libc.so.6", "ld-linux-x86-64.so.2", "libx.so". */
+static bool is_solib(const char *file)
+{
+	const char *s = strstr(file, ".so");
+
+	for (; s; s = strstr(s + 1, ".so"))
+		if (s[3] == '\0' || s[3] == '.')
+			return true;
+	return false;
+}
+
+static void name_exe(struct mt_maps *m, const char *comm)
+{
+	const struct mt_mapping *exe = NULL;
+
+	/* the executable: the lowest file mapping that is no shared library */
+	for (size_t i = 0; i < m->n && !exe; i++)
+		if (m->v[i].kind == MT_MAP_FILE && !is_solib(m->v[i].file))
+			exe = &m->v[i];
+	if (!exe)
+		return;
+	char *old = m->exe_name, *name = NULL;
+	if (*comm && !comm_is(comm, exe->file)) {
+		size_t len = strlen(comm) + strlen(exe->file) + 4;
+		name = mt_xmalloc(len);
+		snprintf(name, len, "%s (%s)", comm, exe->file);
+	}
+	const char *path = exe->path;
+	uint64_t inode = exe->inode;
+	for (size_t i = 0; i < m->n; i++) {
+		struct mt_mapping *x = &m->v[i];
+		if (x->kind == MT_MAP_FILE && x->inode == inode && !strcmp(x->path, path))
+			x->name = name ? name : x->file;
+	}
+	m->exe_name = name;
+	free(old);
+}
+
+void mt_maps_history_set_comm(struct mt_maps_history *h, uint32_t pid, const char *comm)
+{
+	if (!pid)
+		return;
+	if (2 * (h->ncomms + 1) > h->comms_cap) {
+		struct pid_comm *old = h->comms;
+		size_t cap = h->comms_cap;
+		h->comms_cap = cap ? 2 * cap : 16;
+		h->comms = mt_xcalloc(h->comms_cap, sizeof(*h->comms));
+		for (size_t k = 0; k < cap; k++)
+			if (old[k].pid)
+				*comm_slot(h, old[k].pid) = old[k];
+		free(old);
+	}
+	struct pid_comm *c = comm_slot(h, pid);
+	if (!c->pid) {
+		c->pid = pid;
+		h->ncomms++;
+	} else if (!strncmp(c->comm, comm, sizeof(c->comm) - 1)) {
+		return;		/* named so already: the snapshots are */
+	}
+	snprintf(c->comm, sizeof(c->comm), "%s", comm);
+	const struct pid_maps *pm = find_pid(h, pid);
+	for (size_t j = 0; pm && j < pm->n; j++)
+		name_exe(pm->snaps[j], c->comm);
 }
 
 /* Index of the snapshot to use for time (pm->n > 0). */

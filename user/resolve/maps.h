@@ -34,7 +34,10 @@ struct mt_mapping {
 	bool deleted;     /* pathname had the " (deleted)" suffix (removed) */
 	const char *path; /* pathname column without " (deleted)"; "" if none */
 	const char *name; /* display name: basename for files, path for
-			     specials, "[anon]" for anonymous */
+			     specials, "[anon]" for anonymous; the main
+			     executable's "COMM (FILE)" where the process's
+			     name differs (mt_maps_history_set_comm) */
+	const char *file; /* the name from the maps alone (basename for files) */
 };
 
 /* One parsed snapshot, mappings sorted by start. */
@@ -45,6 +48,7 @@ struct mt_maps {
 	struct mt_mapping *v;
 	size_t bad_lines; /* lines that did not parse (skipped) */
 	char *strings;    /* storage for path/name */
+	char *exe_name;   /* "COMM (FILE)" of the main executable, or NULL */
 };
 
 /*
@@ -99,5 +103,17 @@ size_t mt_maps_history_npids(const struct mt_maps_history *h);
 uint32_t mt_maps_history_pid(const struct mt_maps_history *h, size_t i);
 /* The pid with the most snapshots (the lowest of equals); 0 if none. */
 uint32_t mt_maps_history_main_pid(const struct mt_maps_history *h);
+
+/*
+ * The process name of pid (its comm, as THREADS, HEADER and END records
+ * give it; the last call wins): its main executable (the file of the
+ * lowest file mapping, as the kernel maps it first, that is no shared
+ * library: no ".so" ending or followed by '.') is named "COMM (FILE)"
+ * in every snapshot of pid, those added before and after, where COMM is
+ * not FILE (nor FILE cut to the 15 bytes of a comm).  A symlinked binary
+ * thus shows the name it runs under: "redis-server (redis-check-rdb)".
+ * An empty comm names nothing.
+ */
+void mt_maps_history_set_comm(struct mt_maps_history *h, uint32_t pid, const char *comm);
 
 #endif

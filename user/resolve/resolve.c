@@ -11,6 +11,7 @@
 #include "resolve/layout.h"
 #include "resolve/spaces.h"
 #include "resolve/symbols.h"
+#include "trace/format.h"
 #include "util/util.h"
 
 struct layout_cache {
@@ -91,6 +92,24 @@ void resolver_add_maps(struct resolver *r, uint64_t time, uint32_t pid,
 {
 	drop_layouts(r);
 	mt_maps_history_add(r->maps, time, pid, text, len);
+}
+
+void resolver_set_comm(struct resolver *r, uint32_t pid, const char *comm)
+{
+	drop_layouts(r);
+	mt_maps_history_set_comm(r->maps, pid, comm);
+}
+
+void resolver_add_threads(struct resolver *r, const unsigned char *p, size_t len)
+{
+	for (; len >= THREAD_REC_SIZE; p += THREAD_REC_SIZE, len -= THREAD_REC_SIZE) {
+		char comm[17];
+		if (get_le32(p + 8) != get_le32(p + 12) || !p[16])
+			continue;
+		memcpy(comm, p + 16, 16);
+		comm[16] = 0;
+		resolver_set_comm(r, get_le32(p + 8), comm);
+	}
 }
 
 static const char *intern(struct resolver *r, const char *s)

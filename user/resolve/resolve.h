@@ -110,6 +110,17 @@ void resolver_add_maps(struct resolver *r, uint64_t time, uint32_t pid,
 int resolver_add_labels(struct resolver *r, const char *text, size_t len, const char *origin,
 			int first, char *err, size_t errlen);
 void resolver_set_label_pid(struct resolver *r, uint32_t pid);
+
+/*
+ * Process names (mt_maps_history_set_comm): pid's main executable is named
+ * "COMM (FILE)" where its comm is not the file's name (a symlinked binary:
+ * "redis-server (redis-check-rdb)").  resolver_add_threads takes the
+ * records of a THREADS chunk (a thread whose tid is its pid names its
+ * process; later records win); resolver_set_comm one name, e.g. the
+ * target's from END or HEADER target_comm, given after the THREADS.
+ */
+void resolver_set_comm(struct resolver *r, uint32_t pid, const char *comm);
+void resolver_add_threads(struct resolver *r, const unsigned char *p, size_t len);
 /* The labels' text as added (NULL, 0 when none). */
 const char *resolver_labels_text(const struct resolver *r, size_t *len);
 

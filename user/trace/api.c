@@ -153,6 +153,15 @@ static int compile_filter(struct memtrace_trace *t, const struct memtrace_filter
 			for (size_t i = 0; i < t->nmaps; i++)
 				resolver_add_maps(t->res, t->maps[i].time, t->maps[i].pid,
 						  t->maps[i].text, t->maps[i].len);
+			/* the processes' names, as the report's resolver has them */
+			for (size_t i = 0; i < t->nthreads; i++)
+				if (t->threads[i].pid == t->threads[i].tid && t->comms[i][0])
+					resolver_set_comm(t->res, t->threads[i].pid, t->comms[i]);
+			const char *tc = memtrace_trace_target_comm(t);
+			uint32_t tp = (uint32_t)strtoul(trace_meta(t->r, "target_pid") ?
+							trace_meta(t->r, "target_pid") : "0", NULL, 10);
+			if (tc && *tc && tp)
+				resolver_set_comm(t->res, tp, tc);
 		}
 	}
 	return sample_filter_init(f, spec, trace_start_time(t->r), t->res,

@@ -5,6 +5,7 @@
 
 #include "resolve/maps.h"
 #include "resolve/resolve.h"
+#include "trace/format.h"
 #include "test.h"
 
 /* Last line has no '\n'; one garbage line; an anonymous line with a
@@ -280,6 +281,62 @@ TEST(resolver_mappings)
 	CHECK_STR(res.region, "pageramp");
 	CHECK_EQ_U64(res.region_off, 0x1234);
 	CHECK(res.sym == NULL);
+	resolver_free(r);
+}
+
+/*
+ * A process names its executable (mt_maps_history_set_comm via the
+ * resolver): "COMM (FILE)" where comm is not the file's name, in snapshots
+ * added before and after the name; a comm that is the file's (or its first
+ * 15 bytes) and shared libraries keep the file's name; THREADS records
+ * name a process by the record whose tid is its pid.
+ */
+TEST(comm_names_the_executable)
+{
+	static const char maps[] =
+		"55d0c0a00000-55d0c0a01000 r--p 00000000 08:01 9 /usr/bin/redis-check-rdb\n"
+		"55d0c0a01000-55d0c0a05000 r-xp 00001000 08:01 9 /usr/bin/redis-check-rdb\n"
+		"55d0c1000000-55d0c1021000 rw-p 00000000 00:00 0 [heap]\n"
+		"7f0000000000-7f0000010000 r-xp 00000000 08:01 7 /lib/libc.so.6\n";
+	static const char only_lib[] =
+		"7f0000000000-7f0000010000 r-xp 00000000 08:01 7 /lib/libz.so.1.2.13\n";
+	struct resolver *r = resolver_new();
+	char buf[256];
+	unsigned char rec[2 * THREAD_REC_SIZE] = { 0 };
+
+	resolver_add_maps(r, 1000, 42, maps, sizeof(maps) - 1);
+	resolver_set_comm(r, 42, "redis-server");
+	resolver_add_maps(r, 2000, 42, maps, sizeof(maps) - 1);
+	resolver_describe(r, 42, 1000, 0x55d0c0a01010ull, buf, sizeof(buf));
+	CHECK_STR(buf, "redis-server (redis-check-rdb)+0x1010");
+	resolver_describe(r, 42, 2000, 0x55d0c0a00010ull, buf, sizeof(buf));
+	CHECK_STR(buf, "redis-server (redis-check-rdb)+0x10");
+	resolver_describe(r, 42, 2000, 0x7f0000000010ull, buf, sizeof(buf));
+	CHECK_STR(buf, "libc.so.6+0x10");
+	resolver_describe(r, 42, 2000, 0x55d0c1000010ull, buf, sizeof(buf));
+	CHECK_STR(buf, "[heap]+0x10");
+	/* comm = the file cut to 15 bytes, or the file: the file's name */
+	resolver_set_comm(r, 42, "redis-check-rdb");
+	resolver_describe(r, 42, 2000, 0x55d0c0a01010ull, buf, sizeof(buf));
+	CHECK_STR(buf, "redis-check-rdb+0x1010");
+	/* THREADS: pid 43's own thread names it, another thread of it does not */
+	resolver_add_maps(r, 1000, 43, maps, sizeof(maps) - 1);
+	put_le64(rec, 5);
+	put_le32(rec + 8, 43);
+	put_le32(rec + 12, 44);
+	memcpy(rec + 16, "worker", 6);
+	put_le64(rec + THREAD_REC_SIZE, 5);
+	put_le32(rec + THREAD_REC_SIZE + 8, 43);
+	put_le32(rec + THREAD_REC_SIZE + 12, 43);
+	memcpy(rec + THREAD_REC_SIZE + 16, "valkey", 6);
+	resolver_add_threads(r, rec, sizeof(rec));
+	resolver_describe(r, 43, 1000, 0x55d0c0a01010ull, buf, sizeof(buf));
+	CHECK_STR(buf, "valkey (redis-check-rdb)+0x1010");
+	/* no executable among the mappings: nothing renamed */
+	resolver_add_maps(r, 1000, 50, only_lib, sizeof(only_lib) - 1);
+	resolver_set_comm(r, 50, "python3");
+	resolver_describe(r, 50, 1000, 0x7f0000000010ull, buf, sizeof(buf));
+	CHECK_STR(buf, "libz.so.1.2.13+0x10");
 	resolver_free(r);
 }
 

@@ -27,6 +27,7 @@ from .units import TimeAxis, fmt_bytes, fmt_time
 
 COLUMNS = ("time", "addr")      # sample columns this verb decodes
 MIN_RANGE_FRACTION = 0.025   # every address range gets at least this much height
+GAP_FONT = 6.5               # points, the "gap ... cut" labels
 
 
 class HeatmapData:
@@ -46,6 +47,7 @@ class View:
 
     def __init__(self, tr, sel, cols=None, layout=None):
         self.tr, self.sel = tr, sel
+        self._keys = None       # the Resolver whose keys the addr column holds
         self.layout_is_addr = True
         self.cols = tr.read(COLUMNS + ("pid",), sel) if cols is None else cols
         self.t0, self.t1 = time_span(tr, sel)
@@ -57,10 +59,11 @@ class View:
                 self.layout_is_addr = bool(sel.pid or "pid" not in self.cols)
                 if self.layout_is_addr:
                     layout = r.layout(sel.pid)
+                    r.close()
                 else:   # as report buckets them: the target's addresses, the others' tagged
                     self.cols["addr"] = r.keys(self.cols["pid"], self.cols["addr"], inplace=True)
                     layout = r.layout(lib.LAYOUT_KEYS)
-                r.close()
+                    self._keys = r      # addr_text decodes the keys
             else:
                 layout = []
         self.layout = layout
@@ -80,6 +83,17 @@ class View:
         self.site_blocks = [(int(a), int(e), int(t0), int(t1), int(k))
                             for a, e, t0, t1, k, ok in zip(start, end, b["t0"], b["t1"], b["site"], keep) if ok]
         self.layout = _site_layout(self.site_blocks, names, self.layout)
+
+    def addr_text(self, a):
+        """An address of the y axis as its process sees it: "0x7f..."; with
+        address-space keys (several processes) a key is decoded, and another
+        process than the target gets its pid: "pid 1234 0x7f..."."""
+        if self._keys is None:
+            return "%#x" % a
+        pid, addr, _ = self._keys.decode(a)
+        if pid and pid != self.tr.info.target_pid:
+            return "pid %d %#x" % (pid, addr)
+        return "%#x" % addr
 
     @property
     def n(self):
@@ -173,16 +187,59 @@ def _draw_blocks(ax, data, view, tax, spans):
                   title="allocation sites (blocks outlined over their lifetime)", title_fontsize=7)
 
 
+def _spread(ys, prio, sep):
+    """Which of the positions ys (data units) get a label: the one of
+    highest priority first, then every next one at least sep away from all
+    kept (labels of one line, centred on their y and at most sep tall,
+    therefore never overlap).  Returns (kept indices in y order, owner):
+    owner[i] = the kept index nearest to ys[i] (a dropped position joins the
+    label next to it, so each label stands for a run of neighbours)."""
+    kept = []
+    for i in sorted(range(len(ys)), key=lambda i: prio[i]):
+        if all(abs(ys[i] - ys[k]) >= sep for k in kept):
+            kept.append(i)
+    kept.sort(key=lambda i: ys[i])
+    owner = []
+    for y in ys:
+        owner.append(min(kept, key=lambda k: (abs(ys[k] - y), ys[k])) if kept else None)
+    return kept, owner
+
+
+def _text_sep(ax, fontsize, pad=0.0):
+    """The height of one line of text at fontsize (points, plus pad points
+    of box padding on each side) in ax's y data units, with one pixel to
+    spare: the least distance between two labels that keeps them apart."""
+    px = (fontsize * 1.25 + 2 * pad) * ax.figure.dpi / 72.0 + 1.0
+    h = max(ax.get_window_extent().height, 1.0)
+    lo, hi = ax.get_ylim()
+    return px / h * (hi - lo)
+
+
+def gap_labels(gaps, sep):
+    """The labels of the cut-out gaps: gaps [(y, bytes)] of the range
+    boundaries.  Larger gaps win the place; a gap too close to a kept label
+    is merged into the nearest one, which then reads "N gaps cut: TOTAL
+    (largest L)".  Returns [(y, text)]."""
+    ys = [g[0] for g in gaps]
+    kept, owner = _spread(ys, [(-g[1], g[0]) for g in gaps], sep)
+    out = []
+    for k in kept:
+        mine = [gaps[i][1] for i in range(len(gaps)) if owner[i] == k]
+        if len(mine) == 1:
+            out.append((ys[k], "gap %s cut" % fmt_bytes(mine[0])))
+        else:
+            out.append((ys[k], "%d gaps cut: %s (largest %s)" % (len(mine), fmt_bytes(sum(mine)),
+                                                                   fmt_bytes(max(mine)))))
+    return out
+
+
 def _thin_labels(cands, total, min_sep=0.03):
-    """Keeps the labels of the largest groups that do not crowd each other,
-    mappings before unmapped stretches (an occupied range is padded to whole
-    rows, so the padding can be larger than the mapping the samples are in)."""
-    keep = []
-    for c in sorted(cands, key=lambda c: (c[2].startswith("unmapped ("), -c[1])):
-        if all(abs(c[0] - k[0]) >= min_sep * total for k in keep):
-            keep.append(c)
-    keep.sort()
-    return [k[0] for k in keep], [k[2] for k in keep]
+    """Keeps the labels of the largest groups at least min_sep x total apart, mappings
+    before unmapped stretches (an occupied range is padded to whole rows, so
+    the padding can be larger than the mapping the samples are in)."""
+    kept, _ = _spread([c[0] for c in cands], [(c[2].startswith("unmapped ("), -c[1]) for c in cands],
+                      min_sep * total)
+    return [cands[k][0] for k in kept], [cands[k][2] for k in kept]
 
 
 def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, right_label=True):
@@ -191,6 +248,7 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
     import matplotlib.pyplot as plt
 
     tr = view.tr
+    right = 0       # characters of the longest range start on the right
     # x: time since the trace start, also for a --time-range zoom
     tax = TimeAxis(tr.time_unit, data.t1 - data.t0)
     x0, x1 = tax(data.t0 - tr.start_time), tax(data.t1 - tr.start_time)
@@ -206,7 +264,7 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
     heights = [max(r, minh) for r in rows]
     y = 0.0
     img = None
-    cands, rticks, rlabels, spans = [], [], [], []
+    cands, rticks, spans, gaps = [], [], [], []
     for i, ((lo, hi), r, h) in enumerate(zip(axis.ranges, rows, heights)):
         spans.append((lo, hi, y, h))
         block = data.counts[axis.row0[i]:axis.row0[i + 1]]
@@ -215,9 +273,7 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
                         extent=[x0, x1, y, y + h], interpolation="nearest")
         if i > 0:
             ax.axhline(y, color="#d62728", lw=0.9, ls=(0, (4, 2)))
-            gap = lo - axis.ranges[i - 1][1]
-            ax.text(x0 + (x1 - x0) * 0.005, y, "gap %s cut" % fmt_bytes(gap), color="#d62728", fontsize=6.5,
-                    va="center", ha="left", bbox=dict(fc="white", ec="none", pad=0.5, alpha=0.85))
+            gaps.append((y, lo - axis.ranges[i - 1][1]))
         if label_ranges:
             for glo, ghi, name in _groups(view.layout, lo, hi):
                 ya = y + (glo - lo) / (hi - lo) * h
@@ -225,37 +281,44 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
                 if glo > lo:
                     ax.axhline(ya, color="0.6", lw=0.5, ls=":")
                 cands.append(((ya + yb) / 2, yb - ya, "%s (%s)" % (name, fmt_bytes(ghi - glo))))
-            rticks.append(y)
-            rlabels.append("%#x" % lo)
+            rticks.append((y, (0, -h), view.addr_text(lo)))
             if h >= 0.25 * total and r >= 8:
                 # a tall range (or a zoom): addresses inside it too
                 for f in (0.25, 0.5, 0.75):
                     a = lo + int((hi - lo) * f) // axis.bucket * axis.bucket
-                    rticks.append(y + (a - lo) / (hi - lo) * h)
-                    rlabels.append("%#x" % a)
+                    rticks.append((y + (a - lo) / (hi - lo) * h, (1, abs(f - 0.5)), view.addr_text(a)))
         y += h
     if view.site_blocks:
         _draw_blocks(ax, data, view, tax, spans)
-    ticks, labels = _thin_labels(cands, max(y, 1))
     ax.set_xlim(x0, x1)
     ax.set_ylim(0, max(y, 1))
     ax.set_xlabel(tax.label())
+    # labels one line tall, at least one line apart: none overlaps another
+    for gy, text in gap_labels(gaps, _text_sep(ax, GAP_FONT, 0.5)):
+        ax.text(x0 + (x1 - x0) * 0.005, gy, text, color="#d62728", fontsize=GAP_FONT,
+                va="center", ha="left", bbox=dict(fc="white", ec="none", pad=0.5, alpha=0.85))
     if label_ranges and n:
+        ticks, labels = _thin_labels(cands, _text_sep(ax, 7.5), 1.0)
         ax.set_yticks(ticks)
         ax.set_yticklabels(labels, fontsize=7.5)
         sec = ax.twinx()
         sec.set_ylim(ax.get_ylim())
-        sec.set_yticks(rticks)
-        sec.set_yticklabels(rlabels, fontsize=6)
+        kept, _ = _spread([t[0] for t in rticks], [t[1] for t in rticks], _text_sep(ax, 6))
+        sec.set_yticks([rticks[k][0] for k in kept])
+        sec.set_yticklabels([rticks[k][2] for k in kept], fontsize=6)
+        right = max([len(rticks[k][2]) for k in kept] or [0])
         sec.tick_params(axis="y", length=3)
         if right_label:
             sec.set_ylabel("address (range starts)", fontsize=8)
-    ax.set_ylabel("address (occupied ranges, gaps cut out; bucket %s)%s" % (
-        fmt_bytes(axis.bucket), "" if view.layout else "\nno MAPS chunk in the trace: ranges named by address"))
+    cut = "gaps cut out" if not gaps else "%d gap%s cut out, %s in all" % (
+        len(gaps), "s" if len(gaps) > 1 else "", fmt_bytes(sum(g[1] for g in gaps)))
+    ax.set_ylabel("address (occupied ranges, %s; bucket %s)%s" % (
+        cut, fmt_bytes(axis.bucket), "" if view.layout else "\nno MAPS chunk in the trace: ranges named by address"))
     if title:
         ax.set_title(title)
     if cbar and img is not None:
-        cb = ax.figure.colorbar(img, ax=ax, pad=0.09, fraction=0.04)
+        # room for the range starts ("pid 5307 0x7fff41c30000" is longer than "0x7fff41c30000")
+        cb = ax.figure.colorbar(img, ax=ax, pad=0.1 + 0.0065 * max(right - 14, 0), fraction=0.04)
         cb.set_label("%s per bucket per time bin (log)" % tr.words["samples"])
         _plain_log_ticks(cb)
     return img

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import lib, options
 from .binning import build_axis
-from .select import add_filter_args, make_selection
+from .select import Addresses, add_filter_args, make_selection
 from .units import fmt_bytes, fmt_count
 
 FLAGS = lib.REPORT_ALL_BUCKETS | lib.REPORT_FULL_CURVE
@@ -42,12 +42,16 @@ def top_instruction(h):
     return "%s %.0f%%" % (loc, 100.0 * i["count"] / h["with_ip"])
 
 
-def top_table(rep):
+def top_table(rep, addrs=None):
+    """addrs: select.Addresses, for the bucket's address in its process
+    (pid, address; addr is the report's key)."""
     total = rep["samples"] or 1
     rows = []
     for h in rep["hot_data"]:
         where = h["where"] + (" " + h["object"] if h["object"] else "")    # as memtracectl report
-        rows.append({"addr": h["addr"], "samples": h["count"], "share": h["count"] / total, "where": where,
+        pid, address = addrs.decode(h["addr"]) if addrs else (0, h["addr"])
+        rows.append({"addr": h["addr"], "pid": pid, "address": address, "samples": h["count"],
+                     "share": h["count"] / total, "where": where,
                      "by": accessed_by(h), "instruction": top_instruction(h)})
     return rows
 
@@ -135,7 +139,7 @@ def format_top(rows, bucket, words):
         extra = ""
         if r["by"]:
             extra = "  [%s by %s; top instruction %s]" % (words["verb"], r["by"], r["instruction"])
-        lines.append("  %10s %6.2f%%  %#018x  %s%s" % (fmt_count(r["samples"]), 100 * r["share"], r["addr"],
+        lines.append("  %10s %6.2f%%  %#018x  %s%s" % (fmt_count(r["samples"]), 100 * r["share"], r["address"],
                                                       r["where"], extra))
     return "\n".join(lines)
 
@@ -163,5 +167,5 @@ def run(args, traces):
     need_samples(rep["samples"], tr, sel, "hot")
     out = args.output or "hot.png"
     plot(layout_of(tr, sel), tr, rep, out, sel.what, sel.clip)
-    print(format_top(top_table(rep), rep["bucket"], tr.words), file=sys.stderr)
+    print(format_top(top_table(rep, Addresses(rep, sel.pid or tr.info.target_pid)), rep["bucket"], tr.words), file=sys.stderr)
     return [out]

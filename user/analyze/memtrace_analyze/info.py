@@ -79,6 +79,9 @@ def summarize(tr, res=None):
         "end_samples": tr.end_meta("samples"),
         "lost": i.lost, "throttled": i.throttled, "dropped": i.dropped,
         "threads": len(set((t[1], t[2]) for t in tr.threads())), "mappings": i.maps,
+        # threads that left samples (the report's count; None: no thread ids); THREADS
+        # records name only threads started while recording
+        "threads_sampled": res.reps[0]["threads"] if res is not None else (0 if not i.samples else None),
         "columns": [c for c in lib.COLUMNS if tr.has_column(c)],
         "windows_check": windows_check(tr),
     })
@@ -153,7 +156,9 @@ def format_summary(s, tr):
         "samples    %d %s over a span of %s (%s; start to end), end: %s" % (
             s["samples"], tr.words["samples"], fmt_time(s["duration"], u), u, s["end_reason"]),
         "lost       %d lost, %d throttled, %d dropped" % (s["lost"], s["throttled"], s["dropped"]),
-        "threads    %d; mappings %d; columns %s" % (s["threads"], s["mappings"], ",".join(s["columns"])),
+        "threads    %s with %s (distinct pid, tid), %d named by THREADS records; "
+        "mappings %d; columns %s" % ("unknown" if s["threads_sampled"] is None else s["threads_sampled"],
+                                     tr.words["samples"], s["threads"], s["mappings"], ",".join(s["columns"])),
     ]
     if s["end_samples"] is not None and str(s["end_samples"]) != str(s["samples"]):
         lines.append("NOTE       END chunk says %s samples, the file holds %d" % (s["end_samples"], s["samples"]))

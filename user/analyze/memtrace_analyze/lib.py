@@ -183,7 +183,9 @@ class Report(C.Structure):
                 ("nprocesses", C.c_size_t), ("processes", C.c_void_p), ("shared_buckets", C.c_uint64),
                 ("data_est", Estimate), ("code_est", Estimate),
                 ("nspans", C.c_size_t), ("nspan_groups", C.c_size_t), ("span_groups", C.POINTER(SpanGroup)),
-                ("span_samples", C.c_uint64), ("region_chunks", C.c_uint64)]
+                ("span_samples", C.c_uint64), ("region_chunks", C.c_uint64),
+                ("threads", C.c_uint64), ("have_tid", C.c_int),
+                ("nspace_pids", C.c_size_t), ("space_pids", u32p)]
 
 
 # --- resolve.h ---------------------------------------------------------------
@@ -255,6 +257,7 @@ _PROTOS = {
     "memtrace_describe": (C.c_int, (_P, C.c_uint32, C.c_uint64, C.c_uint64, C.c_char_p, C.c_size_t)),
     "memtrace_resolver_layout": (C.c_long, (_P, C.c_uint32, C.POINTER(C.POINTER(Range)))),
     "memtrace_resolver_keys": (None, (_P, C.c_size_t, u32p, u64p, u64p)),
+    "memtrace_resolver_decode": (C.c_int, (_P, C.c_uint64, u32p, u64p, u32p)),
     "memtrace_bin_granules": (C.c_size_t, (u64p, C.c_size_t, C.c_uint, u64p)),
     "memtrace_bin_rows": (None, (C.POINTER(BinAxis), u64p, C.c_size_t, C.c_int, i64p)),
     "memtrace_bin_times": (None, (u64p, C.c_size_t, C.c_uint64, C.c_uint64, C.c_size_t, i64p)),
@@ -675,6 +678,8 @@ def report_dict(r):
                        "samples": g.samples, "buckets": g.buckets}
                       for g in (r.regions[i] for i in range(r.nregions))]
     out["nspans"], out["span_samples"] = r.nspans, r.span_samples
+    out["threads"] = r.threads if r.have_tid else None     # distinct (pid, tid) of the samples
+    out["space_pids"] = [r.space_pids[i] for i in range(r.nspace_pids)]    # memtrace_report_decode
     out["span_groups"] = [{"label": s(g.label), "spans": g.spans, "time": g.time, "samples": g.samples,
                            "buckets": g.buckets, "avg_buckets": g.avg_buckets, "max_buckets": g.max_buckets}
                           for g in (r.span_groups[i] for i in range(r.nspan_groups))]
@@ -745,6 +750,14 @@ class Resolver(_Handle):
         fn("memtrace_resolver_keys")(self._h, key.size, _ptr(pid, C.c_uint32), _ptr(key, C.c_uint64),
                                      _ptr(key, C.c_uint64))
         return key
+
+    def decode(self, key):
+        """(pid, address as that process sees it, shared) behind an
+        address-space key (memtrace_resolver_decode); pid 0: no process has
+        its tag (or a kernel address)."""
+        pid, addr, by = C.c_uint32(), C.c_uint64(), C.c_uint32()
+        kind = fn("memtrace_resolver_decode")(self._h, key, C.byref(pid), C.byref(addr), C.byref(by))
+        return (pid.value, addr.value, by.value) if kind >= 0 else (0, key, 0)
 
     def resolve(self, addr, pid=0, time=(1 << 64) - 1):
         loc = Location()

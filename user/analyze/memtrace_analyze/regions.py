@@ -18,16 +18,25 @@ import sys
 import numpy as np
 
 from . import lib, options
-from .select import add_filter_args, make_selection
+from .select import Addresses, add_filter_args, make_selection
 from .units import fmt_bytes, fmt_count
 
 
 class Region:
-    __slots__ = ("key", "label", "start", "end", "samples", "touched_buckets", "bucket", "period")
+    __slots__ = ("key", "label", "start", "end", "samples", "touched_buckets", "bucket", "period", "where")
 
     def __init__(self, key, label, start, end, samples, touched_buckets, bucket, period):
         self.key, self.label, self.start, self.end = key, label, start, end
         self.samples, self.touched_buckets, self.bucket, self.period = samples, touched_buckets, bucket, period
+        self.where = None   # (pid, start, end) in the process (start, end: keys), set by from_report
+
+    @property
+    def range_text(self):
+        """'0x7f..-0x7f..' as the process sees it ('-' for unmapped)."""
+        if not self.end:
+            return "-"
+        _pid, a, b = self.where or (0, self.start, self.end)
+        return "%#x-%#x" % (a, b)
 
     @property
     def touched(self):
@@ -42,20 +51,29 @@ class Region:
         return self.samples * self.period
 
     def as_dict(self):
-        return {"key": self.key, "start": self.start, "end": self.end, "samples": self.samples,
+        pid, a, b = self.where or (0, self.start, self.end)
+        return {"key": self.key, "start": self.start, "end": self.end, "pid": pid, "start_address": a,
+                "end_address": b, "samples": self.samples,
                 "buckets": self.touched_buckets, "est_accesses": self.est_accesses,
                 "touched_bytes": self.touched, "accessed_volume_bytes": self.volume}
 
 
-def from_report(rep, period):
-    """Regions of a report (most sampled first, as the library orders them)."""
-    return [Region(g["label"], g["label"], g["start"], g["end"], g["samples"], g["buckets"], rep["bucket"], period)
-            for g in rep["regions"]]
+def from_report(rep, period, addrs=None):
+    """Regions of a report (most sampled first, as the library orders them);
+    addrs (select.Addresses): their ranges in their process too."""
+    out = []
+    for g in rep["regions"]:
+        r = Region(g["label"], g["label"], g["start"], g["end"], g["samples"], g["buckets"], rep["bucket"], period)
+        if addrs and g["end"]:
+            pid, a = addrs.decode(g["start"])
+            r.where = (pid, a, a + (g["end"] - g["start"]))
+        out.append(r)
+    return out
 
 
 def compute(tr, args, sel):
     rep = options.compute(tr, args, sel, lib.REPORT_REGIONS, top_n=1)[0]
-    return rep, from_report(rep, tr.sample_period)
+    return rep, from_report(rep, tr.sample_period, Addresses(rep, sel.pid or tr.info.target_pid))
 
 
 def format_table(regions, total=None, words=None):
@@ -65,7 +83,7 @@ def format_table(regions, total=None, words=None):
     lines = ["%-34s %-33s %10s %7s %12s %11s %12s" % ("region", "address range", "samples", "share",
                                                      est, "touched", vol)]
     for r in regions:
-        rng = "%#x-%#x" % (r.start, r.end) if r.end else "-"
+        rng = r.range_text
         lines.append("%-34s %-33s %10d %6.2f%% %12s %11s %12s" % (
             r.key[:34], rng, r.samples, 100.0 * r.samples / total, fmt_count(r.est_accesses),
             fmt_bytes(r.touched), fmt_bytes(r.volume)))

@@ -20,7 +20,7 @@ from . import info as infomod
 from . import lib, options
 from . import regions as rg
 from . import wss as wssmod
-from .select import add_filter_args, make_selection
+from .select import Addresses, add_filter_args, make_selection
 from .units import fmt_bytes, fmt_count, fmt_time
 
 CSS = """
@@ -108,18 +108,19 @@ def build(tr, outdir, args, other=None):
         layout = hotmod.layout_of(tr, sel) if agg else view.layout
         hotmod.plot(layout, tr, rep, os.path.join(outdir, "hot.png"), sel.what, sel.clip)
         files.append("hot.png")
-        top = hotmod.top_table(rep)
+        addrs = Addresses(rep, sel.pid or tr.info.target_pid)      # keys -> addresses in their process
+        top = hotmod.top_table(rep, addrs)
         parts.append("<h2>%s data</h2>" % html.escape(w["hot"]))
         parts.append(_figure("hot.png", "Top: %s per bucket by address. Bottom left: buckets sorted "
                              "by their count. Bottom right: bytes in buckets %s at least k times."
                              % (w["samples"], w["verb"])))
         parts.append(_table(["bucket", "where", w["count"], "share", "%s by (functions)" % w["verb"],
                              "top instruction"],
-                            [["%#x" % r["addr"], r["where"], r["samples"], "%.2f%%" % (100 * r["share"]),
+                            [[addrs.text(r["addr"]), r["where"], r["samples"], "%.2f%%" % (100 * r["share"]),
                               r["by"] or "(no ip recorded)", r["instruction"] or "-"] for r in top],
                             numeric=(2, 3)))
 
-        regs = [] if agg else rg.from_report(rep, tr.sample_period)
+        regs = [] if agg else rg.from_report(rep, tr.sample_period, addrs)
         if not agg:
             rg.plot(tr, regs, os.path.join(outdir, "regions.png"))
             files.append("regions.png")
@@ -129,7 +130,7 @@ def build(tr, outdir, args, other=None):
             est = "est. accesses" if w["sample_class"] == "sampled-access" else w["samples"]
             parts.append(_table(["region", "address range", "samples", "share", est, "touched",
                                  "%s volume" % w["verb"]],
-                                [[r.key, "%#x-%#x" % (r.start, r.end) if r.end else "-", r.samples,
+                                [[r.key, r.range_text, r.samples,
                                   "%.2f%%" % (100.0 * r.samples / total), fmt_count(r.est_accesses),
                                   fmt_bytes(r.touched), fmt_bytes(r.volume)] for r in regs], numeric=(2, 3, 4, 5, 6)))
         s["peaks"] = peaks

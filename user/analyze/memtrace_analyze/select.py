@@ -76,3 +76,31 @@ def time_span(tr, sel):
     t0 = tr.start_time + sel.time_from
     t1 = tr.start_time + sel.time_to if sel.time_to else max(tr.end_time, tr.info.last_time)
     return t0, max(t1, t0 + 1)
+
+
+SPACE_SHIFT, SPACE_MAX = 48, 0x7fff     # include/memtrace/report.h, memtrace_report_decode
+
+
+class Addresses:
+    """A report's buckets, instruction pointers and regions are
+    address-space keys (include/memtrace/resolve.h): another process than
+    the target (or --pid) carries its space number in bits 48..62.  decode()
+    gives (pid, address in that pid) by the report's table of the pid of
+    each number (space_pids), the rule of memtrace_report_decode."""
+
+    def __init__(self, rep, pid):
+        self.space_pids = rep.get("space_pids") or []
+        self.pid = pid      # the report's primary: --pid, else the target
+
+    def decode(self, key):
+        key = int(key)
+        num = 0 if key >> 63 else key >> SPACE_SHIFT
+        n = len(self.space_pids)
+        if num >= n or (num == SPACE_MAX and n > SPACE_MAX + 1):
+            return 0, key
+        return self.space_pids[num], key if key >> 63 else key & ((1 << SPACE_SHIFT) - 1)
+
+    def text(self, key):
+        """'0x7f3a2c000000', 'pid 1234 0x7f3a2c000000' for another process."""
+        pid, addr = self.decode(key)
+        return "%#x" % addr if pid == self.pid or not pid else "pid %d %#x" % (pid, addr)

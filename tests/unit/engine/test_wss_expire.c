@@ -162,7 +162,7 @@ static void hour_of_fresh_pages(uint64_t sweep)
 	unsigned bad = 0;
 	for (uint64_t k = 1; k <= K && w.nrows == K; k++) {
 		uint64_t want = recount(k, s, pages);
-		if (w.rows[k - 1] != want && !bad++)
+		if ((w.rowk[k - 1] != k || w.rows[k - 1] != want) && !bad++)
 			TEST_FAIL("row %llu: %llu, recount %llu", (unsigned long long)k,
 				  (unsigned long long)w.rows[k - 1], (unsigned long long)want);
 	}

@@ -50,6 +50,10 @@ def windows_check(tr):
                 got.append((int(wss[i]), v))
                 if c is not None:   # WINDOWS2: the estimator's n, f1, f2 too
                     counts.append(((int(est["samples"][i]), int(est["f1"][i]), int(est["f2"][i])), c))
+            elif 0 < rel <= rep["intervals"] * interval and rel % interval == 0:
+                got.append((0, v))  # sparse series: no sample in the window, not a row
+                if c is not None:
+                    counts.append(((0, 0, 0), c))
         entry["compared"] = len(got)
         entry["matches"] = sum(1 for a, b in got if a == b)
         entry["max_abs_diff"] = max((abs(a - b) for a, b in got), default=0)

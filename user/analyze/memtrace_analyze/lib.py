@@ -183,7 +183,7 @@ class Report(C.Structure):
                 ("nprocesses", C.c_size_t), ("processes", C.c_void_p), ("shared_buckets", C.c_uint64),
                 ("data_est", Estimate), ("code_est", Estimate),
                 ("nspans", C.c_size_t), ("nspan_groups", C.c_size_t), ("span_groups", C.POINTER(SpanGroup)),
-                ("span_samples", C.c_uint64), ("region_chunks", C.c_uint64)]
+                ("span_samples", C.c_uint64), ("region_chunks", C.c_uint64), ("intervals", C.c_uint64)]
 
 
 # --- resolve.h ---------------------------------------------------------------
@@ -659,7 +659,7 @@ def report_dict(r):
     out = {"bucket": r.bucket, "window": r.window, "interval": r.interval, "bucket_shift": r.bucket_shift,
            "time_is_ns": bool(r.time_is_ns), "start_time": r.start_time,
            "samples": r.samples, "first_time": r.first_time, "last_time": r.last_time,
-           "reordered": r.reordered, "have_ip": bool(r.have_ip),
+           "reordered": r.reordered, "have_ip": bool(r.have_ip), "intervals": r.intervals,
            "data": _series(r.data), "code": _series(r.code), "peaks_found": r.peaks_found,
            "data_est": _estimate(r.data_est, r.data.n), "code_est": _estimate(r.code_est, r.code.n)}
     out["peaks"] = [{"index": p.index, "first": p.first, "last": p.last, "time": p.time, "value": p.value,

@@ -326,6 +326,8 @@ def _errbuf():
 def _raise(err, what=""):
     msg = err.value.decode("utf-8", "replace").strip().splitlines()
     msg = msg[0] if msg else "failed"
+    if what and msg.startswith(str(what) + ":"):   # the library named it already
+        what = ""
     raise MemtraceError("%s%s" % (what + ": " if what else "", msg))
 
 

@@ -658,9 +658,9 @@ static void ctx_free(struct rep_ctx *c, int wss_ready)
 	}
 }
 
-struct memtrace_report *memtrace_report_compute(const char *path,
-						const struct memtrace_report_config *cfg,
-						char *err, size_t errlen)
+static struct memtrace_report *report_compute(const char *path,
+					      const struct memtrace_report_config *cfg, char *err,
+					      size_t errlen)
 {
 	static const struct memtrace_report_config defaults;
 	struct rep_ctx c = { 0 };
@@ -684,4 +684,13 @@ struct memtrace_report *memtrace_report_compute(const char *path,
 		return NULL;
 	}
 	return c.r;
+}
+
+struct memtrace_report *memtrace_report_compute(const char *path,
+						const struct memtrace_report_config *cfg,
+						char *err, size_t errlen)
+{
+	/* out of memory: NULL, "out of memory (N bytes)"; what it had allocated is leaked */
+	MT_OOM_GUARDED(struct memtrace_report *, NULL, err, errlen,
+		       report_compute(path, cfg, err, errlen));
 }

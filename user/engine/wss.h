@@ -247,7 +247,7 @@ uint64_t wss_total_buckets(const struct wss *w);
  * ever seen.  Access counts and wss_total_buckets() then cover only the
  * buckets kept: for streams that need neither (the recorder's live WSS).
  * Not while a wss_add_samples() call is under way (it holds entry
- * pointers).  Returns the number of leaves of 512 buckets released.
+ * pointers).  Returns the number of leaves (BUCKET_LEAF_SIZE buckets) released.
  */
 size_t wss_expire(struct wss *w);
 

@@ -7,9 +7,9 @@
 
 #include "util/util.h"
 
-/* ring of window/interval + 2 counters (32 bytes each): 32 MiB at most;
+/* ring of window/interval + 2 counters (32 bytes each): 8 MiB at most;
  * every sample stores up to window/interval rows */
-#define MAX_RING (1ull << 20)
+#define MAX_RING (1ull << 18)
 
 int wss_init(struct wss *w, const struct wss_config *cfg, char *err, size_t errlen)
 {

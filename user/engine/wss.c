@@ -101,6 +101,11 @@ void wss_emit_until(struct wss *w, uint64_t t)
 {
 	uint64_t T = w->cfg.interval;
 
+	/* a row callback sees every report: more than WSS_MAX_ROWS of them at once is refused */
+	if (w->on_row && t > w->t_k && (t - w->t_k - 1) / T >= WSS_MAX_ROWS - w->k) {
+		w->too_long = t;
+		return;
+	}
 	while (t > w->t_k && !w->too_long) {
 		/* every counter committed (k past the last pending one): the
 		 * reports up to the one before t are empty, skip them at once
@@ -110,7 +115,7 @@ void wss_emit_until(struct wss *w, uint64_t t)
 			w->skipped += m;
 			w->t_k += m * T;	/* <= t - 1 */
 		}
-		if (w->t_k > UINT64_MAX - T || (w->on_row && w->k >= WSS_MAX_ROWS)) {
+		if (w->t_k > UINT64_MAX - T) {
 			w->too_long = t;
 			return;
 		}

@@ -108,10 +108,11 @@ def estimated(tr):
 def est_summary(e):
     """The estimated data series' summaries and why windows are flagged (docs/accuracy.md)."""
     f = e["flags"]
+    gaps = e["gaps"] if e["period"] > 1 else 0   # no sample in the window: < 100
     return {"avg": e["avg"], "avg_lo": e["avg_lo"], "avg_hi": e["avg_hi"], "p95": e["p95"], "peak": e["peak"],
             "total": e["total"], "total_lo": e["total_lo"], "total_hi": e["total_hi"],
-            "windows": int(f.size), "flagged": int((f != 0).sum()),
-            "few_samples": int(((f & lib.EST_FEW_SAMPLES) != 0).sum()),
+            "windows": int(e["windows"]), "flagged": int(e["unreliable"]),
+            "few_samples": int(((f & lib.EST_FEW_SAMPLES) != 0).sum()) + gaps,
             "mostly_unseen": int(((f & lib.EST_MOSTLY_UNSEEN) != 0).sum()),
             "not_counted": int(((f & lib.EST_NOT_COUNTED) != 0).sum())}
 

@@ -643,13 +643,16 @@ def _series(se):
     return {"n": n, "time": t, "wss": w, "avg": se.avg, "peak": se.peak, "total": se.total}
 
 
-def _estimate(e, n):
-    """struct memtrace_estimate as a dict of numpy arrays (n rows) and summaries."""
+def _estimate(e, n, intervals):
+    """struct memtrace_estimate as a dict of numpy arrays (n rows) and
+    summaries; windows: every interval, gaps: those that are not rows (no
+    sample in the window: nothing seen, flagged few samples where N > 1)."""
     def arr(p, dtype):
         return np.ctypeslib.as_array(p, (n,)).copy() if n else np.zeros(0, dtype)
     out = {"period": e.period, "samples": arr(e.samples, np.uint64), "f1": arr(e.f1, np.uint64),
            "f2": arr(e.f2, np.uint64), "est": arr(e.est, np.float64), "lo": arr(e.lo, np.float64),
            "hi": arr(e.hi, np.float64), "flags": arr(e.flags, np.uint32)}
+    out["windows"], out["gaps"] = intervals, max(intervals - n, 0)
     for k in ("unreliable", "avg", "avg_lo", "avg_hi", "peak", "p95", "total", "total_lo", "total_hi",
               "total_flags"):
         out[k] = getattr(e, k)
@@ -663,7 +666,8 @@ def report_dict(r):
            "samples": r.samples, "first_time": r.first_time, "last_time": r.last_time,
            "reordered": r.reordered, "have_ip": bool(r.have_ip), "intervals": r.intervals,
            "data": _series(r.data), "code": _series(r.code), "peaks_found": r.peaks_found,
-           "data_est": _estimate(r.data_est, r.data.n), "code_est": _estimate(r.code_est, r.code.n)}
+           "data_est": _estimate(r.data_est, r.data.n, r.intervals),
+           "code_est": _estimate(r.code_est, r.code.n, r.intervals)}
     out["peaks"] = [{"index": p.index, "first": p.first, "last": p.last, "time": p.time, "value": p.value,
                      "locations": _named(p.locations, p.nlocations), "top_mapping": s(p.top_mapping)}
                     for p in (r.peaks[i] for i in range(r.npeaks))]

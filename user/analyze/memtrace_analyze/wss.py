@@ -66,7 +66,7 @@ class WssResult:
         for r in reps:
             for kind in ("data", "code"):
                 e, t = r[kind + "_est"], r[kind]["time"]
-                est = dict(e)
+                est = dict(e, rows_flags=e["flags"])
                 for k in ("samples", "f1", "f2", "est", "lo", "hi"):
                     est[k] = _on_grid(g, t, e[k])
                 est["flags"] = _on_grid(g, t, e["flags"], gap_flags)
@@ -190,17 +190,18 @@ def draw_estimate(ax, x, seen, est, bucket, colour, steps, tau, unit):
 def note_unreliable(ax, est, period, tau_text):
     """The sampling period, and why windows are flagged (red crosses)."""
     from .lib import EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN
-    f = est["flags"]
+    f = est["rows_flags"]       # the library's rows; the gaps (no sample) have < 100 samples
     text = "one access in %.0f sampled: estimated = seen + unseen (Chao1), band = 95 %% interval" % period
-    if f.size and (f != 0).any():
-        few, unseen = int(((f & EST_FEW_SAMPLES) != 0).sum()), int(((f & EST_MOSTLY_UNSEEN) != 0).sum())
+    if est["unreliable"]:
+        few = int(((f & EST_FEW_SAMPLES) != 0).sum()) + est["gaps"]
+        unseen = int(((f & EST_MOSTLY_UNSEEN) != 0).sum())
         why = []
         if few:
             why.append("%d with < 100 samples per window" % few)
         if unseen:
             why.append("%d with most buckets unseen" % unseen)
         text += ("\n× unreliable: %d of %d windows%s (%s):\nuse a longer --window or a smaller sampling period"
-                 % (int((f != 0).sum()), f.size, " of τ = " + tau_text if tau_text else "", ", ".join(why)))
+                 % (est["unreliable"], est["windows"], " of τ = " + tau_text if tau_text else "", ", ".join(why)))
     ax.text(0.995, 0.97, text, transform=ax.transAxes, ha="right", va="top", fontsize=7,
             color="darkred" if "unreliable" in text else "0.35")
 

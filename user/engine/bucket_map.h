@@ -35,7 +35,8 @@
 struct bucket_entry {
 	uint64_t count;		/* accesses (samples) so far */
 	uint32_t kend;		/* first report index no longer counting it
-				 * (< WSS_MAX_ROWS + the ring < 2^32) */
+				 * (slots not skipped: <= 3 WSS_MAX_ROWS + the
+				 * ring < 2^32, engine/wss.h) */
 	/* kend minus the same index of its 2nd and 3rd latest samples,
 	 * saturated at BUCKET_DELTA_OLD ("before every open window"): the
 	 * indices themselves are <= kend */

@@ -55,12 +55,18 @@ struct memtrace_report_config {
 	const char *span;
 };
 
-/* One WSS series: wss[k] = distinct buckets accessed in (t_k - τ, t_k]. */
+/*
+ * One WSS series: wss[i] = distinct buckets accessed in (t_k - τ, t_k],
+ * t_k = start_time + k T.  Sparse: only the reports whose window holds a
+ * sample are rows; a k missing from time[] has WSS 0 (no sample in its
+ * window), so memory follows the intervals with samples, not the span of
+ * the timestamps.  The report's intervals counts every k, rows or not.
+ */
 struct memtrace_series {
 	size_t n;
-	const uint64_t *time;	/* t_k - start_time, k = 1..n (index k-1) */
+	const uint64_t *time;	/* t_k - start_time = k T of each row, ascending */
 	const uint64_t *wss;	/* buckets */
-	double avg;		/* mean of wss[] */
+	double avg;		/* mean over every report (the missing ones 0) */
 	uint64_t peak;		/* max of wss[] */
 	uint64_t total;		/* distinct buckets in the whole (filtered) trace */
 };
@@ -220,6 +226,10 @@ struct memtrace_report {
 	 * 48..62; 0 = the target or --pid), for memtrace_report_decode */
 	size_t nspace_pids;
 	const uint32_t *space_pids;
+	/* appended: reports k = 1..intervals of every series (data, code, per
+	 * process, estimates): their rows are those of them with samples in the
+	 * window */
+	uint64_t intervals;
 };
 
 /*

@@ -99,12 +99,13 @@ def test_mutated_traces_never_traceback(small, tmp, monkeypatch):
     assert not bad, bad[:3]
 
 
-def test_two_samples_2_pow_63_ns_refused(tmp):
-    p = write_trace(str(tmp / "a.mtrace"), [0, 1 << 63], [0x7f0000000000, 0x7f0000001000], time_unit="ns")
+def test_two_samples_2_pow_63_ns_computed(tmp):
+    """9.2e10 intervals of 100 ms, two with samples: a sparse series of 2 rows
+    (it used to be refused; dense, it would take terabytes)."""
+    p = write_trace(str(tmp / "a.mtrace"), [1, 1 << 63], [0x7f0000000000, 0x7f0000001000], time_unit="ns")
     rc, err = run_cli(["wss", p, "-o", str(tmp / "a.png")])
-    assert rc == 2
-    assert err == ("memtrace-analyze: error: %s: the samples span 9.2e+10 intervals of 100.000 ms "
-                   "(at most 10000000): use a larger --interval\n" % p)
+    assert rc in (0, None), err
+    assert os.path.getsize(str(tmp / "a.png")) > 0
 
 
 def test_read_bounded_by_memory_limit(small, monkeypatch, tmp):

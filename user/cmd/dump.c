@@ -114,8 +114,11 @@ int cmd_dump(int argc, char **argv)
 	char err[512];
 	struct trace_reader *hdr = trace_open(argv[optind], err, sizeof(err));
 	int agg = hdr && trace_meta(hdr, "aggregate") && !d.regions && !d.agg;
-	if (hdr)
-		trace_close(hdr);
+	if (!hdr) {	/* before any output (a FIFO, a missing file) */
+		mt_err("%s", err);
+		return 1;
+	}
+	trace_close(hdr);
 	if (agg) {
 		mt_err("%s: an aggregated trace (record --aggregate) holds per-interval bucket "
 		       "counts, no samples to dump (dump --agg prints the counts)", argv[optind]);

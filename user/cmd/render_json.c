@@ -101,15 +101,16 @@ static void json_meta(FILE *f, const char *path, const struct memtrace_report *r
 	const char *dr = mt_kv_str(r->end_meta, "dropped", dropped, sizeof(dropped));
 	fprintf(f, ",\n  \"bucket_size\": %" PRIu64 ",\n  \"window\": %" PRIu64
 		   ",\n  \"interval\": %" PRIu64 ",\n  \"intervals\": %zu",
-		r->bucket, r->window, r->interval, r->data.n);
+		r->bucket, r->window, r->interval, (size_t)r->intervals);
 	/* duration: the recording's span, start to END (to the last sample without END) */
 	fprintf(f, ",\n  \"samples\": %" PRIu64 ",\n  \"lost\": %" PRIu64
 		   ",\n  \"throttled\": %" PRIu64 ",\n  \"dropped\": %s,\n  \"duration\": %" PRIu64,
 		r->samples, r->info.lost, r->info.throttled, dr ? dr : "0",
 		r->info.end_time > r->start_time ? r->info.end_time - r->start_time : 0);
-	fprintf(f, ",\n  \"first_sample\": %" PRIu64 ",\n  \"last_sample\": %" PRIu64,
-		r->samples ? r->first_time - r->start_time : 0,
-		r->samples ? r->last_time - r->start_time : 0);
+	/* signed: a hint fault may come before the trace start */
+	fprintf(f, ",\n  \"first_sample\": %" PRId64 ",\n  \"last_sample\": %" PRId64,
+		r->samples ? (int64_t)(r->first_time - r->start_time) : 0,
+		r->samples ? (int64_t)(r->last_time - r->start_time) : 0);
 	fprintf(f, ",\n  \"reordered\": %" PRIu64, r->reordered);
 	/* distinct (pid, tid) among the samples; null: no thread ids recorded */
 	if (r->have_tid)
@@ -119,7 +120,8 @@ static void json_meta(FILE *f, const char *path, const struct memtrace_report *r
 }
 
 /* "wss_data_est": estimates where one access in N was sampled (docs/accuracy.md) */
-static void json_est(FILE *f, const char *title, const struct memtrace_estimate *e, size_t rows)
+static void json_est(FILE *f, const char *title, const struct memtrace_estimate *e, size_t rows,
+		     uint64_t windows)
 {
 	size_t few = 0, unseen = 0;
 
@@ -133,8 +135,8 @@ static void json_est(FILE *f, const char *title, const struct memtrace_estimate 
 		   "\"windows\": %zu, \"unreliable_windows\": %zu, \"few_samples_windows\": %zu, "
 		   "\"mostly_unseen_windows\": %zu}",
 		title, e->period, e->avg, e->avg_lo, e->avg_hi, e->p95, e->peak, e->total,
-		e->total_lo, e->total_hi, e->total_flags ? "false" : "true", rows, e->unreliable,
-		few, unseen);
+		e->total_lo, e->total_hi, e->total_flags ? "false" : "true", (size_t)windows,
+		e->unreliable, few + (size_t)(e->period > 1.0 ? windows - rows : 0), unseen);
 }
 
 void render_json(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid)
@@ -149,8 +151,8 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 	fprintf(f, ",\n  \"wss_code\": {\"available\": %s, \"avg\": %.3f, \"peak\": %" PRIu64
 		   ", \"total\": %" PRIu64 "}",
 		r->have_ip ? "true" : "false", r->code.avg, r->code.peak, r->code.total);
-	json_est(f, "wss_data_est", &r->data_est, r->data.n);
-	json_est(f, "wss_code_est", &r->code_est, r->code.n);
+	json_est(f, "wss_data_est", &r->data_est, r->data.n, r->intervals);
+	json_est(f, "wss_code_est", &r->code_est, r->code.n, r->intervals);
 	fprintf(f, ",\n  \"hot_wss\": [");
 	for (size_t i = 0; i < r->ncurve; i++)
 		fprintf(f, "%s\n    {\"min_count\": %" PRIu64 ", \"min_accesses\": %.6g, "

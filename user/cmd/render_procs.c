@@ -32,7 +32,7 @@ void render_text_procs(FILE *f, const struct memtrace_report *r, const struct me
 		if (e->period > 1.0)
 			fprintf(f, "    estimated avg %.1f [%.1f, %.1f], p95 %.1f, total %.1f buckets, "
 				   "%zu of %zu windows unreliable\n", e->avg, e->avg_lo, e->avg_hi, e->p95,
-				e->total, e->unreliable, s->n);
+				e->total, e->unreliable, (size_t)r->intervals);
 		for (size_t j = 0; j < p->nhot && j < HOT_PER_PROCESS_TEXT; j++)
 			fprintf(f, "    %10" PRIu64 "  0x%016" PRIx64 "  %s\n", p->hot[j].count,
 				render_addr(a, p->hot[j].addr, NULL), p->hot[j].where);

@@ -31,6 +31,17 @@ static void fmt_time(uint64_t t, int ns, char *buf, size_t len)
 		snprintf(buf, len, "%.3f us", (double)t / 1e3);
 }
 
+/* t - origin, negative for a sample before the trace start (hint faults) */
+static void fmt_rel(uint64_t t, uint64_t origin, int ns, char *buf, size_t len)
+{
+	if (t >= origin) {
+		fmt_time(t - origin, ns, buf, len);
+		return;
+	}
+	buf[0] = '-';
+	fmt_time(origin - t, ns, buf + 1, len - 1);
+}
+
 static void fmt_share(uint64_t part, uint64_t whole, char *buf, size_t len)
 {
 	double pct = whole ? 100.0 * (double)part / (double)whole : 0;
@@ -107,7 +118,7 @@ static const char *est_reasons(unsigned flags)
 }
 
 /* The estimate of a sampled series: what the seen counts miss. */
-static void print_est(FILE *f, const struct memtrace_estimate *e, size_t rows)
+static void print_est(FILE *f, const struct memtrace_estimate *e, size_t rows, uint64_t windows)
 {
 	if (e->period <= 1.0)
 		return;
@@ -117,7 +128,8 @@ static void print_est(FILE *f, const struct memtrace_estimate *e, size_t rows)
 		e->total_hi, e->total_flags ? " (total unreliable)" : "");
 	if (!e->unreliable)
 		return;
-	size_t few = 0, unseen = 0;
+	/* the windows without a sample (not rows of the sparse series) have < 100 */
+	size_t few = (size_t)(windows - rows), unseen = 0;
 	for (size_t i = 0; i < rows; i++) {
 		few += !!(e->flags[i] & MEMTRACE_EST_FEW_SAMPLES);
 		unseen += !!(e->flags[i] & MEMTRACE_EST_MOSTLY_UNSEEN);
@@ -128,7 +140,7 @@ static void print_est(FILE *f, const struct memtrace_estimate *e, size_t rows)
 	else
 		fprintf(f, "  unreliable: %zu of %zu windows (%zu with < 100 samples, %zu with most "
 			   "buckets unseen): use a longer --window or a smaller sampling period\n",
-			e->unreliable, rows, few, unseen);
+			e->unreliable, (size_t)windows, few, unseen);
 	if (e->total_flags)
 		fprintf(f, "  total unreliable: %s\n", est_reasons(e->total_flags));
 }
@@ -177,15 +189,15 @@ static void print_header(FILE *f, const char *path, const struct memtrace_report
 		 sizeof(t1));
 	fprintf(f, "span:      %s recorded%s", t1, r->info.complete ? "" : " (to the last sample: no END)");
 	if (r->samples) {
-		fmt_time(r->first_time - r->start_time, ns, t1, sizeof(t1));
-		fmt_time(r->last_time - r->start_time, ns, t2, sizeof(t2));
+		fmt_rel(r->first_time, r->start_time, ns, t1, sizeof(t1));
+		fmt_rel(r->last_time, r->start_time, ns, t2, sizeof(t2));
 		fprintf(f, "; %s from %s to %s", w->samples, t1, t2);
 	}
 	fputc('\n', f);
 	fmt_time(r->window, ns, t1, sizeof(t1));
 	fmt_time(r->interval, ns, t2, sizeof(t2));
 	fprintf(f, "windows:   bucket %s   window %s   interval %s   %zu intervals\n",
-		mt_fmt_bytes(r->bucket, b1, sizeof(b1)), t1, t2, r->data.n);
+		mt_fmt_bytes(r->bucket, b1, sizeof(b1)), t1, t2, (size_t)r->intervals);
 }
 
 static void print_peaks(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w)
@@ -224,7 +236,7 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r, uin
 	render_text_kinds(f, path, pid);
 	fputc('\n', f);
 	print_wss(f, "Data", w->wss, &r->data, r->bucket, r->bucket_shift);
-	print_est(f, &r->data_est, r->data.n);
+	print_est(f, &r->data_est, r->data.n, r->intervals);
 	char rp[8];
 	if (r->data_est.period > 1.0 && mt_kv_str(r->meta, "random_period", rp, sizeof(rp)) &&
 	    !strcmp(rp, "0"))
@@ -233,7 +245,7 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r, uin
 			   "(docs/accuracy.md)\n");
 	if (r->have_ip) {
 		print_wss(f, "Code", w->code_wss, &r->code, r->bucket, r->bucket_shift);
-		print_est(f, &r->code_est, r->code.n);
+		print_est(f, &r->code_est, r->code.n, r->intervals);
 	} else
 		fprintf(f, "Code %s: not available (no instruction pointers in this trace)\n",
 			w->code_wss);

@@ -45,7 +45,8 @@ static void usage(FILE *out)
 		"      --by-span          samples and distinct buckets per span label, over all\n"
 		"                         its spans and per span (mean, largest)\n"
 		"      --json             machine-readable output on stdout\n"
-		"      --series FILE      write time,wss_data,wss_code (buckets) per interval as CSV,\n"
+		"      --series FILE      write time,wss_data,wss_code (buckets) per interval as CSV\n"
+		"                         (intervals without a sample in the window: left out),\n"
 		"                         then the data estimate: samples,f1,f2,est_data,est_data_lo,\n"
 		"                         est_data_hi,est_flags (docs/accuracy.md)\n"
 		"      --sensitivity G    peak detection sensitivity (default 1.0; smaller finds more)\n"
@@ -149,16 +150,23 @@ static int write_series(const char *path, const struct memtrace_report *r)
 
 	fprintf(f, "time,wss_data,wss_code,samples,f1,f2,est_data,est_data_lo,est_data_hi,"
 		   "est_flags\n");
-	size_t n = r->data.n > r->code.n ? r->data.n : r->code.n;
-	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64, (uint64_t)(i + 1) * r->interval,
-			i < r->data.n ? r->data.wss[i] : 0, i < r->code.n ? r->code.wss[i] : 0);
-		if (i < r->data.n)
+	/* the series are sparse (memtrace/report.h): a row where either has one,
+	 * the intervals without a sample in either window are left out */
+	const struct memtrace_series *d = &r->data, *c = &r->code;
+	for (size_t i = 0, j = 0; i < d->n || j < c->n;) {
+		uint64_t t = j >= c->n || (i < d->n && d->time[i] <= c->time[j]) ? d->time[i]
+										  : c->time[j];
+		int hd = i < d->n && d->time[i] == t, hc = j < c->n && c->time[j] == t;
+		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64, t, hd ? d->wss[i] : 0,
+			hc ? c->wss[j] : 0);
+		if (hd)
 			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%u\n",
 				e->samples[i], e->f1[i], e->f2[i], e->est[i], e->lo[i], e->hi[i],
 				e->flags[i]);
 		else
 			fprintf(f, ",0,0,0,0,0,0,0\n");
+		i += hd;
+		j += hc;
 	}
 	int bad = ferror(f);
 	if (f != stdout)

@@ -28,10 +28,10 @@ void bucket_map_init(struct bucket_map *m)
 
 #define ARENA_MAX (2u << 20)
 
-/* Arenas double from 4 leaves up to 2 MiB: small maps stay small. */
+/* Arenas double from a page up to 2 MiB: small maps stay small. */
 static size_t arena_size(size_t n)
 {
-	size_t size = sizeof(struct bucket_leaf) * 4;
+	size_t size = sizeof(struct bucket_leaf) * 4 > 4096 ? sizeof(struct bucket_leaf) * 4 : 4096;
 
 	while (n-- > 0 && size < ARENA_MAX)
 		size *= 2;
@@ -52,11 +52,8 @@ static struct bucket_leaf *alloc_leaf(struct bucket_map *m)
 		size_t size = arena_size(m->narenas);
 		void *a = mmap(NULL, size, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (a == MAP_FAILED) {
-			errno = ENOMEM;
-			mt_errno("bucket map of %zu leaves", m->nleaves);
-			exit(1);
-		}
+		if (a == MAP_FAILED)
+			mt_oom(size);	/* the caller's recovery point (util/util.h) */
 		if (size == ARENA_MAX)
 			madvise(a, size, MADV_HUGEPAGE);
 		m->arenas = mt_xrealloc(m->arenas, (m->narenas + 1) * sizeof(*m->arenas));

@@ -8,7 +8,7 @@
  *
  * Leaf numbers live in the hash slots, not in the leaves: a probe reads only
  * the (small, cache-resident) slot table, and a leaf is nothing but its
- * entries, page-aligned, so no 16-byte entry ever straddles two cache lines.
+ * entries, 1 KiB aligned, so no 16-byte entry ever straddles two cache lines.
  *
  * A map that only needs the buckets still counting in some window (the
  * recorder's live WSS) drops the others with bucket_map_expire(): leaves
@@ -22,13 +22,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BUCKET_LEAF_BITS 9
+/*
+ * 64 entries (1 KiB) a leaf: buckets scattered one per leaf (a crafted
+ * 1 KB trace of 30000 samples 2 MiB apart) cost 1 KiB each, not 8 KiB as
+ * with 512 (per process, twice: 135 MB with 128 entries); smaller leaves
+ * cost more hash probes on scattered working sets (32 entries: +35 % CPU
+ * on 2.7 M scattered pages, docs/performance.md).
+ */
+#define BUCKET_LEAF_BITS 6
 #define BUCKET_LEAF_SIZE (1u << BUCKET_LEAF_BITS)
 
 struct bucket_entry {
 	uint64_t count;		/* accesses (samples) so far */
 	uint32_t kend;		/* first report index no longer counting it
-				 * (< WSS_MAX_ROWS + the ring < 2^32) */
+				 * (slots not skipped: <= 3 WSS_MAX_ROWS + the
+				 * ring < 2^32, engine/wss.h) */
 	/* kend minus the same index of its 2nd and 3rd latest samples,
 	 * saturated at BUCKET_DELTA_OLD ("before every open window"): the
 	 * indices themselves are <= kend */

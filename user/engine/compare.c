@@ -175,10 +175,10 @@ static struct memtrace_report *side_report(const char *path, const struct memtra
 	return r;
 }
 
-struct memtrace_compare *memtrace_compare_compute(const char *a, const char *b,
-						  const struct memtrace_report_config *cfg_a,
-						  const struct memtrace_report_config *cfg_b,
-						  char *err, size_t errlen)
+static struct memtrace_compare *compare_compute(const char *a, const char *b,
+					       const struct memtrace_report_config *cfg_a,
+					       const struct memtrace_report_config *cfg_b,
+					       char *err, size_t errlen)
 {
 	static const struct memtrace_report_config none;
 	struct cmp_ctx *c = mt_xcalloc(1, sizeof(*c));
@@ -220,4 +220,14 @@ void memtrace_compare_free(struct memtrace_compare *p)
 	free(c->regions);
 	free(c->spans);
 	free(c);
+}
+
+/* out of memory: NULL with the error, never an exit (util/util.h) */
+struct memtrace_compare *memtrace_compare_compute(const char *a, const char *b,
+						  const struct memtrace_report_config *cfg_a,
+						  const struct memtrace_report_config *cfg_b,
+						  char *err, size_t errlen)
+{
+	MT_OOM_GUARDED(struct memtrace_compare *, NULL, err, errlen,
+		       compare_compute(a, b, cfg_a, cfg_b, err, errlen));
 }

@@ -101,9 +101,9 @@ out:
 	return rc < 0 ? -1 : 0;
 }
 
-int memtrace_fault_kinds(const char *path, uint32_t pid, uint64_t page_size,
-			 struct memtrace_fault_kind_row out[MEMTRACE_NFAULT_KINDS],
-			 char *err, size_t errlen)
+static int fault_kinds(const char *path, uint32_t pid, uint64_t page_size,
+		       struct memtrace_fault_kind_row out[MEMTRACE_NFAULT_KINDS], char *err,
+		       size_t errlen)
 {
 	struct memtrace_trace *t = memtrace_trace_open(path, err, errlen);
 	struct keys keys[MEMTRACE_NFAULT_KINDS] = { 0 };
@@ -126,4 +126,12 @@ int memtrace_fault_kinds(const char *path, uint32_t pid, uint64_t page_size,
 	}
 	memtrace_trace_close(t);
 	return rc ? -1 : MEMTRACE_NFAULT_KINDS;
+}
+
+/* out of memory: -1 with the error, never an exit (util/util.h) */
+int memtrace_fault_kinds(const char *path, uint32_t pid, uint64_t page_size,
+			 struct memtrace_fault_kind_row out[MEMTRACE_NFAULT_KINDS],
+			 char *err, size_t errlen)
+{
+	MT_OOM_GUARDED(int, -1, err, errlen, fault_kinds(path, pid, page_size, out, err, errlen));
 }

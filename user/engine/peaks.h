@@ -26,8 +26,12 @@ struct peak {
 	uint64_t value;
 };
 
-/* Peaks of series[0..n) into *out (malloc'd).  Returns the count. */
-size_t peaks_detect(const uint64_t *series, size_t n,
+/*
+ * Peaks of series[0..n) into *out (malloc'd), indices into series[].  rowk:
+ * the report index (1, 2, ..) of each value of a sparse series (engine/wss.h),
+ * the reports missing from it are 0; NULL: dense.  Returns the count.
+ */
+size_t peaks_detect(const uint64_t *series, const uint64_t *rowk, size_t n,
 		    const struct peak_config *cfg, struct peak **out);
 
 #endif

@@ -262,10 +262,12 @@ void rep_fill_series(struct rep_ctx *c, struct memtrace_series *out, const struc
 	uint64_t *wss = rep_alloc(c, (w->nrows ? w->nrows : 1) * sizeof(uint64_t));
 	double sum = 0;
 
+	uint64_t all = wss_intervals(w);	/* the reports not stored are 0 */
+
 	out->n = w->nrows;
 	out->peak = 0;
 	for (size_t i = 0; i < w->nrows; i++) {
-		time[i] = (uint64_t)(i + 1) * c->r->interval;
+		time[i] = w->rowk[i] * c->r->interval;
 		wss[i] = w->rows[i];
 		sum += (double)w->rows[i];
 		if (w->rows[i] > out->peak)
@@ -273,7 +275,7 @@ void rep_fill_series(struct rep_ctx *c, struct memtrace_series *out, const struc
 	}
 	out->time = time;
 	out->wss = wss;
-	out->avg = w->nrows ? sum / (double)w->nrows : 0;
+	out->avg = all ? sum / (double)all : 0;
 	out->total = wss_total_buckets(w);
 }
 
@@ -300,7 +302,8 @@ static void find_peaks(struct rep_ctx *c)
 	struct peak_config pc = peak_defaults;
 
 	pc.g = c->sensitivity;
-	c->npeaks = r->peaks_found = peaks_detect(c->data.rows, c->data.nrows, &pc, &c->peaks);
+	c->npeaks = r->peaks_found = peaks_detect(c->data.rows, c->data.rowk, c->data.nrows, &pc,
+							 &c->peaks);
 	if (c->npeaks > c->max_peaks) {
 		qsort(c->peaks, c->npeaks, sizeof(*c->peaks), peak_by_value);
 		c->npeaks = c->max_peaks;
@@ -314,7 +317,7 @@ static void find_peaks(struct rep_ctx *c)
 	if (r->have_ip)
 		c->peak_ips = mt_xcalloc(c->npeaks, sizeof(struct bucket_map));
 	for (size_t p = 0; p < c->npeaks; p++) {
-		uint64_t tk = r->start_time + (uint64_t)(c->peaks[p].index + 1) * r->interval;
+		uint64_t tk = r->start_time + c->data.rowk[c->peaks[p].index] * r->interval;
 		c->peak_to[p] = tk;
 		c->peak_from[p] = tk > r->window ? tk - r->window : 0;
 		if (c->peak_ips)
@@ -504,7 +507,7 @@ static void fmt_span(uint64_t t, int ns, char *buf, size_t len)
 		snprintf(buf, len, "%.3f ms", (double)t / 1e6);
 }
 
-/* More than WSS_MAX_ROWS intervals from the start to a sample: refused. */
+/* A series of more than WSS_MAX_ROWS stored rows (or past 2^64): refused. */
 static int check_rows(struct rep_ctx *c, char *err, size_t errlen)
 {
 	const struct memtrace_report *r = c->r;
@@ -520,9 +523,9 @@ static int check_rows(struct rep_ctx *c, char *err, size_t errlen)
 	if (!t)
 		return 0;
 	fmt_span(r->interval, r->time_is_ns, iv, sizeof(iv));
-	fail(err, errlen, "the samples span %.2g intervals of %s (at most %llu): "
-	     "use a larger --interval", (double)(t - r->start_time) / (double)r->interval, iv,
-	     WSS_MAX_ROWS);
+	fail(err, errlen, "the series would hold more than %llu rows of %s with samples in their "
+	     "window (up to sample time %.6g from the start): use a larger --interval",
+	     WSS_MAX_ROWS, iv, (double)t - (double)r->start_time);
 	return -1;
 }
 
@@ -568,6 +571,7 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 	r->reordered = c->data.reordered;
 	r->threads = c->ntids;
 	r->have_tid = !c->tid_missing;
+	r->intervals = wss_intervals(&c->data);
 	rep_fill_series(c, &r->data, &c->data);
 	rep_fill_series(c, &r->code, &c->code);
 	rep_fill_estimate(c, &r->data_est, &c->data, rep_sample_period(r));
@@ -671,9 +675,9 @@ static void ctx_free(struct rep_ctx *c, int wss_ready)
 	}
 }
 
-struct memtrace_report *memtrace_report_compute(const char *path,
-						const struct memtrace_report_config *cfg,
-						char *err, size_t errlen)
+static struct memtrace_report *report_compute(const char *path,
+					      const struct memtrace_report_config *cfg, char *err,
+					      size_t errlen)
 {
 	static const struct memtrace_report_config defaults;
 	struct rep_ctx c = { 0 };
@@ -697,4 +701,13 @@ struct memtrace_report *memtrace_report_compute(const char *path,
 		return NULL;
 	}
 	return c.r;
+}
+
+struct memtrace_report *memtrace_report_compute(const char *path,
+						const struct memtrace_report_config *cfg,
+						char *err, size_t errlen)
+{
+	/* out of memory: NULL, "out of memory (N bytes)"; what it had allocated is leaked */
+	MT_OOM_GUARDED(struct memtrace_report *, NULL, err, errlen,
+		       report_compute(path, cfg, err, errlen));
 }

@@ -18,12 +18,11 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The q-quantile (nearest rank) of v[0..n), n > 0; sorts v. */
-static double quantile(double *v, size_t n, double q)
+/* The i-th smallest of v[0..n), i < n; sorts v. */
+static double nth(double *v, size_t n, size_t i)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
-	size_t i = (size_t)(q * (double)n);
-	return v[i < n ? i : n - 1];
+	return v[i];
 }
 
 void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const struct wss *w,
@@ -41,14 +40,23 @@ void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const s
 	/* non-overlapping windows: ceil(window / interval) rows apart */
 	uint64_t stride = (w->cfg.window + w->cfg.interval - 1) / w->cfg.interval;
 
-	wss_est_series(w->rows, w->counts, n, stride, period, e);
+	uint64_t all = wss_intervals(w);	/* every report: those not stored are 0 */
+	uint64_t gaps = all > n ? all - n : 0;
+	/* a gap's row: nothing seen, no samples (engine/wss_est.h) */
+	struct wss_est gap = wss_est_one(0, 0, 0, 0, 0, 0, period);
+
+	if (!w->counts_ok && w->cfg.counts && period > 1.0)
+		gap.flags |= MEMTRACE_EST_NOT_COUNTED;
+	wss_est_series(w->rows, w->rowk, w->counts, n, stride, period, e);
 	out->period = period;
 	out->unreliable = 0;
 	out->avg = out->avg_lo = out->avg_hi = out->peak = out->p95 = 0;
 	for (size_t i = 0; i < n; i++) {
-		samples[i] = w->counts[i].samples;
-		f1[i] = w->counts[i].f1;
-		f2[i] = w->counts[i].f2;
+		if (w->counts) {
+			samples[i] = w->counts[i].samples;
+			f1[i] = w->counts[i].f1;
+			f2[i] = w->counts[i].f2;
+		}
 		est[i] = e[i].est;
 		lo[i] = e[i].lo;
 		hi[i] = e[i].hi;
@@ -62,14 +70,19 @@ void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const s
 		if (e[i].est > out->peak)
 			out->peak = e[i].est;
 	}
+	if (gaps && gap.flags)
+		out->unreliable += gaps;
 	if (n) {
-		out->avg /= (double)n;
-		out->avg_lo /= (double)n;
-		out->avg_hi /= (double)n;
+		out->avg /= (double)all;
+		out->avg_lo /= (double)all;
+		out->avg_hi /= (double)all;
 		double *v = mt_xcalloc(n, sizeof(double));
 		for (size_t i = 0; i < n; i++)
 			v[i] = est[i];
-		out->p95 = quantile(v, n, 0.95);
+		/* the nearest rank among every report; the gaps' 0s rank first */
+		uint64_t rank = (uint64_t)(0.95 * (double)all);
+		rank = rank < all ? rank : all - 1;
+		out->p95 = rank < gaps ? 0 : nth(v, n, (size_t)(rank - gaps));
 		free(v);
 	}
 	free(e);

@@ -90,24 +90,19 @@ static struct rep_proc *proc_of(struct rep_ctx *c, uint32_t pid)
 	return p;
 }
 
-/* Rows a series at t_k adds to reach t (wss_emit_until). */
-static uint64_t rows_to(const struct wss *w, uint64_t t)
-{
-	return t > w->t_k ? (t - w->t_k - 1) / w->cfg.interval + 1 : 0;
-}
-
 /*
  * The per-process series together hold at most WSS_MAX_ROWS rows, like the
  * whole trace's: memory bounded by what the report holds, not by the number
- * of processes times the span.
+ * of processes times their rows.  A series stores only the rows with
+ * samples in their window (engine/wss.h).
  */
-static int rows_fit(struct rep_ctx *c, uint64_t add, uint64_t t)
+static int rows_fit(struct rep_ctx *c, const struct wss *w, size_t before, uint64_t t)
 {
-	if (add > WSS_MAX_ROWS - c->proc_rows) {
-		c->procs_too_long = t;
+	c->proc_rows += w->nrows - before;
+	if (c->proc_rows > WSS_MAX_ROWS || w->too_long) {
+		c->procs_too_long = t ? t : 1;
 		return 0;
 	}
-	c->proc_rows += add;
 	return 1;
 }
 
@@ -117,25 +112,26 @@ void rep_procs_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n)
 
 	for (size_t i = 0; i < n && !c->procs_too_long; i++) {
 		struct rep_proc *p = proc_of(c, s[i].pid);
-		if (s[i].time > p->w.t_k && !rows_fit(c, rows_to(&p->w, s[i].time), s[i].time))
-			break;
+		size_t before = p->w.nrows;
 		wss_account(&p->w, s[i].time, bucket_map_get(&p->w.map, s[i].addr >> shift));
+		if (!rows_fit(c, &p->w, before, s[i].time))
+			break;
 		p->samples++;
 	}
 }
 
 int rep_procs_finish(struct rep_ctx *c, uint64_t end)
 {
-	for (size_t k = 0; k < c->nprocs; k++) {
+	for (size_t k = 0; k < c->nprocs && !c->procs_too_long; k++) {
 		struct wss *w = &c->procs[k].w;
 		if (!c->procs[k].used)
 			continue;
-		/* wss_finish emits up to max(end, last sample) and one more row */
-		if (!rows_fit(c, rows_to(w, end > w->last_time ? end : w->last_time) + 1, end))
-			return -1;
+		size_t before = w->nrows;
 		wss_finish(w, end);
+		if (!rows_fit(c, w, before, end))
+			return -1;
 	}
-	return 0;
+	return c->procs_too_long ? -1 : 0;
 }
 
 void rep_procs_free(struct rep_ctx *c)

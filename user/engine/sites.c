@@ -490,9 +490,9 @@ static void ctx_free(struct ctx *c)
 		memtrace_resolver_close(c->res);
 }
 
-struct memtrace_sites *memtrace_sites_compute(const char *path,
-					      const struct memtrace_report_config *cfg,
-					      char *err, size_t errlen)
+static struct memtrace_sites *sites_compute(const char *path,
+					    const struct memtrace_report_config *cfg, char *err,
+					    size_t errlen)
 {
 	struct memtrace_report_config none = { 0 };
 	struct ctx c = { .cfg = cfg ? cfg : &none, };
@@ -582,4 +582,13 @@ void memtrace_sites_free(struct memtrace_sites *s)
 	free((void *)im->pub.sites);
 	free((void *)im->pub.blocks);
 	free(im);
+}
+
+/* out of memory: NULL with the error, never an exit (util/util.h) */
+struct memtrace_sites *memtrace_sites_compute(const char *path,
+					      const struct memtrace_report_config *cfg,
+					      char *err, size_t errlen)
+{
+	MT_OOM_GUARDED(struct memtrace_sites *, NULL, err, errlen,
+		       sites_compute(path, cfg, err, errlen));
 }

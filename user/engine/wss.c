@@ -7,9 +7,9 @@
 
 #include "util/util.h"
 
-/* ring of window/interval + 2 counters: a window of more than WSS_MAX_ROWS
- * intervals would count every row anyway */
-#define MAX_RING (1ull << 24)
+/* ring of window/interval + 2 counters (32 bytes each): 8 MiB at most;
+ * every sample stores up to window/interval rows */
+#define MAX_RING (1ull << 18)
 
 int wss_init(struct wss *w, const struct wss_config *cfg, char *err, size_t errlen)
 {
@@ -48,6 +48,7 @@ void wss_free(struct wss *w)
 {
 	free(w->diff);
 	free(w->rows);
+	free(w->rowk);
 	free(w->counts);
 	bucket_map_free(&w->map);
 	memset(w, 0, sizeof(*w));
@@ -77,25 +78,50 @@ static void emit_current(struct wss *w)
 		w->on_row(w->row_ctx, w->k, w->t_k, &row);
 		return;
 	}
+	if (!row.seen)
+		return;	/* nothing in the window: a gap, not stored */
+	if (w->nrows == WSS_MAX_ROWS) {
+		w->too_long = w->t_k;
+		return;
+	}
 	if (w->nrows == w->rows_cap) {
 		w->rows_cap = w->rows_cap ? w->rows_cap * 2 : 1024;
 		w->rows = mt_xrealloc(w->rows, w->rows_cap * sizeof(*w->rows));
-		w->counts = mt_xrealloc(w->counts, w->rows_cap * sizeof(*w->counts));
+		w->rowk = mt_xrealloc(w->rowk, w->rows_cap * sizeof(*w->rowk));
+		if (w->counts_ok)
+			w->counts = mt_xrealloc(w->counts, w->rows_cap * sizeof(*w->counts));
 	}
-	w->counts[w->nrows] = (struct wss_row_counts){ row.samples, row.f1, row.f2 };
+	if (w->counts_ok)
+		w->counts[w->nrows] = (struct wss_row_counts){ row.samples, row.f1, row.f2 };
+	w->rowk[w->nrows] = w->k + w->skipped;
 	w->rows[w->nrows++] = row.seen;
 }
 
 void wss_emit_until(struct wss *w, uint64_t t)
 {
-	if (t > w->t_k && (t - w->t_k - 1) / w->cfg.interval >= WSS_MAX_ROWS - w->k) {
-		w->too_long = t;	/* t_k + (WSS_MAX_ROWS - k) * interval < t */
+	uint64_t T = w->cfg.interval;
+
+	/* a row callback sees every report: more than WSS_MAX_ROWS of them at once is refused */
+	if (w->on_row && t > w->t_k && (t - w->t_k - 1) / T >= WSS_MAX_ROWS - w->k) {
+		w->too_long = t;
 		return;
 	}
-	while (t > w->t_k) {
+	while (t > w->t_k && !w->too_long) {
+		/* every counter committed (k past the last pending one): the
+		 * reports up to the one before t are empty, skip them at once
+		 * (stored rows only; a row callback sees every report) */
+		if (!w->on_row && w->k > w->horizon) {
+			uint64_t m = (t - w->t_k - 1) / T;
+			w->skipped += m;
+			w->t_k += m * T;	/* <= t - 1 */
+		}
+		if (w->t_k > UINT64_MAX - T) {
+			w->too_long = t;
+			return;
+		}
 		emit_current(w);
 		w->k++;
-		w->t_k += w->cfg.interval;
+		w->t_k += T;
 	}
 }
 
@@ -106,6 +132,8 @@ void wss_finish(struct wss *w, uint64_t end)
 	if (end < w->last_time)
 		end = w->last_time;
 	wss_emit_until(w, end);
+	if (w->too_long)
+		return;
 	emit_current(w);
 	/* the current slot is now reported: move past it */
 	w->k++;

@@ -29,10 +29,14 @@
 #include "engine/bucket_map.h"
 
 /*
- * At most this many reports (intervals) per series: memory is bounded by
- * what a report prints, never by the timestamps in a file (two samples at 0
- * and 2^63 ns would otherwise ask for 9.2e10 rows of 100 ms).  A stream
- * that goes past it stops counting and sets wss.too_long.
+ * Rows are sparse: a report whose window holds no sample (WSS 0) is not
+ * stored and runs of them are skipped in O(1), so time and memory follow
+ * the intervals with samples (times the window's intervals), never the
+ * timestamps in a file (two samples at 0 and 2^63 ns are 2 rows, not 9.2e10
+ * rows of 100 ms).  rowk[i] is row i's report index k (t_k = origin + k *
+ * interval); wss_intervals() the count of every report, stored or not.
+ * At most this many stored rows per series: a stream that goes past it
+ * stops counting and sets wss.too_long.
  */
 #define WSS_MAX_ROWS	10000000ull
 
@@ -70,7 +74,9 @@ struct wss {
 	struct wss_config cfg;
 	uint64_t q, r;		/* window = q * interval + r */
 	int counts_ok;		/* cfg.counts and q < WSS_MAX_COUNTS_RING */
-	uint64_t k, t_k;	/* current report index and its time */
+	uint64_t k, t_k;	/* current report (k counts only the slots not skipped) and its time */
+	uint64_t skipped;	/* reports skipped as empty: report index = k + skipped */
+	uint64_t horizon;	/* largest slot with a pending difference counter */
 	struct wss_diff *diff;	/* ring of difference counters */
 	uint64_t mask;
 	struct wss_diff committed;	/* sum of diff[j] for j < k */
@@ -81,8 +87,10 @@ struct wss {
 	/* rows: callback, or stored in rows[] when on_row is NULL */
 	wss_row_fn on_row;
 	void *row_ctx;
-	uint64_t *rows;		/* rows[k - 1] = WSS(t_k) */
-	struct wss_row_counts *counts;	/* counts[k - 1]: n, f1, f2 of the same row */
+	uint64_t *rows;		/* rows[i] = WSS(t_k), k = rowk[i], only rows with WSS > 0 */
+	uint64_t *rowk;		/* report index k of rows[i], ascending */
+	struct wss_row_counts *counts;	/* counts[i]: n, f1, f2 of the same row (NULL
+					 * unless counts_ok: all 0) */
 	size_t nrows, rows_cap;
 };
 
@@ -113,6 +121,9 @@ static inline __attribute__((always_inline)) void wss_account(struct wss *w, uin
 	uint64_t T = w->cfg.interval;
 	uint64_t off = t + T - w->t_k;	/* position in the slot, (0, T] */
 	uint64_t kend = w->k + w->q + (off + w->r > T ? 1 : 0);
+
+	if (kend > w->horizon)
+		w->horizon = kend;
 
 	uint64_t k = w->k, m = w->mask;
 	uint64_t e1 = e->kend;
@@ -197,6 +208,35 @@ static inline void wss_add_counted(struct wss *w, uint64_t t, uint64_t addr, uin
  */
 void wss_finish(struct wss *w, uint64_t end);
 
+/* Reports from t_1 to the last one emitted, the skipped empty ones included. */
+static inline uint64_t wss_intervals(const struct wss *w)
+{
+	return w->k + w->skipped > 0 ? w->k + w->skipped - 1 : 0;
+}
+
+/*
+ * The rows as a dense series (tests, small series): seen[k - 1] and
+ * counts[k - 1] (counts may be NULL) for k = 1..min(wss_intervals(w), max),
+ * 0 where no row is stored.  Returns wss_intervals(w).
+ */
+static inline uint64_t wss_dense(const struct wss *w, uint64_t *seen,
+				 struct wss_row_counts *counts, uint64_t max)
+{
+	uint64_t all = wss_intervals(w);
+
+	for (uint64_t k = 0; k < all && k < max; k++) {
+		seen[k] = 0;
+		if (counts)
+			counts[k] = (struct wss_row_counts){ 0, 0, 0 };
+	}
+	for (size_t i = 0; i < w->nrows && w->rowk[i] <= max; i++) {
+		seen[w->rowk[i] - 1] = w->rows[i];
+		if (counts && w->counts)
+			counts[w->rowk[i] - 1] = w->counts[i];
+	}
+	return all;
+}
+
 /* Distinct buckets seen in the whole stream (since the last wss_expire()). */
 uint64_t wss_total_buckets(const struct wss *w);
 
@@ -207,7 +247,7 @@ uint64_t wss_total_buckets(const struct wss *w);
  * ever seen.  Access counts and wss_total_buckets() then cover only the
  * buckets kept: for streams that need neither (the recorder's live WSS).
  * Not while a wss_add_samples() call is under way (it holds entry
- * pointers).  Returns the number of leaves of 512 buckets released.
+ * pointers).  Returns the number of leaves (BUCKET_LEAF_SIZE buckets) released.
  */
 size_t wss_expire(struct wss *w);
 

@@ -46,19 +46,30 @@ struct wss_est wss_est_one(uint64_t seen, uint64_t samples, uint64_t f1, uint64_
 	return e;
 }
 
-void wss_est_series(const uint64_t *seen, const struct wss_row_counts *counts, size_t n,
-		    uint64_t stride, double period, struct wss_est *out)
+void wss_est_series(const uint64_t *seen, const uint64_t *rowk,
+		    const struct wss_row_counts *counts, size_t n, uint64_t stride, double period,
+		    struct wss_est *out)
 {
+	static const struct wss_row_counts none;
+	size_t at[WSS_EST_POOL] = { 0 };	/* per pooled window: first row with k >= k_i - p stride */
+
 	if (!stride)
 		stride = 1;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t F1 = 0, F2 = 0;
-		for (uint64_t p = 0; p < WSS_EST_POOL && p * stride <= i; p++) {
-			F1 += counts[i - p * stride].f1;
-			F2 += counts[i - p * stride].f2;
+		uint64_t F1 = 0, F2 = 0, k = rowk ? rowk[i] : i + 1;
+		const struct wss_row_counts *ci = counts ? &counts[i] : &none;
+		for (uint64_t p = 0; p < WSS_EST_POOL && p * stride < k; p++) {
+			uint64_t want = k - p * stride;	/* rows missing from a sparse series: 0 */
+			size_t j = at[p];
+			while (j < i && (rowk ? rowk[j] : j + 1) < want)
+				j++;
+			at[p] = j;
+			if ((rowk ? rowk[j] : j + 1) == want && counts) {
+				F1 += counts[j].f1;
+				F2 += counts[j].f2;
+			}
 		}
-		out[i] = wss_est_one(seen[i], counts[i].samples, counts[i].f1, counts[i].f2, F1, F2,
-				     period);
+		out[i] = wss_est_one(seen[i], ci->samples, ci->f1, ci->f2, F1, F2, period);
 	}
 }
 

@@ -47,12 +47,15 @@ struct wss_est wss_est_one(uint64_t seen, uint64_t samples, uint64_t f1, uint64_
 			   uint64_t F1, uint64_t F2, double period);
 
 /*
- * Estimates of every row: seen[i], counts[i] as wss.h stores them, pooled
- * over rows i, i - stride, ..., i - 4 stride (stride = ceil(window /
- * interval): non-overlapping windows).  period: the mean sampling period N.
+ * Estimates of every row: seen[i], rowk[i] (report index, ascending; NULL:
+ * i + 1, dense), counts[i] (NULL: all 0) as wss.h stores them, pooled over
+ * the reports k, k - stride, ..., k - 4 stride (stride = ceil(window /
+ * interval): non-overlapping windows; a report missing from a sparse series
+ * adds 0).  period: the mean sampling period N.
  */
-void wss_est_series(const uint64_t *seen, const struct wss_row_counts *counts, size_t n,
-		    uint64_t stride, double period, struct wss_est *out);
+void wss_est_series(const uint64_t *seen, const uint64_t *rowk,
+		    const struct wss_row_counts *counts, size_t n, uint64_t stride, double period,
+		    struct wss_est *out);
 
 /* The whole-stream estimate from every bucket's sample count (no pooling). */
 struct wss_est wss_est_total(const struct bucket_map *m, double period);

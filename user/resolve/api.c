@@ -34,9 +34,8 @@ static uint32_t header_target(struct trace_reader *t)
 	return *end == '\0' && p <= UINT32_MAX ? (uint32_t)p : 0;
 }
 
-struct memtrace_resolver *memtrace_resolver_open(const char *path, const char *root,
-						 const char *debug_dir, char *err,
-						 size_t errlen)
+static struct memtrace_resolver *resolver_open_api(const char *path, const char *root,
+						   const char *debug_dir, char *err, size_t errlen)
 {
 	char dummy[8];
 	struct trace_chunk c;
@@ -222,4 +221,13 @@ int memtrace_describe_key(struct memtrace_resolver *r, uint64_t key, char *buf, 
 	}
 	spaces(r);
 	return resolver_key_describe(r->res, key, buf, len);
+}
+
+/* out of memory: NULL with the error, never an exit (util/util.h) */
+struct memtrace_resolver *memtrace_resolver_open(const char *path, const char *root,
+						 const char *debug_dir, char *err,
+						 size_t errlen)
+{
+	MT_OOM_GUARDED(struct memtrace_resolver *, NULL, err, errlen,
+		       resolver_open_api(path, root, debug_dir, err, errlen));
 }

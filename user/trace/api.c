@@ -15,7 +15,7 @@
 
 #define NS CHUNK_MAX_SAMPLES
 
-struct memtrace_trace *memtrace_trace_open(const char *path, char *err, size_t errlen)
+static struct memtrace_trace *trace_open_api(const char *path, char *err, size_t errlen)
 {
 	struct trace_reader *r = trace_open(path, err, errlen);
 
@@ -55,8 +55,8 @@ const char *memtrace_trace_end_meta(const struct memtrace_trace *t, const char *
 	return trace_end_meta(t->r, key);
 }
 
-int memtrace_trace_info(struct memtrace_trace *t, struct memtrace_trace_info *out,
-			char *err, size_t errlen)
+static int trace_info_api(struct memtrace_trace *t, struct memtrace_trace_info *out, char *err,
+			  size_t errlen)
 {
 	if (api_scan(t, err, errlen))
 		return -1;
@@ -191,8 +191,8 @@ static int read_all(struct memtrace_trace *t, struct memtrace_columns *out, size
 	return 0;
 }
 
-int memtrace_trace_read(struct memtrace_trace *t, const struct memtrace_filter *filter,
-			struct memtrace_columns *out, size_t *n, char *err, size_t errlen)
+static int trace_read_api(struct memtrace_trace *t, const struct memtrace_filter *filter,
+			  struct memtrace_columns *out, size_t *n, char *err, size_t errlen)
 {
 	struct sample_filter f;
 	struct trace_chunk c;
@@ -257,8 +257,8 @@ int memtrace_trace_rewind(struct memtrace_trace *t, char *err, size_t errlen)
 	return 0;
 }
 
-int memtrace_trace_next(struct memtrace_trace *t, struct memtrace_chunk *c, char *err,
-			size_t errlen)
+static int trace_next_api(struct memtrace_trace *t, struct memtrace_chunk *c, char *err,
+			  size_t errlen)
 {
 	struct trace_chunk tc;
 
@@ -298,4 +298,30 @@ int memtrace_chunk_samples(const struct memtrace_chunk *c, struct memtrace_colum
 	free(tmp);
 	*n = cn;
 	return 0;
+}
+
+/* The entry points that allocate as much as the file holds: out of memory
+ * is their error (util/util.h), never an exit of the caller's process. */
+struct memtrace_trace *memtrace_trace_open(const char *path, char *err, size_t errlen)
+{
+	MT_OOM_GUARDED(struct memtrace_trace *, NULL, err, errlen,
+		       trace_open_api(path, err, errlen));
+}
+
+int memtrace_trace_info(struct memtrace_trace *t, struct memtrace_trace_info *out,
+			char *err, size_t errlen)
+{
+	MT_OOM_GUARDED(int, -1, err, errlen, trace_info_api(t, out, err, errlen));
+}
+
+int memtrace_trace_read(struct memtrace_trace *t, const struct memtrace_filter *filter,
+			struct memtrace_columns *out, size_t *n, char *err, size_t errlen)
+{
+	MT_OOM_GUARDED(int, -1, err, errlen, trace_read_api(t, filter, out, n, err, errlen));
+}
+
+int memtrace_trace_next(struct memtrace_trace *t, struct memtrace_chunk *c, char *err,
+			size_t errlen)
+{
+	MT_OOM_GUARDED(int, -1, err, errlen, trace_next_api(t, c, err, errlen));
 }

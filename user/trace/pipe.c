@@ -153,6 +153,21 @@ static void decode_slot(struct trace_pipe *p, struct slot *sl, struct worker_scr
 	}
 }
 
+/* decode_slot on a worker thread: out of memory is the slot's error (util/util.h) */
+static void decode_slot_guarded(struct trace_pipe *p, struct slot *sl, struct worker_scratch *ws)
+{
+	struct mt_oom_point oom;
+
+	mt_oom_push(&oom);
+	if (setjmp(oom.jb)) {
+		mt_oom_caught(&oom, sl->err, sizeof(sl->err));
+		sl->rc = -1;
+		return;
+	}
+	decode_slot(p, sl, ws);
+	mt_oom_pop(&oom);
+}
+
 static void *worker_main(void *arg)
 {
 	struct trace_pipe *p = arg;
@@ -174,7 +189,7 @@ static void *worker_main(void *arg)
 		}
 		sl->state = SLOT_BUSY;
 		pthread_mutex_unlock(&p->lock);
-		decode_slot(p, sl, &ws);
+		decode_slot_guarded(p, sl, &ws);
 		pthread_mutex_lock(&p->lock);
 		sl->state = SLOT_READY;
 		pthread_cond_broadcast(&p->done);
@@ -305,6 +320,21 @@ static void ahead_make(struct trace_pipe *p, struct ahead *a, struct ahead_item 
 	it->part = 0;
 }
 
+/* ahead_make on the decode thread: out of memory is the item's error */
+static void ahead_make_guarded(struct trace_pipe *p, struct ahead *a, struct ahead_item *it)
+{
+	struct mt_oom_point oom;
+
+	mt_oom_push(&oom);
+	if (setjmp(oom.jb)) {
+		mt_oom_caught(&oom, it->err, sizeof(it->err));
+		it->rc = -1;
+		return;
+	}
+	ahead_make(p, a, it);
+	mt_oom_pop(&oom);
+}
+
 static void *ahead_main(void *arg)
 {
 	struct trace_pipe *p = arg;
@@ -324,7 +354,7 @@ static void *ahead_main(void *arg)
 		a->producing = 1;
 		struct ahead_item *it = &a->items[a->produced % AHEAD_SLOTS];
 		pthread_mutex_unlock(&p->lock);
-		ahead_make(p, a, it);
+		ahead_make_guarded(p, a, it);
 		pthread_mutex_lock(&p->lock);
 		a->produced++;
 		a->producing = 0;

@@ -2,6 +2,8 @@
 #include "trace/reader.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,15 +203,24 @@ struct trace_reader *trace_open(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
 	unsigned char h[TRACE_FILE_HDR_SIZE];
-	FILE *f = fopen(path, "rb");
+	/* O_NONBLOCK: a FIFO without a writer opens at once (and is refused
+	 * below) instead of blocking the open forever; regular files ignore it */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
-	if (!f) {
+	if (fd < 0) {
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		fclose(f);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file (a trace is read more than once: "
+			 "a pipe, FIFO or device cannot be)", path);
+		close(fd);
+		return NULL;
+	}
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		close(fd);
 		return NULL;
 	}
 	size_t got = fread(h, 1, sizeof(h), f);

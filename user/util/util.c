@@ -50,10 +50,43 @@ void mt_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void *oom(size_t n)
+static _Thread_local struct mt_oom_point *oom_top;
+
+void mt_oom_push(struct mt_oom_point *p)
 {
+	p->prev = oom_top;
+	p->bytes = 0;
+	oom_top = p;
+}
+
+void mt_oom_pop(struct mt_oom_point *p)
+{
+	oom_top = p->prev;
+}
+
+void mt_oom_caught(struct mt_oom_point *p, char *err, size_t errlen)
+{
+	oom_top = p->prev;
+	if (err && errlen)
+		snprintf(err, errlen, "out of memory (%zu bytes)", p->bytes);
+	errno = ENOMEM;
+}
+
+_Noreturn void mt_oom(size_t n)
+{
+	struct mt_oom_point *p = oom_top;
+
+	if (p) {
+		p->bytes = n;
+		longjmp(p->jb, 1);
+	}
 	fprintf(stderr, "memtracectl: out of memory (%zu bytes)\n", n);
 	exit(1);
+}
+
+static void *oom(size_t n)
+{
+	mt_oom(n);
 }
 
 void *mt_xmalloc(size_t n)

@@ -24,10 +24,7 @@ static size_t run(const struct ev *e, size_t n, uint64_t origin, uint64_t window
 		wss_add(&w, e[i].t, e[i].addr);
 	if (n)
 		wss_finish(&w, e[n - 1].t);
-	size_t k = w.nrows < max ? w.nrows : max;
-	for (size_t i = 0; i < k; i++)
-		rows[i] = w.rows[i];
-	k = w.nrows;
+	size_t k = (size_t)wss_dense(&w, rows, NULL, max);	/* every interval, the empty ones 0 */
 	wss_free(&w);
 	return k;
 }
@@ -113,9 +110,11 @@ TEST(time_going_backwards_is_clamped)
 	wss_add(&w, 3, 0x2000);	/* counted at 15 */
 	wss_finish(&w, 15);
 	CHECK_EQ_U64(w.reordered, 1);
-	CHECK_EQ_U64(w.nrows, 2);
-	CHECK_EQ_U64(w.rows[0], 0);
-	CHECK_EQ_U64(w.rows[1], 2);
+	uint64_t rows[2];
+	CHECK_EQ_U64(wss_dense(&w, rows, NULL, 2), 2);
+	CHECK_EQ_U64(rows[0], 0);
+	CHECK_EQ_U64(rows[1], 2);
+	CHECK_EQ_U64(w.nrows, 1);	/* sparse: the empty first interval is not stored */
 	wss_free(&w);
 }
 
@@ -236,7 +235,7 @@ TEST(peak_on_flat_series_found_once)
 		s[i] = 100 + (uint64_t)(i % 3);	/* 100, 101, 102, ... */
 	s[30] = 500;
 	struct peak *p;
-	size_t n = peaks_detect(s, 60, &peak_defaults, &p);
+	size_t n = peaks_detect(s, NULL, 60, &peak_defaults, &p);
 	CHECK_EQ_U64(n, 1);
 	if (n) {
 		CHECK_EQ_U64(p[0].index, 30);
@@ -256,7 +255,7 @@ TEST(peak_run_reported_at_its_maximum)
 	s[21] = 400;
 	s[22] = 350;
 	struct peak *p;
-	size_t n = peaks_detect(s, 40, &peak_defaults, &p);
+	size_t n = peaks_detect(s, NULL, 40, &peak_defaults, &p);
 	CHECK_EQ_U64(n, 1);
 	if (n) {
 		CHECK_EQ_U64(p[0].index, 21);
@@ -274,7 +273,7 @@ TEST(second_peak_not_hidden_by_first)
 	s[20] = 5000;
 	s[50] = 400;
 	struct peak *p;
-	size_t n = peaks_detect(s, 80, &peak_defaults, &p);
+	size_t n = peaks_detect(s, NULL, 80, &peak_defaults, &p);
 	CHECK_EQ_U64(n, 2);
 	if (n == 2) {
 		CHECK_EQ_U64(p[0].index, 20);
@@ -289,7 +288,7 @@ TEST(slow_ramp_has_no_peaks)
 	for (int i = 0; i < 100; i++)
 		s[i] = 1000 + (uint64_t)i * 5;
 	struct peak *p;
-	CHECK_EQ_U64(peaks_detect(s, 100, &peak_defaults, &p), 0);
+	CHECK_EQ_U64(peaks_detect(s, NULL, 100, &peak_defaults, &p), 0);
 	free(p);
 }
 

@@ -72,16 +72,21 @@ static int check_stream(uint64_t seed, size_t n, uint64_t maxgap, uint64_t nbuck
 	for (size_t i = 0; i < n; i++)
 		wss_add(&w, e[i].t, e[i].bucket << 12);
 	wss_finish(&w, e[n - 1].t);
-	for (size_t k = 1; k <= w.nrows && !bad; k++) {
+	/* sparse rows (engine/wss.h): every interval, the empty ones 0 */
+	uint64_t all = wss_intervals(&w);
+	uint64_t *seen = calloc(all ? all : 1, sizeof(*seen));
+	struct wss_row_counts *counts = calloc(all ? all : 1, sizeof(*counts));
+	wss_dense(&w, seen, counts, all);
+	for (size_t k = 1; k <= all && !bad; k++) {
 		struct wss_row want;
 		recount(e, n, 1000 + k * interval, window, nbuckets, per, &want);
-		const struct wss_row_counts *got = &w.counts[k - 1];
-		if (w.rows[k - 1] != want.seen || got->samples != want.samples ||
+		const struct wss_row_counts *got = &counts[k - 1];
+		if (seen[k - 1] != want.seen || got->samples != want.samples ||
 		    got->f1 != want.f1 || got->f2 != want.f2) {
 			printf("seed %llu window %llu interval %llu row %zu: got S %llu n %llu f1 %llu "
 			       "f2 %llu, want %llu %llu %llu %llu\n",
 			       (unsigned long long)seed, (unsigned long long)window,
-			       (unsigned long long)interval, k, (unsigned long long)w.rows[k - 1],
+			       (unsigned long long)interval, k, (unsigned long long)seen[k - 1],
 			       (unsigned long long)got->samples, (unsigned long long)got->f1,
 			       (unsigned long long)got->f2, (unsigned long long)want.seen,
 			       (unsigned long long)want.samples, (unsigned long long)want.f1,
@@ -90,8 +95,10 @@ static int check_stream(uint64_t seed, size_t n, uint64_t maxgap, uint64_t nbuck
 		}
 	}
 	/* the last sample's time is reported: the rows cover the stream */
-	if (!bad && 1000 + w.nrows * interval < e[n - 1].t)
+	if (!bad && 1000 + all * interval < e[n - 1].t)
 		bad = 1;
+	free(seen);
+	free(counts);
 	wss_free(&w);
 	free(e);
 	free(per);
@@ -137,6 +144,53 @@ TEST(counts_equal_recount_long_windows)
 		CHECK(!check_stream(seed * 999331, 3000, 6, 400, 3000, 10));
 }
 
+/*
+ * Bursts 10^12 intervals apart (10^15 time units, the crafted-trace case):
+ * the empty intervals between them are skipped, not stored, so rows and
+ * work follow the samples.  Every stored row and the intervals on both
+ * sides of each burst equal the recount; the skipped ones are 0.
+ */
+TEST(sparse_rows_skip_empty_intervals)
+{
+	enum { BURSTS = 4, PER = 300, NB = 50 };
+	const uint64_t window = 35, interval = 10, gap = 1000000000000000ull;
+	struct ev e[BURSTS * PER];
+	uint32_t per[NB];
+	uint64_t s = 12345;
+	for (size_t b = 0, i = 0; b < BURSTS; b++)
+		for (size_t j = 0; j < PER; j++, i++) {
+			e[i].t = 1000 + b * gap + j / 3;	/* 100 time units per burst */
+			e[i].bucket = rng(&s) % NB;
+		}
+	struct wss w;
+	struct wss_config cfg = { 1000, window, interval, 12, 1 };
+	char err[128];
+	CHECK(!wss_init(&w, &cfg, err, sizeof(err)));
+	for (size_t i = 0; i < BURSTS * PER; i++)
+		wss_add(&w, e[i].t, e[i].bucket << 12);
+	wss_finish(&w, e[BURSTS * PER - 1].t);
+	/* 10 intervals of samples + 3 more of window per burst */
+	CHECK(w.nrows <= BURSTS * (100 / interval + window / interval + 2));
+	CHECK_EQ_U64(wss_intervals(&w), (e[BURSTS * PER - 1].t - 1000 + interval - 1) / interval);
+	size_t i = 0;
+	for (size_t b = 0; b < BURSTS; b++) {
+		uint64_t k0 = (b * gap) / interval;
+		for (uint64_t k = k0 > 5 ? k0 - 5 : 1; k <= k0 + 20 && k <= wss_intervals(&w); k++) {
+			struct wss_row want;
+			recount(e, BURSTS * PER, 1000 + k * interval, window, NB, per, &want);
+			while (i < w.nrows && w.rowk[i] < k)
+				i++;
+			int stored = i < w.nrows && w.rowk[i] == k;
+			CHECK_EQ_U64(stored ? w.rows[i] : 0, want.seen);
+			CHECK_EQ_U64(stored ? w.counts[i].samples : 0, want.samples);
+			CHECK_EQ_U64(stored ? w.counts[i].f1 : 0, want.f1);
+			CHECK_EQ_U64(stored ? w.counts[i].f2 : 0, want.f2);
+			CHECK_EQ_U64(stored, want.seen > 0);
+		}
+	}
+	wss_free(&w);
+}
+
 TEST(counts_off_beyond_the_counts_ring)
 {
 	/* window = 70000 intervals: S still exact, n = f1 = f2 = 0 (not counted) */
@@ -151,9 +205,7 @@ TEST(counts_off_beyond_the_counts_ring)
 	wss_finish(&w, 3);
 	CHECK_EQ_U64(w.nrows, 3);
 	CHECK_EQ_U64(w.rows[2], 2);
-	CHECK_EQ_U64(w.counts[2].samples, 0);
-	CHECK_EQ_U64(w.counts[2].f1, 0);
-	CHECK_EQ_U64(w.counts[2].f2, 0);
+	CHECK(w.counts == NULL);	/* not counted: n = f1 = f2 = 0 */
 	wss_free(&w);
 }
 
@@ -169,8 +221,7 @@ TEST(counts_off_unless_asked)
 	wss_finish(&w, 2);
 	CHECK_EQ_U64(w.nrows, 1);
 	CHECK_EQ_U64(w.rows[0], 1);
-	CHECK_EQ_U64(w.counts[0].samples, 0);
-	CHECK_EQ_U64(w.counts[0].f2, 0);
+	CHECK(w.counts == NULL);	/* not counted: n = f1 = f2 = 0 */
 	wss_free(&w);
 }
 
@@ -245,7 +296,7 @@ TEST(estimate_recovers_bernoulli_sampled_uniform_set)
 			c[k].f2 += per[p] == 2;
 		}
 	}
-	wss_est_series(seen, c, rows, 1, (double)N, e);
+	wss_est_series(seen, NULL, c, rows, 1, (double)N, e);
 	for (uint64_t k = 0; k < rows; k++) {
 		err[k] = fabs(e[k].est / (double)W - 1);
 		covered += e[k].lo <= (double)W && (double)W <= e[k].hi;

@@ -50,6 +50,10 @@ def windows_check(tr):
                 got.append((int(wss[i]), v))
                 if c is not None:   # WINDOWS2: the estimator's n, f1, f2 too
                     counts.append(((int(est["samples"][i]), int(est["f1"][i]), int(est["f2"][i])), c))
+            elif 0 < rel <= rep["intervals"] * interval and rel % interval == 0:
+                got.append((0, v))  # sparse series: no sample in the window, not a row
+                if c is not None:
+                    counts.append(((0, 0, 0), c))
         entry["compared"] = len(got)
         entry["matches"] = sum(1 for a, b in got if a == b)
         entry["max_abs_diff"] = max((abs(a - b) for a, b in got), default=0)
@@ -107,10 +111,11 @@ def estimated(tr):
 def est_summary(e):
     """The estimated data series' summaries and why windows are flagged (docs/accuracy.md)."""
     f = e["flags"]
+    gaps = e["gaps"] if e["period"] > 1 else 0   # no sample in the window: < 100
     return {"avg": e["avg"], "avg_lo": e["avg_lo"], "avg_hi": e["avg_hi"], "p95": e["p95"], "peak": e["peak"],
             "total": e["total"], "total_lo": e["total_lo"], "total_hi": e["total_hi"],
-            "windows": int(f.size), "flagged": int((f != 0).sum()),
-            "few_samples": int(((f & lib.EST_FEW_SAMPLES) != 0).sum()),
+            "windows": int(e["windows"]), "flagged": int(e["unreliable"]),
+            "few_samples": int(((f & lib.EST_FEW_SAMPLES) != 0).sum()) + gaps,
             "mostly_unseen": int(((f & lib.EST_MOSTLY_UNSEEN) != 0).sum()),
             "not_counted": int(((f & lib.EST_NOT_COUNTED) != 0).sum())}
 

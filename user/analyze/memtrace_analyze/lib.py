@@ -185,7 +185,8 @@ class Report(C.Structure):
                 ("nspans", C.c_size_t), ("nspan_groups", C.c_size_t), ("span_groups", C.POINTER(SpanGroup)),
                 ("span_samples", C.c_uint64), ("region_chunks", C.c_uint64),
                 ("threads", C.c_uint64), ("have_tid", C.c_int),
-                ("nspace_pids", C.c_size_t), ("space_pids", u32p)]
+                ("nspace_pids", C.c_size_t), ("space_pids", u32p),
+                ("intervals", C.c_uint64)]
 
 
 # --- resolve.h ---------------------------------------------------------------
@@ -329,6 +330,8 @@ def _errbuf():
 def _raise(err, what=""):
     msg = err.value.decode("utf-8", "replace").strip().splitlines()
     msg = msg[0] if msg else "failed"
+    if what and msg.startswith(str(what) + ":"):   # the library named it already
+        what = ""
     raise MemtraceError("%s%s" % (what + ": " if what else "", msg))
 
 
@@ -644,13 +647,16 @@ def _series(se):
     return {"n": n, "time": t, "wss": w, "avg": se.avg, "peak": se.peak, "total": se.total}
 
 
-def _estimate(e, n):
-    """struct memtrace_estimate as a dict of numpy arrays (n rows) and summaries."""
+def _estimate(e, n, intervals):
+    """struct memtrace_estimate as a dict of numpy arrays (n rows) and
+    summaries; windows: every interval, gaps: those that are not rows (no
+    sample in the window: nothing seen, flagged few samples where N > 1)."""
     def arr(p, dtype):
         return np.ctypeslib.as_array(p, (n,)).copy() if n else np.zeros(0, dtype)
     out = {"period": e.period, "samples": arr(e.samples, np.uint64), "f1": arr(e.f1, np.uint64),
            "f2": arr(e.f2, np.uint64), "est": arr(e.est, np.float64), "lo": arr(e.lo, np.float64),
            "hi": arr(e.hi, np.float64), "flags": arr(e.flags, np.uint32)}
+    out["windows"], out["gaps"] = intervals, max(intervals - n, 0)
     for k in ("unreliable", "avg", "avg_lo", "avg_hi", "peak", "p95", "total", "total_lo", "total_hi",
               "total_flags"):
         out[k] = getattr(e, k)
@@ -662,9 +668,10 @@ def report_dict(r):
     out = {"bucket": r.bucket, "window": r.window, "interval": r.interval, "bucket_shift": r.bucket_shift,
            "time_is_ns": bool(r.time_is_ns), "start_time": r.start_time,
            "samples": r.samples, "first_time": r.first_time, "last_time": r.last_time,
-           "reordered": r.reordered, "have_ip": bool(r.have_ip),
+           "reordered": r.reordered, "have_ip": bool(r.have_ip), "intervals": r.intervals,
            "data": _series(r.data), "code": _series(r.code), "peaks_found": r.peaks_found,
-           "data_est": _estimate(r.data_est, r.data.n), "code_est": _estimate(r.code_est, r.code.n)}
+           "data_est": _estimate(r.data_est, r.data.n, r.intervals),
+           "code_est": _estimate(r.code_est, r.code.n, r.intervals)}
     out["peaks"] = [{"index": p.index, "first": p.first, "last": p.last, "time": p.time, "value": p.value,
                      "locations": _named(p.locations, p.nlocations), "top_mapping": s(p.top_mapping)}
                     for p in (r.peaks[i] for i in range(r.npeaks))]

@@ -17,23 +17,65 @@ from .select import add_filter_args, make_selection
 from .units import TimeAxis, fmt_bytes, fmt_time
 
 
+def _grid(reps, interval):
+    """The time axis of the reports' sparse series (memtrace/report.h: only
+    the intervals with a sample in the window are rows, the rest are 0): the
+    union of their rows' times, plus a 0 point one interval after a row and
+    one before the next wherever a run of empty intervals lies between them,
+    so a line drawn through the points is the series.  Cost: the rows, not
+    the span of the timestamps."""
+    parts = [r[k]["time"] for r in reps for k in ("data", "code")]
+    t = np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.uint64)
+    if t.size:
+        gap = np.nonzero(np.diff(t) > interval)[0]
+        edges = np.concatenate([t[gap] + np.uint64(interval), t[gap + 1] - np.uint64(interval),
+                                t[:1] - np.uint64(interval) if t[0] > interval else t[:0]])
+        t = np.unique(np.concatenate([t, edges]))
+    return t
+
+
+def _on_grid(grid, time, values, fill=0):
+    """values (at the sorted times time) on the grid; fill elsewhere."""
+    out = np.full(grid.size, fill, dtype=values.dtype)
+    if time.size:
+        out[np.searchsorted(grid, time)] = values
+    return out
+
+
 class WssResult:
-    """The reports of one trace, one per window: reps[0] is the first τ."""
+    """The reports of one trace, one per window: reps[0] is the first τ.
+    Every series and estimate is put on one time axis (_grid)."""
 
     def __init__(self, reps):
+        from .lib import EST_FEW_SAMPLES
         self.reps = reps
         r0 = reps[0]
         self.bucket, self.interval = r0["bucket"], r0["interval"]
         self.taus = [r["window"] for r in reps]
-        self.times = r0["data"]["time"]            # t_k - start
+        self.times = _grid(reps, self.interval)     # t_k - start
         self.nrep = int(self.times.size)
-        self.data = {r["window"]: r["data"]["wss"] for r in reps}
-        self.code = {r["window"]: r["code"]["wss"] for r in reps} if r0["have_ip"] else {}
-        # estimates of what one access in N sampled did not see (docs/accuracy.md)
+        g = self.times
+        self.data = {r["window"]: _on_grid(g, r["data"]["time"], r["data"]["wss"]) for r in reps}
+        self.code = {r["window"]: _on_grid(g, r["code"]["time"], r["code"]["wss"]) for r in reps} \
+            if r0["have_ip"] else {}
+        # estimates of what one access in N sampled did not see (docs/accuracy.md);
+        # an interval without samples: nothing seen, < 100 samples where N > 1
         self.period = r0["data_est"]["period"]
-        self.est = {"data": {r["window"]: r["data_est"] for r in reps},
-                    "code": {r["window"]: r["code_est"] for r in reps}}
-        self.peaks = r0["peaks"]                   # of the first window's data series
+        gap_flags = EST_FEW_SAMPLES if self.period > 1 else 0
+        self.est = {"data": {}, "code": {}}
+        for r in reps:
+            for kind in ("data", "code"):
+                e, t = r[kind + "_est"], r[kind]["time"]
+                est = dict(e, rows_flags=e["flags"])
+                for k in ("samples", "f1", "f2", "est", "lo", "hi"):
+                    est[k] = _on_grid(g, t, e[k])
+                est["flags"] = _on_grid(g, t, e["flags"], gap_flags)
+                self.est[kind][r["window"]] = est
+        # of the first window's data series; indices into times
+        t0 = r0["data"]["time"]
+        idx = np.searchsorted(g, t0) if t0.size else t0
+        self.peaks = [dict(p, index=int(idx[p["index"]]), first=int(idx[p["first"]]), last=int(idx[p["last"]]))
+                      for p in r0["peaks"]]
 
 
 def compute(tr, args, sel, flags=0, top_n=None):
@@ -148,17 +190,18 @@ def draw_estimate(ax, x, seen, est, bucket, colour, steps, tau, unit):
 def note_unreliable(ax, est, period, tau_text):
     """The sampling period, and why windows are flagged (red crosses)."""
     from .lib import EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN
-    f = est["flags"]
+    f = est["rows_flags"]       # the library's rows; the gaps (no sample) have < 100 samples
     text = "one access in %.0f sampled: estimated = seen + unseen (Chao1), band = 95 %% interval" % period
-    if f.size and (f != 0).any():
-        few, unseen = int(((f & EST_FEW_SAMPLES) != 0).sum()), int(((f & EST_MOSTLY_UNSEEN) != 0).sum())
+    if est["unreliable"]:
+        few = int(((f & EST_FEW_SAMPLES) != 0).sum()) + est["gaps"]
+        unseen = int(((f & EST_MOSTLY_UNSEEN) != 0).sum())
         why = []
         if few:
             why.append("%d with < 100 samples per window" % few)
         if unseen:
             why.append("%d with most buckets unseen" % unseen)
         text += ("\n× unreliable: %d of %d windows%s (%s):\nuse a longer --window or a smaller sampling period"
-                 % (int((f != 0).sum()), f.size, " of τ = " + tau_text if tau_text else "", ", ".join(why)))
+                 % (est["unreliable"], est["windows"], " of τ = " + tau_text if tau_text else "", ", ".join(why)))
     ax.text(0.995, 0.97, text, transform=ax.transAxes, ha="right", va="top", fontsize=7,
             color="darkred" if "unreliable" in text else "0.35")
 

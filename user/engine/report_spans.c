@@ -15,7 +15,7 @@
 struct pair { uint64_t who, bucket; };
 
 struct rep_spans {
-	struct trace_spans all;		/* the trace's SPANS records */
+	struct trace_spans all;		/* the trace's spans; records moved to idx */
 	struct span_index idx;		/* those that match the pattern */
 	int filter;			/* --span given */
 	uint64_t *samples;		/* per group */
@@ -40,12 +40,11 @@ int rep_spans_setup(struct rep_ctx *c, char *err, size_t errlen)
 		c->spans = mt_xcalloc(1, sizeof(*c->spans));
 	struct rep_spans *s = c->spans;
 
-	trace_spans_sort(&s->all);
-	span_index_build(&s->idx, s->all.v, s->all.n, c->span_pattern);
+	size_t all = s->all.n;
+	span_index_build(&s->idx, &s->all, c->span_pattern);
 	if (c->span_pattern && !s->idx.n) {
 		snprintf(err, errlen, "--span %s: no span's label contains it (%zu spans in the "
-			 "trace%s)", c->span_pattern, s->all.n,
-			 s->all.n ? "" : "; record with --mark");
+			 "trace%s)", c->span_pattern, all, all ? "" : "; record with --mark");
 		return -1;
 	}
 	if (c->span_pattern) {
@@ -67,7 +66,7 @@ void rep_spans_add(struct rep_ctx *c, const struct memtrace_sample *v, size_t n)
 		long k = span_index_find(&s->idx, v[i].tid, v[i].time);
 		if (k < 0)
 			continue;
-		s->samples[s->idx.v[k].group]++;
+		s->samples[s->idx.v[k].label]++;
 		struct pair p = { (uint64_t)k, v[i].addr >> c->r->bucket_shift };
 		if (s->npairs && s->pairs[s->npairs - 1].who == p.who &&
 		    s->pairs[s->npairs - 1].bucket == p.bucket)
@@ -134,7 +133,7 @@ void rep_fill_spans(struct rep_ctx *c)
 			.label = rep_strdup(c, s->idx.labels[k]), .spans = s->idx.group_spans[k],
 			.time = s->idx.group_time[k], .samples = s->samples[k] };
 	for (size_t e = 0; e < s->idx.n; e++) {
-		struct memtrace_span_group *x = &g[s->idx.v[e].group];
+		struct memtrace_span_group *x = &g[s->idx.v[e].label];
 		x->avg_buckets += (double)per_span[e];
 		if (per_span[e] > x->max_buckets)
 			x->max_buckets = per_span[e];
@@ -143,7 +142,7 @@ void rep_fill_spans(struct rep_ctx *c)
 		g[k].avg_buckets /= (double)(g[k].spans ? g[k].spans : 1);
 	/* distinct buckets per label: the pairs again, keyed by group */
 	for (size_t i = 0; i < n; i++)
-		s->pairs[i].who = s->idx.v[s->pairs[i].who].group;
+		s->pairs[i].who = s->idx.v[s->pairs[i].who].label;
 	n = unique_pairs(s->pairs, n);
 	for (size_t i = 0; i < n; i++)
 		g[s->pairs[i].who].buckets++;

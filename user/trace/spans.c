@@ -150,19 +150,29 @@ static const char *add_v2_body(struct trace_spans *s, const struct trace_chunk *
 	reserve(s, n);
 	size_t i = 0, n0 = s->n;
 	for (uint32_t r = 0; r < runs; r++) {
-		uint64_t k = col_get(&cnt, r), prev = t0;
+		uint64_t k = col_get(&cnt, r), at = t0;	/* at: the previous span's end */
 		if (!k || k > n - i)
 			return "thread runs do not add up to the span count";
-		for (; k; k--, i++) {
-			uint64_t d = col_get(&start, i), len_ = col_get(&dur, i);
+		for (int first = 1; k; k--, i++, first = 0) {
+			uint64_t d = col_get(&start, i), len_ = col_get(&dur, i), st;
 			uint64_t l = col_get(&lab, i);
-			if (d > UINT64_MAX - prev || len_ > UINT64_MAX - (prev + d))
+			if (first) {
+				if (d > UINT64_MAX - at)
+					return "a time past 2^64";
+				st = at + d;
+			} else {	/* zigzag */
+				uint64_t mag = (d >> 1) + (d & 1);
+				if (d & 1 ? mag > at : mag > UINT64_MAX - at)
+					return "a time out of range";
+				st = d & 1 ? at - mag : at + mag;
+			}
+			if (len_ > UINT64_MAX - st)
 				return "a time past 2^64";
 			if (l >= s->nfmap)
 				return "a label index past the dictionary";
-			prev += d;
+			at = st + len_;
 			s->v[s->n++] = (struct trace_span){
-				.start = prev, .end = prev + len_, .pid = (uint32_t)col_get(&pid, r),
+				.start = st, .end = at, .pid = (uint32_t)col_get(&pid, r),
 				.tid = (uint32_t)col_get(&tid, r), .label = s->fmap[l] };
 		}
 	}

@@ -19,8 +19,8 @@
 #include "trace/reader.h"
 #include "trace/span_labels.h"
 
-#define TRACE_SPANS_FREE	(1u << 23)
-#define TRACE_SPANS_PER_BYTE	4
+#define TRACE_SPANS_FREE	(1u << 20)
+#define TRACE_SPANS_PER_BYTE	16
 #define TRACE_SPANS_MAX		(1u << 28)
 
 struct trace_span {

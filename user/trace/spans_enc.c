@@ -112,10 +112,17 @@ uint32_t span_enc_payload(struct span_enc *e, struct bytebuf *b)
 		}
 		put_column(b, col, runs);
 	}
-	/* per span: start - the thread's previous start (first: - t0), length, label */
+	/* per span: the gap after the thread's previous span (start - its end,
+	 * zigzag: negative if they overlap; a thread's first: start - t0), the
+	 * length, the label */
 	for (size_t i = 0; i < n; i++) {
 		const struct trace_span *s = &e->v[o[i]], *p = i ? &e->v[o[i - 1]] : NULL;
-		col[i] = s->start - (p && p->pid == s->pid && p->tid == s->tid ? p->start : t0);
+		if (p && p->pid == s->pid && p->tid == s->tid) {
+			uint64_t d = s->start - p->end;	/* two's complement */
+			col[i] = (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
+		} else {
+			col[i] = s->start - t0;
+		}
 	}
 	put_column(b, col, n);
 	for (size_t i = 0; i < n; i++)

@@ -1,7 +1,7 @@
 /*
  * test_spans_codec.c - SPANS2 chunks (trace/spans_enc.h, trace/spans.h):
  * random spans (many threads, open spans, empty and over-long labels,
- * dictionary resets) encoded and decoded back equal to the input, the old
+ * some overlapping their thread's previous one, dictionary resets) encoded and decoded back equal to the input, the old
  * SPANS records still read, labels interned once, corrupt chunks rejected
  * with one line, the size bound, and the public writer/reader round trip.
  */
@@ -61,6 +61,8 @@ static struct ref *make_refs(size_t n, uint32_t nthreads)
 		uint64_t start = at[t] + rnd() % 100000, len = rnd() % 50000;
 		if (rnd() % 50 == 0)
 			len = 0;
+		if (rnd() % 20 == 0 && at[t] > 3000)	/* overlaps the thread's previous span */
+			start = at[t] - 3000 + rnd() % 2000;
 		at[t] = start + len + 1;
 		v[i] = (struct ref){ start + (1ull << 40), start + len + (1ull << 40),
 				     1000 + t / 4, 50000 + t, make_label(), rnd() % 97 == 0 };

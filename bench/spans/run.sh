@@ -31,10 +31,10 @@ fi
 # one MT ARGS...: "seconds peak_MiB", or "> LIMIT -" past the limit
 one() {
 	local limit=$1; shift
-	if ! timeout "$limit" /usr/bin/time -f "%e %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err"; then
-		if [ $? = 124 ]; then echo "> $limit -"; return; fi
-		echo "failed: $(tail -1 "$tmp/err")" >&2; echo "fail -"; return
-	fi
+	timeout "$limit" /usr/bin/time -f "%e %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err"
+	local rc=$?
+	if [ $rc = 124 ]; then echo "> $limit -"; return; fi
+	if [ $rc != 0 ]; then echo "failed (exit $rc): $(tail -1 "$tmp/err")" >&2; echo "fail -"; return; fi
 	awk '{printf "%s %.0f\n", $1, $2 / 1024}' "$tmp/time"
 }
 med() { sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }

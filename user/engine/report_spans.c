@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine/report_internal.h"
+#include "trace/span_sort.h"
 #include "util/util.h"
 
 struct pair { uint64_t who, bucket; };
@@ -79,22 +80,15 @@ void rep_spans_add(struct rep_ctx *c, const struct memtrace_sample *v, size_t n)
 	}
 }
 
-static int by_pair(const void *a, const void *b)
-{
-	const struct pair *x = a, *y = b;
-
-	if (x->who != y->who)
-		return x->who < y->who ? -1 : 1;
-	return (x->bucket > y->bucket) - (x->bucket < y->bucket);
-}
+static uint64_t key_bucket(const void *p) { return ((const struct pair *)p)->bucket; }
+static uint64_t key_who(const void *p) { return ((const struct pair *)p)->who; }
 
 /* Sorts and dedupes s->pairs[0..n); returns the count. */
 static size_t unique_pairs(struct pair *p, size_t n)
 {
 	size_t k = 0;
 
-	if (n)
-		qsort(p, n, sizeof(*p), by_pair);
+	radix_sort(p, n, sizeof(*p), (const key_fn[]){ key_bucket, key_who }, 2);
 	for (size_t i = 0; i < n; i++)
 		if (!k || p[i].who != p[k - 1].who || p[i].bucket != p[k - 1].bucket)
 			p[k++] = p[i];

@@ -4,18 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/span_sort.h"
 #include "util/util.h"
 
-static int by_tid_start(const void *a, const void *b)
-{
-	const struct trace_span *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->end > y->end) - (x->end < y->end);
-}
+static uint64_t key_start(const void *p) { return ((const struct trace_span *)p)->start; }
+static uint64_t key_tid(const void *p) { return ((const struct trace_span *)p)->tid; }
 
 struct first { uint64_t start; uint32_t label; };
 
@@ -77,8 +70,7 @@ void span_index_build(struct span_index *x, struct trace_spans *s, const char *p
 	x->n = n;
 	s->v = NULL;
 	s->n = s->cap = 0;
-	if (n)
-		qsort(x->v, n, sizeof(*x->v), by_tid_start);
+	radix_sort(x->v, n, sizeof(*x->v), (const key_fn[]){ key_start, key_tid }, 2);
 }
 
 long span_index_find(const struct span_index *x, uint32_t tid, uint64_t time)

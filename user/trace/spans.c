@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/span_sort.h"
 #include "util/util.h"
 
 static void reserve(struct trace_spans *s, size_t extra)
@@ -207,23 +208,13 @@ int trace_spans_add(struct trace_spans *s, const struct trace_chunk *c, char *er
 	return c->type == CHUNK_SPANS2 ? add_v2(s, c, err, errlen) : add_v1(s, c, err, errlen);
 }
 
-static int by_thread_time(const void *a, const void *b)
-{
-	const struct trace_span *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->end > y->end) - (x->end < y->end);
-}
+static uint64_t key_start(const void *p) { return ((const struct trace_span *)p)->start; }
+static uint64_t key_tid(const void *p) { return ((const struct trace_span *)p)->tid; }
+static uint64_t key_pid(const void *p) { return ((const struct trace_span *)p)->pid; }
 
 void trace_spans_sort(struct trace_spans *s)
 {
-	if (s->n)
-		qsort(s->v, s->n, sizeof(*s->v), by_thread_time);
+	radix_sort(s->v, s->n, sizeof(*s->v), (const key_fn[]){ key_start, key_tid, key_pid }, 3);
 }
 
 void trace_spans_free(struct trace_spans *s)

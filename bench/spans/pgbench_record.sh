@@ -56,6 +56,7 @@ for tree in "$@"; do
 		>"$tmp/pgb" 2>&1
 	kill -INT $rec
 	wait $rec || echo "  record: $(tail -1 "$tmp/rec.err")"
+	grep -i "lost\|missing" "$tmp/rec.err" | sed 's/^/  record: /' | head -3
 	echo "  pgbench: $(grep -E '^(number of transactions actually processed|tps)' "$tmp/pgb" | tr '\n' ' ')"
 	echo "  $("$here/span_bytes.py" "$trace")"
 	timed "memtracectl report --by-span" "$tree/build/memtracectl" report "$trace" --by-span

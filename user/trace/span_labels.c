@@ -25,7 +25,7 @@ static void grow_table(struct span_labels *l)
 	l->slot = mt_xcalloc(n, sizeof(*l->slot));
 	l->nslot = n;
 	for (uint32_t i = 0; i < l->n; i++) {
-		size_t k = hash(l->v[i], l->len[i]) & (n - 1);
+		size_t k = l->hash[i] & (n - 1);
 		while (l->slot[k])
 			k = (k + 1) & (n - 1);
 		l->slot[k] = i + 1;
@@ -36,22 +36,25 @@ uint32_t span_labels_intern(struct span_labels *l, const char *text, size_t len)
 {
 	if (2 * ((size_t)l->n + 1) >= l->nslot)
 		grow_table(l);
-	size_t k = hash(text, len) & (l->nslot - 1);
+	uint32_t h = (uint32_t)hash(text, len);
+	size_t k = h & (l->nslot - 1);
 	for (; l->slot[k]; k = (k + 1) & (l->nslot - 1)) {
 		uint32_t i = l->slot[k] - 1;
-		if (l->len[i] == len && !memcmp(l->v[i], text, len))
+		if (l->hash[i] == h && l->len[i] == len && !memcmp(l->v[i], text, len))
 			return i;
 	}
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 64;
 		l->v = mt_xrealloc(l->v, l->cap * sizeof(*l->v));
 		l->len = mt_xrealloc(l->len, l->cap * sizeof(*l->len));
+		l->hash = mt_xrealloc(l->hash, l->cap * sizeof(*l->hash));
 	}
 	char *s = mt_xmalloc(len + 1);
 	memcpy(s, text, len);
 	s[len] = 0;
 	l->v[l->n] = s;
 	l->len[l->n] = (uint32_t)len;
+	l->hash[l->n] = h;
 	l->bytes += len;
 	l->slot[k] = l->n + 1;
 	return l->n++;
@@ -63,6 +66,7 @@ void span_labels_free(struct span_labels *l)
 		free(l->v[i]);
 	free(l->v);
 	free(l->len);
+	free(l->hash);
 	free(l->slot);
 	memset(l, 0, sizeof(*l));
 }

@@ -18,6 +18,7 @@
 struct span_labels {
 	char **v;		/* NUL-terminated texts, in order of first intern */
 	uint32_t *len;
+	uint32_t *hash;		/* of each text: the table grows without hashing them again */
 	uint32_t n, cap;
 	uint32_t *slot;		/* hash table: index + 1, 0 = empty */
 	size_t nslot;		/* a power of two, > 2 n */

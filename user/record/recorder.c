@@ -183,7 +183,7 @@ static int flush_spans(struct recorder *r, int all)
 {
 	int rc = 0;
 
-	while (r->spanenc.n >= (all ? 1 : SPAN2_MAX_SPANS)) {
+	while (all ? r->spanenc.n > 0 : span_enc_full(&r->spanenc)) {
 		uint32_t n = span_enc_payload(&r->spanenc, &r->spans);
 		rc |= trace_write_chunk(r->w, CHUNK_SPANS2, CODEC_ZSTD, r->spans.data, r->spans.len, n);
 	}
@@ -195,7 +195,7 @@ int recorder_add_span(struct recorder *r, uint64_t start, uint64_t end, uint32_t
 		      uint32_t tid, const char *label, size_t len, int open)
 {
 	span_enc_add(&r->spanenc, start, end, pid, tid, label, len, open);
-	if (r->spanenc.n >= SPAN2_MAX_SPANS)
+	if (span_enc_full(&r->spanenc))
 		return flush_spans(r, 0);
 	return 0;
 }

@@ -229,7 +229,7 @@ int memtrace_writer_span(struct memtrace_writer *mw, uint64_t start, uint64_t en
 		return -1;
 	}
 	span_enc_add(&mw->spans, start, end, pid, tid, label, label ? strlen(label) : 0, open);
-	return mw->spans.n >= SPAN2_MAX_SPANS ? flush_spans(mw, err, errlen) : 0;
+	return span_enc_full(&mw->spans) ? flush_spans(mw, err, errlen) : 0;
 }
 
 int memtrace_writer_allocs(struct memtrace_writer *mw, const struct memtrace_alloc *a, size_t n,

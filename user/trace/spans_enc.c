@@ -146,6 +146,7 @@ uint32_t span_enc_payload(struct span_enc *e, struct bytebuf *b)
 	free(o);
 	free(col);
 	e->written = e->dict.n;
+	e->written_bytes = e->dict.bytes;
 	e->reset = 0;
 	memmove(e->v, e->v + n, (e->n - n) * sizeof(*e->v));
 	e->n -= n;
@@ -153,6 +154,7 @@ uint32_t span_enc_payload(struct span_enc *e, struct bytebuf *b)
 	if (!e->n && (e->dict.n >= max || e->dict.bytes >= SPAN_ENC_DICT_BYTES)) {
 		span_labels_free(&e->dict);
 		e->written = 0;
+		e->written_bytes = 0;
 		e->reset = 1;
 	}
 	return (uint32_t)n;

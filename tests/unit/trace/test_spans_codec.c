@@ -348,6 +348,37 @@ TEST(writer_api_round_trip)
 	free_refs(v, n);
 }
 
+TEST(long_distinct_labels_fill_a_chunk_early)
+{
+	struct span_enc e = { 0 };
+	struct bytebuf b = { 0 };
+	struct trace_spans s = { 0 };
+	char *label = malloc(4001), err[256];
+	size_t n = 0;
+
+	memset(label, 'q', 4000);
+	label[4000] = 0;
+	while (!span_enc_full(&e) && n < 2 * SPAN2_MAX_SPANS) {
+		snprintf(label, 12, "%011zu", n);	/* distinct texts of 4000 bytes */
+		label[11] = 'q';
+		span_enc_add(&e, n * 10, n * 10 + 5, 1, 1, label, 4000, 0);
+		n++;
+	}
+	/* full by its new label text (32 MiB), long before 65536 spans */
+	CHECK_EQ_U64(n, (SPAN_ENC_NEW_BYTES + 3999) / 4000);
+	uint32_t k = span_enc_payload(&e, &b);
+	CHECK_EQ_U64(k, n);
+	CHECK(b.len < CHUNK_MAX_LEN);
+	CHECK(!span_enc_full(&e));
+	struct trace_chunk c = { .type = CHUNK_SPANS2, .count = k, .data = b.data, .len = b.len };
+	CHECK(trace_spans_add(&s, &c, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(s.labels.n, n);
+	trace_spans_free(&s);
+	span_enc_free(&e);
+	bytebuf_free(&b);
+	free(label);
+}
+
 int main(void)
 {
 	return test_main();

@@ -265,7 +265,8 @@ int memtrace_writer_damon_regions(struct memtrace_writer *w,
 /* A LABELS chunk: text in the --labels format (checked first). */
 int memtrace_writer_labels(struct memtrace_writer *w, const char *text, size_t len,
 			   char *err, size_t errlen);
-/* One SPANS record (a SPANS chunk of count 1); open as memtrace_span.open. */
+/* One span; open as memtrace_span.open.  Kept until 65536 are pending or the
+ * writer closes, then written as SPANS2 chunks (docs/trace-format.md). */
 int memtrace_writer_span(struct memtrace_writer *w, uint64_t start, uint64_t end, uint32_t pid,
 			 uint32_t tid, const char *label, int open, char *err, size_t errlen);
 /* end_meta: "key=value\n" lines of the END chunk (NULL: no END chunk).

@@ -2,14 +2,17 @@
  * compare.c - two reports side by side (include/memtrace/compare.h): rows
  * per region label and per span label, matched by their text (sorted, then
  * merged: thousands of query texts cost n log n), A's order first, then
- * the labels only B has, then by the larger of the two volumes.
+ * the labels only B has, then by the larger of the two volumes.  The two
+ * reports are computed at once, B on a thread of its own.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "memtrace/compare.h"
+#include "trace/reader.h"
 #include "util/util.h"
 
 struct cmp_ctx {
@@ -175,6 +178,38 @@ static struct memtrace_report *side_report(const char *path, const struct memtra
 	return r;
 }
 
+struct side_job {
+	const char *path;
+	const struct memtrace_report_config *cfg;
+	uint64_t bucket;
+	struct memtrace_report *r;
+	char err[1024];
+};
+
+static void *side_thread(void *p)
+{
+	struct side_job *j = p;
+
+	j->r = side_report(j->path, j->cfg, j->bucket, j->err, sizeof(j->err));
+	return NULL;
+}
+
+/* The bucket A's report will have: the config's, else A's HEADER default. */
+static uint64_t bucket_of(const char *path, const struct memtrace_report_config *cfg)
+{
+	char why[512];
+	struct trace_header_numbers h;
+
+	if (cfg->bucket)
+		return cfg->bucket;
+	struct trace_reader *r = trace_open(path, why, sizeof(why));
+	if (!r)
+		return 0;	/* A's report says why */
+	trace_header_numbers(r, &h);
+	trace_close(r);
+	return h.bucket_default;
+}
+
 static struct memtrace_compare *compare_compute(const char *a, const char *b,
 					       const struct memtrace_report_config *cfg_a,
 					       const struct memtrace_report_config *cfg_b,
@@ -185,9 +220,22 @@ static struct memtrace_compare *compare_compute(const char *a, const char *b,
 
 	if (!cfg_a)
 		cfg_a = &none;
+	struct side_job jb = { .path = b, .cfg = cfg_b ? cfg_b : cfg_a, .bucket = bucket_of(a, cfg_a) };
+	pthread_t th;
+	int threaded = jb.bucket && !pthread_create(&th, NULL, side_thread, &jb);
+
 	c->a = side_report(a, cfg_a, 0, err, errlen);
-	if (c->a)
-		c->b = side_report(b, cfg_b ? cfg_b : cfg_a, c->a->bucket, err, errlen);
+	if (threaded)
+		pthread_join(th, NULL);
+	else if (c->a)
+		side_thread(&jb);
+	c->b = jb.r;
+	if (c->a && c->b && c->b->bucket != c->a->bucket) {	/* not A's after all: again */
+		memtrace_report_free(c->b);
+		c->b = side_report(b, jb.cfg, c->a->bucket, jb.err, sizeof(jb.err));
+	}
+	if (c->a && !c->b)
+		snprintf(err, errlen, "%s", jb.err);
 	if (!c->a || !c->b) {
 		memtrace_compare_free(&c->pub);
 		return NULL;

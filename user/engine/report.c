@@ -454,7 +454,7 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 			resolver_add_maps(c->res, get_le64(ch.data), get_le32(ch.data + 8),
 					  (const char *)ch.data + MAPS_HDR_SIZE,
 					  ch.len - MAPS_HDR_SIZE);
-		} else if (ch.type == CHUNK_SPANS) {
+		} else if (trace_chunk_is_spans(ch.type)) {
 			if (rep_spans_chunk(c, &ch, err, errlen)) {
 				rc = -1;
 				break;

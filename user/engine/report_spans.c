@@ -10,12 +10,13 @@
 #include <string.h>
 
 #include "engine/report_internal.h"
+#include "trace/span_sort.h"
 #include "util/util.h"
 
 struct pair { uint64_t who, bucket; };
 
 struct rep_spans {
-	struct trace_spans all;		/* the trace's SPANS records */
+	struct trace_spans all;		/* the trace's spans; records moved to idx */
 	struct span_index idx;		/* those that match the pattern */
 	int filter;			/* --span given */
 	uint64_t *samples;		/* per group */
@@ -40,12 +41,11 @@ int rep_spans_setup(struct rep_ctx *c, char *err, size_t errlen)
 		c->spans = mt_xcalloc(1, sizeof(*c->spans));
 	struct rep_spans *s = c->spans;
 
-	trace_spans_sort(&s->all);
-	span_index_build(&s->idx, s->all.v, s->all.n, c->span_pattern);
+	size_t all = s->all.n;
+	span_index_build(&s->idx, &s->all, c->span_pattern);
 	if (c->span_pattern && !s->idx.n) {
 		snprintf(err, errlen, "--span %s: no span's label contains it (%zu spans in the "
-			 "trace%s)", c->span_pattern, s->all.n,
-			 s->all.n ? "" : "; record with --mark");
+			 "trace%s)", c->span_pattern, all, all ? "" : "; record with --mark");
 		return -1;
 	}
 	if (c->span_pattern) {
@@ -67,7 +67,7 @@ void rep_spans_add(struct rep_ctx *c, const struct memtrace_sample *v, size_t n)
 		long k = span_index_find(&s->idx, v[i].tid, v[i].time);
 		if (k < 0)
 			continue;
-		s->samples[s->idx.v[k].group]++;
+		s->samples[s->idx.v[k].label]++;
 		struct pair p = { (uint64_t)k, v[i].addr >> c->r->bucket_shift };
 		if (s->npairs && s->pairs[s->npairs - 1].who == p.who &&
 		    s->pairs[s->npairs - 1].bucket == p.bucket)
@@ -80,22 +80,15 @@ void rep_spans_add(struct rep_ctx *c, const struct memtrace_sample *v, size_t n)
 	}
 }
 
-static int by_pair(const void *a, const void *b)
-{
-	const struct pair *x = a, *y = b;
-
-	if (x->who != y->who)
-		return x->who < y->who ? -1 : 1;
-	return (x->bucket > y->bucket) - (x->bucket < y->bucket);
-}
+static uint64_t key_bucket(const void *p) { return ((const struct pair *)p)->bucket; }
+static uint64_t key_who(const void *p) { return ((const struct pair *)p)->who; }
 
 /* Sorts and dedupes s->pairs[0..n); returns the count. */
 static size_t unique_pairs(struct pair *p, size_t n)
 {
 	size_t k = 0;
 
-	if (n)
-		qsort(p, n, sizeof(*p), by_pair);
+	radix_sort(p, n, sizeof(*p), (const key_fn[]){ key_bucket, key_who }, 2);
 	for (size_t i = 0; i < n; i++)
 		if (!k || p[i].who != p[k - 1].who || p[i].bucket != p[k - 1].bucket)
 			p[k++] = p[i];
@@ -134,7 +127,7 @@ void rep_fill_spans(struct rep_ctx *c)
 			.label = rep_strdup(c, s->idx.labels[k]), .spans = s->idx.group_spans[k],
 			.time = s->idx.group_time[k], .samples = s->samples[k] };
 	for (size_t e = 0; e < s->idx.n; e++) {
-		struct memtrace_span_group *x = &g[s->idx.v[e].group];
+		struct memtrace_span_group *x = &g[s->idx.v[e].label];
 		x->avg_buckets += (double)per_span[e];
 		if (per_span[e] > x->max_buckets)
 			x->max_buckets = per_span[e];
@@ -143,7 +136,7 @@ void rep_fill_spans(struct rep_ctx *c)
 		g[k].avg_buckets /= (double)(g[k].spans ? g[k].spans : 1);
 	/* distinct buckets per label: the pairs again, keyed by group */
 	for (size_t i = 0; i < n; i++)
-		s->pairs[i].who = s->idx.v[s->pairs[i].who].group;
+		s->pairs[i].who = s->idx.v[s->pairs[i].who].label;
 	n = unique_pairs(s->pairs, n);
 	for (size_t i = 0; i < n; i++)
 		g[s->pairs[i].who].buckets++;

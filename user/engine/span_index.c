@@ -4,70 +4,73 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/span_sort.h"
 #include "util/util.h"
 
-static int by_tid_start(const void *a, const void *b)
+static uint64_t key_start(const void *p) { return ((const struct trace_span *)p)->start; }
+static uint64_t key_tid(const void *p) { return ((const struct trace_span *)p)->tid; }
+
+struct first { uint64_t start; uint32_t label; };
+
+static int by_first(const void *a, const void *b)
 {
-	const struct span_entry *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return (x->start > y->start) - (x->start < y->start);
-}
-
-struct by_time { uint64_t start; size_t i; };
-
-static int by_start(const void *a, const void *b)
-{
-	const struct by_time *x = a, *y = b;
+	const struct first *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
+	return (x->label > y->label) - (x->label < y->label);
 }
 
-static uint32_t group_of(struct span_index *x, const char *label, size_t *cap)
+void span_index_build(struct span_index *x, struct trace_spans *s, const char *pattern)
 {
-	for (size_t g = 0; g < x->ngroups; g++)	/* few distinct labels */
-		if (!strcmp(x->labels[g], label))
-			return (uint32_t)g;
-	if (x->ngroups == *cap) {
-		*cap = *cap ? 2 * *cap : 16;
-		x->labels = mt_xrealloc(x->labels, *cap * sizeof(*x->labels));
-		x->group_spans = mt_xrealloc(x->group_spans, *cap * sizeof(*x->group_spans));
-		x->group_time = mt_xrealloc(x->group_time, *cap * sizeof(*x->group_time));
-	}
-	x->labels[x->ngroups] = label;
-	x->group_spans[x->ngroups] = 0;
-	x->group_time[x->ngroups] = 0;
-	return (uint32_t)x->ngroups++;
-}
-
-void span_index_build(struct span_index *x, const struct memtrace_span *spans, size_t n,
-		      const char *pattern)
-{
-	struct by_time *order = mt_xmalloc((n ? n : 1) * sizeof(*order));
-	size_t cap = 0;
+	uint32_t nl = s->labels.n;
+	uint32_t *group = mt_xmalloc((nl ? nl : 1) * sizeof(*group));
+	struct first *f = mt_xmalloc((nl ? nl : 1) * sizeof(*f));
+	size_t n = 0;
 
 	memset(x, 0, sizeof(*x));
-	for (size_t i = 0; i < n; i++)
-		order[i] = (struct by_time){ spans[i].start, i };
-	if (n)
-		qsort(order, n, sizeof(*order), by_start);
-	x->v = mt_xmalloc((n ? n : 1) * sizeof(*x->v));
-	for (size_t k = 0; k < n; k++) {
-		const struct memtrace_span *s = &spans[order[k].i];
-		const char *label = s->label ? s->label : "";
-		if (pattern && *pattern && !strstr(label, pattern))
-			continue;
-		uint32_t g = group_of(x, label, &cap);
-		x->group_spans[g]++;
-		x->group_time[g] += s->end - s->start;
-		x->v[x->n++] = (struct span_entry){ s->tid, s->start, s->end, g };
+	/* the pattern, once per distinct label; each label's first start */
+	for (uint32_t l = 0; l < nl; l++) {
+		group[l] = pattern && *pattern && !strstr(s->labels.v[l], pattern) ? UINT32_MAX : 0;
+		f[l] = (struct first){ UINT64_MAX, l };
 	}
-	free(order);
-	if (x->n)
-		qsort(x->v, x->n, sizeof(*x->v), by_tid_start);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct trace_span *e = &s->v[i];
+		if (e->label >= nl || group[e->label] == UINT32_MAX)
+			continue;
+		group[e->label] = 1;	/* seen */
+		if (e->start < f[e->label].start)
+			f[e->label].start = e->start;
+		s->v[n++] = *e;
+	}
+	/* groups: labels with a matching span, by their first start */
+	size_t ng = 0;
+	for (uint32_t l = 0; l < nl; l++)
+		if (group[l] == 1)
+			f[ng++] = f[l];
+	if (ng)
+		qsort(f, ng, sizeof(*f), by_first);
+	x->labels = mt_xmalloc((ng ? ng : 1) * sizeof(*x->labels));
+	x->group_spans = mt_xcalloc(ng ? ng : 1, sizeof(*x->group_spans));
+	x->group_time = mt_xcalloc(ng ? ng : 1, sizeof(*x->group_time));
+	for (size_t g = 0; g < ng; g++) {
+		group[f[g].label] = (uint32_t)g;
+		x->labels[g] = s->labels.v[f[g].label];
+	}
+	x->ngroups = ng;
+	for (size_t i = 0; i < n; i++) {
+		struct trace_span *e = &s->v[i];
+		e->label = group[e->label];
+		x->group_spans[e->label]++;
+		x->group_time[e->label] += e->end - e->start;
+	}
+	free(group);
+	free(f);
+	x->v = s->v;
+	x->n = n;
+	s->v = NULL;
+	s->n = s->cap = 0;
+	radix_sort(x->v, n, sizeof(*x->v), (const key_fn[]){ key_start, key_tid }, 2);
 }
 
 long span_index_find(const struct span_index *x, uint32_t tid, uint64_t time)
@@ -76,7 +79,7 @@ long span_index_find(const struct span_index *x, uint32_t tid, uint64_t time)
 
 	while (lo < hi) {	/* first entry after (tid, time) */
 		size_t mid = lo + (hi - lo) / 2;
-		const struct span_entry *e = &x->v[mid];
+		const struct trace_span *e = &x->v[mid];
 		if (e->tid < tid || (e->tid == tid && e->start <= time))
 			lo = mid + 1;
 		else
@@ -84,7 +87,7 @@ long span_index_find(const struct span_index *x, uint32_t tid, uint64_t time)
 	}
 	if (!lo)
 		return -1;
-	const struct span_entry *e = &x->v[lo - 1];
+	const struct trace_span *e = &x->v[lo - 1];
 	return e->tid == tid && time <= e->end ? (long)(lo - 1) : -1;
 }
 

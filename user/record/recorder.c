@@ -181,11 +181,25 @@ int recorder_note_thread(struct recorder *r, uint64_t time, uint32_t pid, uint32
 	return 0;
 }
 
+/* Pending spans as SPANS2 chunks: full ones, or all of them (all = 1). */
+static int flush_spans(struct recorder *r, int all)
+{
+	int rc = 0;
+
+	while (all ? r->spanenc.n > 0 : span_enc_full(&r->spanenc)) {
+		uint32_t n = span_enc_payload(&r->spanenc, &r->spans);
+		rc |= trace_write_chunk(r->w, CHUNK_SPANS2, CODEC_ZSTD, r->spans.data, r->spans.len, n);
+	}
+	r->spans_at = mt_now_ns();
+	return rc ? -1 : 0;
+}
+
 int recorder_add_span(struct recorder *r, uint64_t start, uint64_t end, uint32_t pid,
 		      uint32_t tid, const char *label, size_t len, int open)
 {
-	trace_span_rec_put(&r->spans, start, end, pid, tid, label, len, open);
-	r->nspans++;
+	span_enc_add(&r->spanenc, start, end, pid, tid, label, len, open);
+	if (span_enc_full(&r->spanenc))
+		return flush_spans(r, 0);
 	return 0;
 }
 
@@ -193,12 +207,8 @@ static int flush_side_chunks(struct recorder *r, uint64_t now)
 {
 	int rc = 0;
 
-	if (r->nspans) {
-		rc |= trace_write_chunk(r->w, CHUNK_SPANS, CODEC_ZSTD, r->spans.data,
-					r->spans.len, r->nspans);
-		r->spans.len = 0;
-		r->nspans = 0;
-	}
+	if (mt_now_ns() - r->spans_at >= FLUSH_EVERY_NS)
+		rc |= flush_spans(r, 1);
 	if (r->nthreads) {
 		rc |= trace_write_chunk(r->w, CHUNK_THREADS, CODEC_ZSTD, r->threads.data,
 					r->threads.len, r->nthreads);
@@ -287,6 +297,7 @@ int recorder_end(struct recorder *r, const char *reason)
 		for (int i = 0; i < r->nsides; i++)
 			if (r->sides[i].end && r->sides[i].end(r->sides[i].state, r))
 				rc = -1;
+		rc |= flush_spans(r, 1);	/* every span, the ones mark_finish ended too */
 	}
 	/* the recording's end, not its last sample: a clock trace ends now (the
 	 * clock of the samples); an instruction trace, or an imported one, at
@@ -320,6 +331,7 @@ int recorder_close(struct recorder *r)
 	bytebuf_free(&r->threads);
 	bytebuf_free(&r->lost);
 	bytebuf_free(&r->spans);
+	span_enc_free(&r->spanenc);
 	free(r->command);
 	free(r->labels);
 	free(r);

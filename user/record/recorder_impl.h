@@ -11,6 +11,7 @@
 #include "memtrace/trace.h"
 #include "trace/codec.h"
 #include "util/util.h"
+#include "trace/spans_enc.h"
 
 #define LIVE_BUCKET_SHIFT	12
 #define LIVE_INTERVAL_NS	100000000ull	/* 100 ms */
@@ -67,8 +68,10 @@ struct recorder {
 	uint64_t live_pages;		/* the latest row written out (live_wss_pages) */
 	uint64_t live_swept_k;		/* live_data.k at the last wss_expire() */
 
-	struct bytebuf threads, lost, spans;
-	uint32_t nthreads, nlost, nspans;
+	struct bytebuf threads, lost, spans;	/* spans: a SPANS2 payload being built */
+	uint32_t nthreads, nlost;
+	struct span_enc spanenc;	/* spans not yet written (spans_enc.h) */
+	uint64_t spans_at;		/* wall clock of the last SPANS2 chunk */
 	uint64_t total_lost, total_throttled, dropped;
 
 	/* one entry per process with MAPS chunks (maps_snapshot.c) */

@@ -32,7 +32,9 @@ struct memtrace_trace {
 	struct memtrace_maps_snapshot *maps;
 	size_t nmaps;
 	uint64_t maps_bytes;
-	struct trace_spans spans;	/* SPANS records, sorted */
+	struct trace_spans spans;	/* span chunks, sorted; read by api_spans() */
+	int spans_loaded;
+	struct memtrace_span *pub_spans;	/* spans as memtrace_trace_spans gives them */
 	struct resolver *res;		/* from the MAPS chunks, for filter.mapping */
 	uint64_t *scratch;		/* 5 * CHUNK_MAX_SAMPLES values */
 	uint32_t *keep;			/* CHUNK_MAX_SAMPLES indices */
@@ -49,5 +51,7 @@ void api_decode_all(const struct col_desc *d, uint32_t n, struct memtrace_column
 /* One pass over the file: info and the side records (api_side.c). */
 int api_scan(struct memtrace_trace *t, char *err, size_t errlen);
 void api_side_free(struct memtrace_trace *t);
+/* The trace's spans, sorted by (pid, tid, start), or NULL with err. */
+const struct trace_spans *api_spans(struct memtrace_trace *t, char *err, size_t errlen);
 
 #endif

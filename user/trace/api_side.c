@@ -229,7 +229,6 @@ static int scan_chunk(struct memtrace_trace *t, struct caps *cap, const struct t
 	case CHUNK_WINDOWS2: return side_windows(t, cap, c, err, errlen);
 	case CHUNK_MAPS: return side_maps(t, cap, c, err, errlen);
 	case CHUNK_REGIONS: return side_regions(t, cap, c, err, errlen);
-	case CHUNK_SPANS: return trace_spans_add(&t->spans, c, err, errlen);
 	case CHUNK_AGG: return scan_agg(t, c, err, errlen);
 	default: return 0;
 	}
@@ -241,7 +240,6 @@ static void scan_finish(struct memtrace_trace *t)
 
 	for (size_t i = 0; i < t->nthreads; i++)
 		t->threads[i].comm = t->comms[i];
-	trace_spans_sort(&t->spans);
 	in->version_major = TRACE_MAJOR;
 	in->version_minor = trace_version_minor(t->r);
 	in->time_is_ns = trace_time_is_ns(t->r);
@@ -271,6 +269,9 @@ void api_side_free(struct memtrace_trace *t)
 	t->regions = NULL;
 	t->nregions = 0;
 	trace_spans_free(&t->spans);
+	free(t->pub_spans);
+	t->pub_spans = NULL;
+	t->spans_loaded = 0;
 	t->maps = NULL;
 	t->threads = NULL;
 	t->comms = NULL;
@@ -356,11 +357,51 @@ long memtrace_trace_damon_regions(struct memtrace_trace *t,
 	return (long)t->nregions;
 }
 
+/* The span chunks, read on first use in a pass of their own (a verb that
+ * never asks for spans holds none). */
+const struct trace_spans *api_spans(struct memtrace_trace *t, char *err, size_t errlen)
+{
+	struct trace_chunk c;
+	int rc;
+
+	if (api_scan(t, err, errlen))
+		return NULL;
+	if (t->spans_loaded)
+		return &t->spans;
+	struct trace_reader *r = trace_open(t->path, err, errlen);
+	if (!r)
+		return NULL;
+	trace_skip(r, ~((1u << CHUNK_SPANS) | (1u << CHUNK_SPANS2)));
+	while ((rc = trace_next(r, &c, err, errlen)) > 0)
+		if (trace_chunk_is_spans(c.type) && trace_spans_add(&t->spans, &c, err, errlen)) {
+			rc = -1;
+			break;
+		}
+	trace_close(r);
+	if (rc < 0) {
+		trace_spans_free(&t->spans);
+		return NULL;
+	}
+	trace_spans_sort(&t->spans);
+	t->spans_loaded = 1;
+	return &t->spans;
+}
+
 long memtrace_trace_spans(struct memtrace_trace *t, const struct memtrace_span **v,
 			  char *err, size_t errlen)
 {
-	if (api_scan(t, err, errlen))
+	const struct trace_spans *s = api_spans(t, err, errlen);
+
+	if (!s)
 		return -1;
-	*v = t->spans.v;
-	return (long)t->spans.n;
+	if (!t->pub_spans && s->n) {
+		t->pub_spans = mt_xmalloc(s->n * sizeof(*t->pub_spans));
+		for (size_t i = 0; i < s->n; i++)
+			t->pub_spans[i] = (struct memtrace_span){
+				.start = s->v[i].start, .end = s->v[i].end, .pid = s->v[i].pid,
+				.tid = s->v[i].tid, .label = s->labels.v[s->v[i].label],
+				.open = (int)s->v[i].open };
+	}
+	*v = t->pub_spans;
+	return (long)s->n;
 }

@@ -8,6 +8,7 @@
 #include "resolve/labels.h"
 #include "trace/codec.h"
 #include "trace/format.h"
+#include "trace/spans_enc.h"
 #include "trace/writer.h"
 #include "trace/allocs.h"
 #include "memtrace/sites.h"
@@ -18,6 +19,7 @@ struct memtrace_writer {
 	struct bytebuf threads;		/* THREADS records not yet written */
 	uint32_t nthreads;
 	struct memtrace_sample *buf;	/* CHUNK_MAX_SAMPLES */
+	struct span_enc spans;		/* spans not yet written: a SPANS2 chunk when full */
 };
 
 static uint32_t count_lines(const char *s, size_t len)
@@ -62,6 +64,22 @@ static int flush_threads(struct memtrace_writer *mw, char *err, size_t errlen)
 				   mw->threads.len, mw->nthreads);
 	mw->threads.len = 0;
 	mw->nthreads = 0;
+	if (rc)
+		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
+	return rc;
+}
+
+/* The spans not yet written, as SPANS2 chunks. */
+static int flush_spans(struct memtrace_writer *mw, char *err, size_t errlen)
+{
+	struct bytebuf b = { 0 };
+	int rc = 0;
+
+	while (mw->spans.n && !rc) {
+		uint32_t n = span_enc_payload(&mw->spans, &b);
+		rc = trace_write_chunk(mw->w, CHUNK_SPANS2, CODEC_ZSTD, b.data, b.len, n);
+	}
+	bytebuf_free(&b);
 	if (rc)
 		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
 	return rc;
@@ -205,22 +223,13 @@ int memtrace_writer_labels(struct memtrace_writer *mw, const char *text, size_t 
 int memtrace_writer_span(struct memtrace_writer *mw, uint64_t start, uint64_t end, uint32_t pid,
 			 uint32_t tid, const char *label, int open, char *err, size_t errlen)
 {
-	struct bytebuf b = { 0 };
-
 	if (end < start) {
 		snprintf(err, errlen, "span ends (%llu) before it starts (%llu)",
 			 (unsigned long long)end, (unsigned long long)start);
 		return -1;
 	}
-	if (flush_threads(mw, err, errlen))
-		return -1;
-	trace_span_rec_put(&b, start, end, pid, tid, label ? label : "", label ? strlen(label) : 0,
-			   open);
-	int rc = trace_write_chunk(mw->w, CHUNK_SPANS, CODEC_STORED, b.data, b.len, 1);
-	bytebuf_free(&b);
-	if (rc)
-		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
-	return rc;
+	span_enc_add(&mw->spans, start, end, pid, tid, label, label ? strlen(label) : 0, open);
+	return span_enc_full(&mw->spans) ? flush_spans(mw, err, errlen) : 0;
 }
 
 int memtrace_writer_allocs(struct memtrace_writer *mw, const struct memtrace_alloc *a, size_t n,
@@ -262,11 +271,14 @@ int memtrace_writer_close(struct memtrace_writer *mw, const char *end_meta, char
 		errlen = sizeof(dummy);
 	}
 	rc |= flush_threads(mw, err, errlen);
+	if (!rc)
+		rc |= flush_spans(mw, err, errlen);
 	if (!rc && end_meta)
 		rc |= write_kv(mw, CHUNK_END, end_meta, err, errlen);
 	if (trace_writer_close_quiet(mw->w, rc ? NULL : err, errlen))
 		rc = -1;
 	bytebuf_free(&mw->threads);
+	span_enc_free(&mw->spans);
 	free(mw->buf);
 	free(mw);
 	return rc ? -1 : 0;

@@ -7,7 +7,7 @@
 
 #define TRACE_MAGIC		"MEMTRACE"
 #define TRACE_MAJOR		1
-#define TRACE_MINOR		1
+#define TRACE_MINOR		2
 #define TRACE_FILE_HDR_SIZE	16
 
 #define CHUNK_MAGIC		0x4B43544Du	/* "MTCK" little-endian */
@@ -29,6 +29,7 @@ enum chunk_type {
 	CHUNK_ALLOCS = 11,	/* allocator events and their stacks (record --allocs) */
 	CHUNK_SPANS = 12,	/* --mark: per-thread spans between two probes */
 	CHUNK_LABELS = 13,	/* --labels: the labels file's text */
+	CHUNK_SPANS2 = 14,	/* SPANS with a label dictionary, delta-coded columns */
 };
 
 enum chunk_codec {
@@ -59,6 +60,9 @@ enum sample_column {
 #define SPAN_REC_HDR	28	/* SPANS: start, end, pid, tid, label length; label */
 #define SPAN_LABEL_MAX	4096
 #define SPAN_OPEN	(1u << 31)	/* in the length word: the span never ended */
+#define SPAN2_HDR_SIZE	24	/* SPANS2: flags, base, labels, threads, t0 */
+#define SPAN2_RESET	1u	/* SPANS2 flags: the label dictionary starts empty */
+#define SPAN2_MAX_SPANS	CHUNK_MAX_SAMPLES	/* spans in one SPANS2 chunk */
 
 struct chunk_hdr {
 	uint32_t magic;

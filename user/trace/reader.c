@@ -171,6 +171,7 @@ int trace_frame_payload(const struct trace_reader *r, const struct trace_frame *
 	c->offset = f->offset;
 	c->data = payload;
 	c->len = f->rawlen;
+	c->stored = f->stored;
 	return 0;
 }
 

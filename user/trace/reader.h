@@ -16,6 +16,7 @@ struct trace_chunk {
 	uint64_t offset;		/* of the chunk header in the file */
 	const unsigned char *data;	/* decompressed payload, valid until next */
 	size_t len;
+	uint32_t stored;		/* its bytes in the file (0: not known) */
 };
 
 /*

@@ -12,7 +12,8 @@
 # chunks (span_bytes.py), then wall time and peak RSS of `memtracectl report
 # --by-span` and `memtrace-analyze report` (/usr/bin/time; a run past
 # LIMIT seconds, default 900, is stopped).  Root.  Traces are kept in
-# OUT (default /tmp/pgbench-spans).
+# OUT (default /tmp/pgbench-spans).  RECORD_FLAGS adds record options (e.g.
+# --allocs: the issue's "--mark and --allocs" recording).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 secs=${1:-120}
@@ -49,7 +50,7 @@ for tree in "$@"; do
 	trace=$OUT/$name.mtrace
 	echo "== $tree ($(git -C "$tree" log -1 --format=%h 2>/dev/null)), $secs s of pgbench -S"
 	"$tree/build/memtracectl" record -p "$postmaster" -e page-faults --mark postgres:query__start \
-		-o "$trace" --force 2>"$tmp/rec.err" &
+		${RECORD_FLAGS:-} -o "$trace" --force 2>"$tmp/rec.err" &
 	rec=$!
 	for _ in $(seq 200); do grep -q "attached to" "$tmp/rec.err" && break; sleep 0.05; done
 	as_pg $PGBIN/pgbench -h "$DB" -p 5491 -U postgres -n -S -c 8 -j 2 -T "$secs" postgres \

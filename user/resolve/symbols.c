@@ -344,6 +344,10 @@ struct mt_elf *mt_elf_open(const char *path, const char *debug_dir)
 	e->cb.find_elf = find_elf_none;
 	e->cb.find_debuginfo = find_debuginfo_local;
 	e->cb.debuginfo_path = &e->debuginfo_path;
+	/* a relocatable file (ET_REL) has its sections placed by this callback;
+	 * libdwfl calls it without a NULL check (fuzz_elf: a crafted ET_REL
+	 * crashed dwfl_module_getsym_info through a NULL function pointer) */
+	e->cb.section_address = dwfl_offline_section_address;
 	e->dwfl = dwfl_begin(&e->cb);
 	if (!e->dwfl)
 		goto fail;

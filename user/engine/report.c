@@ -150,8 +150,9 @@ static void pass1_chunk(struct rep_ctx *c, const struct trace_chunk *ch)
  * Pass 1 on the decoding thread (rep_scan's prep): what the file holds
  * (columns, sample times and count), the filter and, unless per process
  * (its series look the spaces up on the caller's thread), the keys, and the
- * threads seen.  Only it touches those (info's columns, samples, first and
- * last time, c->spaces, the threads' set) during the pass.  Not for a file with AGG chunks: their rows
+ * threads seen and the code WSS.  Only it touches those (info's columns,
+ * samples, first and last time, c->spaces, the threads' set, c->code)
+ * during the pass.  Not for a file with AGG chunks: their rows
  * count into the same info and keys on the caller's thread, in file order
  * with the samples; pass1_samples calls it there.
  */
@@ -177,8 +178,11 @@ static size_t pass1_prep(void *ctx, struct memtrace_sample *s, size_t n, uint32_
 	n = sample_filter_apply(&c->filt, s, n);
 	if (n)	/* a set of (pid, tid): the order does not matter */
 		rep_threads_add(c, s, n, columns);
-	if (n && !(c->flags & MEMTRACE_REPORT_PER_PROCESS))
+	if (n && !(c->flags & MEMTRACE_REPORT_PER_PROCESS)) {
 		mt_spaces_key_samples(c->spaces, s, n);
+		/* the code WSS is its own: here, beside the caller's data WSS */
+		wss_add_samples(&c->code, s, n, 1);
+	}
 	return n;
 }
 
@@ -206,7 +210,8 @@ static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n
 	if (columns & (1u << COL_IP))
 		r->have_ip = 1;
 	wss_add_samples(&c->data, s, n, 0);
-	wss_add_samples(&c->code, s, n, 1);
+	if (c->flags & MEMTRACE_REPORT_PER_PROCESS)	/* keyed above: else in pass1_prep */
+		wss_add_samples(&c->code, s, n, 1);
 	if (s[n - 1].time > r->last_time)
 		r->last_time = s[n - 1].time;
 	r->samples += n;

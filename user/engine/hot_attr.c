@@ -39,16 +39,20 @@ void hot_attr_free(struct hot_attr *a)
 /* Index of bucket in buckets[], or nbuckets when it is not hot. */
 static size_t find_hot(const struct hot_attr *a, uint64_t bucket)
 {
-	size_t lo = 0, hi = a->nbuckets;
+	const uint64_t *base = a->buckets;
+	size_t len = a->nbuckets;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a->buckets[mid] < bucket)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (!len)
+		return 0;
+	/* the last entry <= bucket, if any, without a branch per step (a
+	 * third of a code trace's samples fall into hot code buckets, at
+	 * random among them: the branches of a binary search mispredict) */
+	while (len > 1) {
+		size_t half = len / 2;
+		base = base[half] <= bucket ? base + half : base;
+		len -= half;
 	}
-	return lo < a->nbuckets && a->buckets[lo] == bucket ? lo : a->nbuckets;
+	return *base == bucket ? (size_t)(base - a->buckets) : a->nbuckets;
 }
 
 static size_t slot_of(uint64_t hot, uint64_t ip, size_t cap)

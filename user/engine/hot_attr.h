@@ -47,14 +47,25 @@ struct hot_attr {
 void hot_attr_init(struct hot_attr *a, const struct hot_bucket *hot, size_t n, unsigned shift);
 void hot_attr_free(struct hot_attr *a);
 
+/*
+ * 0 when addr's bucket is surely not hot (hot_attr_add would not count it),
+ * else 1: a bit per low bucket bits of the hot buckets.  Reads only what
+ * hot_attr_init wrote, so another thread may ask while one adds.
+ */
+static inline int hot_attr_maybe(const struct hot_attr *a, uint64_t addr)
+{
+	uint64_t bucket = addr >> a->shift;
+
+	return !!(a->maybe[(bucket >> 6) & (HOT_ATTR_FILTER_WORDS - 1)] & (1ull << (bucket & 63)));
+}
+
 /* Counts ip for addr's bucket if that bucket is hot; ip 0 is ignored. */
 void hot_attr_add_bucket(struct hot_attr *a, uint64_t bucket, uint64_t ip);
 static inline void hot_attr_add(struct hot_attr *a, uint64_t addr, uint64_t ip)
 {
 	uint64_t bucket = addr >> a->shift;
 
-	if (!ip || a->finished ||	/* below: no hot bucket has these low bits */
-	    !(a->maybe[(bucket >> 6) & (HOT_ATTR_FILTER_WORDS - 1)] & (1ull << (bucket & 63))))
+	if (!ip || a->finished || !hot_attr_maybe(a, addr))
 		return;
 	if (a->last && bucket == a->last_bucket && ip == a->last->ip) {
 		a->last->count++;	/* the same bucket and instruction as before: no call */

@@ -149,9 +149,10 @@ static void pass1_chunk(struct rep_ctx *c, const struct trace_chunk *ch)
 /*
  * Pass 1 on the decoding thread (rep_scan's prep): what the file holds
  * (columns, sample times and count), the filter and, unless per process
- * (its series look the spaces up on the caller's thread), the keys.  Only
- * it touches those (info's columns, samples, first and last time,
- * c->spaces) during the pass.  Not for a file with AGG chunks: their rows
+ * (its series look the spaces up on the caller's thread), the keys, and the
+ * threads seen and the code WSS.  Only it touches those (info's columns,
+ * samples, first and last time, c->spaces, the threads' set, c->code)
+ * during the pass.  Not for a file with AGG chunks: their rows
  * count into the same info and keys on the caller's thread, in file order
  * with the samples; pass1_samples calls it there.
  */
@@ -175,8 +176,13 @@ static size_t pass1_prep(void *ctx, struct memtrace_sample *s, size_t n, uint32_
 	}
 	in->samples += n;
 	n = sample_filter_apply(&c->filt, s, n);
-	if (n && !(c->flags & MEMTRACE_REPORT_PER_PROCESS))
+	if (n)	/* a set of (pid, tid): the order does not matter */
+		rep_threads_add(c, s, n, columns);
+	if (n && !(c->flags & MEMTRACE_REPORT_PER_PROCESS)) {
 		mt_spaces_key_samples(c->spaces, s, n);
+		/* the code WSS is its own: here, beside the caller's data WSS */
+		wss_add_samples(&c->code, s, n, 1);
+	}
 	return n;
 }
 
@@ -201,30 +207,62 @@ static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n
 		rep_procs_add(c, s, n);
 	}
 	rep_spans_add(c, s, n);
-	rep_threads_add(c, s, n, columns);
 	if (columns & (1u << COL_IP))
 		r->have_ip = 1;
 	wss_add_samples(&c->data, s, n, 0);
-	wss_add_samples(&c->code, s, n, 1);
+	if (c->flags & MEMTRACE_REPORT_PER_PROCESS)	/* keyed above: else in pass1_prep */
+		wss_add_samples(&c->code, s, n, 1);
 	if (s[n - 1].time > r->last_time)
 		r->last_time = s[n - 1].time;
 	r->samples += n;
 }
 
-/* Pass 2 on the decoding thread: the filter and the keys. */
+/*
+ * Pass 2 on the decoding thread: the filter, the keys, what ran and where
+ * data went in each peak window (the peaks' state is its own: every
+ * filtered sample in file order, as on one thread), then only the samples
+ * that may fall into a hot bucket go on to pass2_samples (the others
+ * would count nowhere there: hot_attr_add drops them on the same filter).
+ * Most samples are dropped, on the core that has just decoded them.
+ */
 static size_t pass2_prep(void *ctx, struct memtrace_sample *s, size_t n, uint32_t columns,
 			 unsigned part)
 {
 	struct rep_ctx *c = ctx;
+	size_t k = 0;
 
 	(void)columns;
 	(void)part;
 	n = sample_filter_apply(&c->filt, s, n);
 	mt_spaces_key_samples(c->spaces, s, n);
-	return n;
+	if (c->flags & MEMTRACE_REPORT_REGIONS)
+		k = n;	/* every sample counts in its region */
+	for (size_t i = 0; i < n; i++) {
+		if (c->npeaks) {
+			/* peaks are in time order and samples nearly so: skip the windows
+			 * that ended before this sample, stop at the first not yet begun */
+			while (c->peak_next < c->npeaks && c->peak_to[c->peak_next] < s[i].time)
+				c->peak_next++;
+			for (size_t p = c->peak_next; p < c->npeaks && c->peak_from[p] < s[i].time;
+			     p++) {
+				if (s[i].time > c->peak_to[p])
+					continue;
+				if (c->peak_ips && s[i].ip)
+					bucket_map_get(&c->peak_ips[p], s[i].ip)->count++;
+				c->peak_ranges[p * (c->nlayout + 1) + rep_range_of(c, s[i].addr)]++;
+			}
+		}
+		if (c->flags & MEMTRACE_REPORT_REGIONS)
+			continue;
+		if (hot_attr_maybe(&c->attr_obj, s[i].addr) ||
+		    (s[i].ip && (hot_attr_maybe(&c->attr_data, s[i].addr) ||
+				 hot_attr_maybe(&c->attr_code, s[i].ip))))
+			s[k++] = s[i];
+	}
+	return k;
 }
 
-/* Pass 2: who touched the hot buckets, what ran and where data went in each peak window. */
+/* Pass 2: who touched the hot buckets (and, asked, the samples per region). */
 static void pass2_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n,
 			  uint32_t columns, unsigned part)
 {
@@ -239,19 +277,6 @@ static void pass2_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n
 		if (s[i].ip) {
 			hot_attr_add(&c->attr_data, s[i].addr, s[i].ip);
 			hot_attr_add(&c->attr_code, s[i].ip, s[i].ip);
-		}
-		if (!c->npeaks)
-			continue;
-		/* peaks are in time order and samples nearly so: skip the windows
-		 * that ended before this sample, stop at the first not yet begun */
-		while (c->peak_next < c->npeaks && c->peak_to[c->peak_next] < s[i].time)
-			c->peak_next++;
-		for (size_t p = c->peak_next; p < c->npeaks && c->peak_from[p] < s[i].time; p++) {
-			if (s[i].time > c->peak_to[p])
-				continue;
-			if (c->peak_ips && s[i].ip)
-				bucket_map_get(&c->peak_ips[p], s[i].ip)->count++;
-			c->peak_ranges[p * (c->nlayout + 1) + rep_range_of(c, s[i].addr)]++;
 		}
 	}
 }

@@ -130,6 +130,10 @@ def main():
         print(max((r[1] for r in rows), default=0))
     if a.compare:
         got = read_report(a.compare)
+        # report --series is sparse: a row per interval whose window holds a
+        # sample (docs/memtracectl.md), so the reference's all-zero rows are
+        # the intervals it leaves out
+        rows = [r for r in rows if r[1] or r[2]]
         if len(got) != len(rows):
             print("rows: report %d, reference %d" % (len(got), len(rows)))
         for i, (g, w) in enumerate(zip(got, rows)):

@@ -124,11 +124,25 @@ def top_set(rep):
 
 
 def row_metrics(exact, rep):
+    # both series are sparse (a row per interval whose window holds a sample,
+    # include/memtrace/report.h): rows are matched by time; an interval the
+    # sampled trace has no row for saw nothing (WSS 0, estimate 0, flagged
+    # as too few samples, as the library reports a window without samples)
     ex = exact["data"]["wss"].astype(np.float64)
     e = rep["data_est"]
-    k = min(ex.size, e["est"].size)
-    ex, seen = ex[:k], rep["data"]["wss"][:k].astype(np.float64)
-    est, lo, hi, flags = e["est"][:k], e["lo"][:k], e["hi"][:k], e["flags"][:k]
+    at = {int(t): i for i, t in enumerate(rep["data"]["time"])}
+    idx = np.array([at.get(int(t), -1) for t in exact["data"]["time"]], dtype=np.int64)
+    have = idx >= 0
+    j = np.where(have, idx, 0)
+
+    def pick(a, missing):
+        a = np.asarray(a)
+        if a.size == 0:
+            return np.full(idx.size, missing, dtype=np.float64)
+        return np.where(have, a[j], missing)
+    seen = pick(rep["data"]["wss"].astype(np.float64), 0.0)
+    est, lo, hi = pick(e["est"], 0.0), pick(e["lo"], 0.0), pick(e["hi"], 0.0)
+    flags = pick(e["flags"], 1).astype(np.int64)
     m = ex > 0
     ex, seen, est, lo, hi, flags = ex[m], seen[m], est[m], lo[m], hi[m], flags[m]
     err = np.abs(est / ex - 1)

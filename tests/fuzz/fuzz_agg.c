@@ -38,7 +38,7 @@ static uint64_t report(const char *path, const struct memtrace_report_config *cf
 	for (size_t i = 0; i < r->nhot_data; i++)
 		sink += strlen(r->hot_data[i].where);
 	sink += r->data.n + r->ncurve + r->npeaks + r->nregions;
-	uint64_t covered = r->data.n * r->interval;
+	uint64_t covered = r->intervals * r->interval;	/* every interval, rows or not */
 	memtrace_report_free(r);
 	return covered;
 }

@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* B's own window stays above 1/2048 of what B's default report covers */
 	struct memtrace_report_config def = { .root = ROOT, .debug_dir = ROOT };
 	struct memtrace_report *rb = memtrace_report_compute(pb, &def, err, sizeof(err));
-	uint64_t span_b = rb ? rb->data.n * rb->interval : 0;
+	uint64_t span_b = rb ? rb->intervals * rb->interval : 0;
 	memtrace_report_free(rb);
 	compare(pa, pb, NULL, k, span_b);
 	compare(pa, pb, pattern, k, span_b);

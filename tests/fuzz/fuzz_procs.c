@@ -51,7 +51,7 @@ static uint64_t per_process(const char *path, const unsigned char *k, uint32_t p
 		abort();	/* samples of no process or of two */
 	if (pid && r->nprocesses > 1)
 		abort();
-	uint64_t covered = r->data.n * r->interval;
+	uint64_t covered = r->intervals * r->interval;	/* every interval, rows or not */
 	memtrace_report_free(r);
 	return covered;
 }

@@ -32,7 +32,7 @@ LIBS      = -ldw -lelf -lzstd -llzma -lpfm -lm -lpthread
 STATIC_LIBS = -ldw -lelf -lzstd -llzma -lbz2 -lz -lpfm -lm -lpthread
 SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_DIRS  = trace engine resolve source record util
+LIB_DIRS  = trace engine resolve api source record util
 LIB_SRCS  = $(foreach d,$(LIB_DIRS),$(wildcard user/$(d)/*.c))
 CMD_SRCS  = user/memtracectl.c $(wildcard user/cmd/*.c)
 LIB_OBJS  = $(LIB_SRCS:user/%.c=$(BUILD)/obj/%.o)

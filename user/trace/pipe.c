@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "trace/api_internal.h"
+#include "api/trace_internal.h"
 #include "trace/codec.h"
 #include "trace/format.h"
 #include "util/util.h"

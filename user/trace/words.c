@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/api_internal.h"
+#include "api/trace_internal.h"
 #include "util/util.h"
 
 static const struct memtrace_words words[] = {

@@ -1,6 +1,6 @@
-/* api_internal.h - the object behind struct memtrace_trace (api.c, api_side.c). */
-#ifndef MEMTRACE_TRACE_API_INTERNAL_H
-#define MEMTRACE_TRACE_API_INTERNAL_H
+/* trace_internal.h - the object behind struct memtrace_trace (trace_read.c, trace_side.c). */
+#ifndef MEMTRACE_API_TRACE_INTERNAL_H
+#define MEMTRACE_API_TRACE_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -48,7 +48,7 @@ int api_parse_chunk(const struct trace_chunk *c, struct col_desc *d, uint32_t *n
 void api_decode_all(const struct col_desc *d, uint32_t n, struct memtrace_columns *out,
 		    size_t at, uint64_t *tmp);
 
-/* One pass over the file: info and the side records (api_side.c). */
+/* One pass over the file: info and the side records (trace_side.c). */
 int api_scan(struct memtrace_trace *t, char *err, size_t errlen);
 void api_side_free(struct memtrace_trace *t);
 /* The trace's spans, sorted by (pid, tid, start), or NULL with err. */

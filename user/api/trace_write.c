@@ -1,4 +1,4 @@
-/* api_write.c - the writing half of the public trace API
+/* trace_write.c - the writing half of the public trace API
  * (memtrace_writer_* of include/memtrace/trace.h) over trace/writer.h. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* api_side.c - the one pass behind memtrace_trace_info() and the side-record
+/* trace_side.c - the one pass behind memtrace_trace_info() and the side-record
  * accessors (threads, lost, windows, maps) of include/memtrace/trace.h. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "trace/agg.h"
-#include "trace/api_internal.h"
+#include "api/trace_internal.h"
 #include "trace/codec.h"
 #include "trace/format.h"
 #include "trace/pipe.h"

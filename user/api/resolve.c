@@ -1,5 +1,5 @@
 /*
- * api.c - the public resolve API (include/memtrace/resolve.h) over the
+ * resolve.c - the public resolve API (include/memtrace/resolve.h) over the
  * internal resolver: the MAPS chunks of a trace file, pid 0 = the trace's
  * HEADER target_pid (or, when the header names none, the pid with the most
  * snapshots).

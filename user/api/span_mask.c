@@ -6,7 +6,7 @@
 #include "memtrace/trace.h"
 
 #include "engine/span_index.h"
-#include "trace/api_internal.h"
+#include "api/trace_internal.h"
 #include "util/util.h"
 
 long memtrace_trace_span_mask(struct memtrace_trace *t, const char *pattern, size_t n,

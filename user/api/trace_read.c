@@ -1,4 +1,4 @@
-/* api.c - the reading half of the public trace API (include/memtrace/trace.h):
+/* trace_read.c - the reading half of the public trace API (include/memtrace/trace.h):
  * open, info, filtered column decoding and chunk iteration. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 
 #include "engine/filter.h"
 #include "resolve/resolve.h"
-#include "trace/api_internal.h"
+#include "api/trace_internal.h"
 #include "trace/codec.h"
 #include "trace/format.h"
 #include "trace/pipe.h"

@@ -40,14 +40,6 @@ struct memtrace_trace {
 	uint32_t *keep;			/* CHUNK_MAX_SAMPLES indices */
 };
 
-struct col_desc;
-/* A SAMPLES chunk parsed, its sample count checked against the chunk header's. */
-int api_parse_chunk(const struct trace_chunk *c, struct col_desc *d, uint32_t *n, char *err,
-		    size_t errlen);
-/* Every column out wants of a parsed chunk, at index at; tmp: CHUNK_MAX_SAMPLES values. */
-void api_decode_all(const struct col_desc *d, uint32_t n, struct memtrace_columns *out,
-		    size_t at, uint64_t *tmp);
-
 /* One pass over the file: info and the side records (trace_side.c). */
 int api_scan(struct memtrace_trace *t, char *err, size_t errlen);
 void api_side_free(struct memtrace_trace *t);

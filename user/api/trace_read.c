@@ -11,6 +11,7 @@
 #include "trace/codec.h"
 #include "trace/format.h"
 #include "trace/pipe.h"
+#include "trace/words.h"
 #include "util/util.h"
 
 #define NS CHUNK_MAX_SAMPLES
@@ -64,23 +65,6 @@ static int trace_info_api(struct memtrace_trace *t, struct memtrace_trace_info *
 	return 0;
 }
 
-/* Decodes every wanted column of a parsed chunk into out at index at. */
-void api_decode_all(const struct col_desc *d, uint32_t n, struct memtrace_columns *out,
-		       size_t at, uint64_t *tmp)
-{
-	uint64_t *u64[COL_COUNT] = { [COL_TIME] = out->time, [COL_ADDR] = out->addr,
-				     [COL_IP] = out->ip, [COL_DATA_SRC] = out->data_src };
-	uint32_t *u32[COL_COUNT] = { [COL_PID] = out->pid, [COL_TID] = out->tid,
-				     [COL_CPU] = out->cpu, [COL_WEIGHT] = out->weight };
-
-	for (int col = 0; col < COL_COUNT; col++) {
-		if (u64[col])
-			col_decode_u64(&d[col], n, u64[col] + at);
-		else if (u32[col])
-			col_decode_u32(&d[col], n, u32[col] + at, tmp);
-	}
-}
-
 /* Filtered: decodes the four filter columns, then gathers the passing rows. */
 static size_t decode_filtered(struct memtrace_trace *t, const struct sample_filter *f,
 			      const struct col_desc *d, uint32_t n, struct memtrace_columns *out,
@@ -122,24 +106,6 @@ static size_t decode_filtered(struct memtrace_trace *t, const struct sample_filt
 				u32[col][at + j] = (uint32_t)src[t->keep[j]];
 	}
 	return k;
-}
-
-int api_parse_chunk(const struct trace_chunk *c, struct col_desc *d, uint32_t *n, char *err,
-		       size_t errlen)
-{
-	uint32_t columns;
-	char why[200];
-
-	if (sample_parse(c->data, c->len, n, &columns, d, why, sizeof(why))) {
-		snprintf(err, errlen, "samples chunk at offset %" PRIu64 ": %s", c->offset, why);
-		return -1;
-	}
-	if (*n != c->count) {
-		snprintf(err, errlen, "samples chunk at offset %" PRIu64
-			 ": %u samples in payload, chunk count %u", c->offset, *n, c->count);
-		return -1;
-	}
-	return 0;
 }
 
 static int compile_filter(struct memtrace_trace *t, const struct memtrace_filter *spec,
@@ -219,7 +185,7 @@ static int trace_read_api(struct memtrace_trace *t, const struct memtrace_filter
 
 		if (c.type != CHUNK_SAMPLES)
 			continue;
-		if (api_parse_chunk(&c, d, &cn, err, errlen)) {
+		if (codec_parse_chunk(&c, d, &cn, err, errlen)) {
 			rc = -1;
 			break;
 		}
@@ -227,7 +193,7 @@ static int trace_read_api(struct memtrace_trace *t, const struct memtrace_filter
 			if (k + cn > out->cap)
 				overflow = 1;
 			else
-				api_decode_all(d, cn, out, k, t->scratch);
+				codec_decode_columns(d, cn, out, k, t->scratch);
 			k += overflow ? 0 : cn;
 		} else {
 			k += decode_filtered(t, &f, d, cn, out, k, &overflow);
@@ -286,7 +252,7 @@ int memtrace_chunk_samples(const struct memtrace_chunk *c, struct memtrace_colum
 			 c->offset, c->type);
 		return -1;
 	}
-	if (api_parse_chunk(&tc, d, &cn, err, errlen))
+	if (codec_parse_chunk(&tc, d, &cn, err, errlen))
 		return -1;
 	if (cn > out->cap) {
 		snprintf(err, errlen, "samples chunk at offset %" PRIu64
@@ -294,7 +260,7 @@ int memtrace_chunk_samples(const struct memtrace_chunk *c, struct memtrace_colum
 		return -1;
 	}
 	uint64_t *tmp = mt_xmalloc((cn ? cn : 1) * sizeof(*tmp));
-	api_decode_all(d, cn, out, 0, tmp);
+	codec_decode_columns(d, cn, out, 0, tmp);
 	free(tmp);
 	*n = cn;
 	return 0;
@@ -324,4 +290,23 @@ int memtrace_trace_next(struct memtrace_trace *t, struct memtrace_chunk *c, char
 			size_t errlen)
 {
 	MT_OOM_GUARDED(int, -1, err, errlen, trace_next_api(t, c, err, errlen));
+}
+
+const struct memtrace_words *memtrace_trace_words(const struct memtrace_trace *t)
+{
+	return words_of_class(words_class_of(trace_meta(t->r, "sample_class"),
+					     trace_meta(t->r, "source"),
+					     trace_meta(t->r, "sample_period")));
+}
+
+const char *memtrace_trace_target_comm(struct memtrace_trace *t)
+{
+	char err[256];
+	const char *v = NULL;
+
+	if (!api_scan(t, err, sizeof(err)))	/* the END chunk is read by the scan */
+		v = trace_end_meta(t->r, "target_comm");
+	if (!v || !*v)
+		v = trace_meta(t->r, "target_comm");
+	return v ? v : "";
 }

@@ -1,12 +1,15 @@
-/* sample_codec.c - per-column offset/delta transform, minimal byte width
+/* codec.c - per-column offset/delta transform, minimal byte width
  * and byte-plane shuffling of sample columns (docs/trace-format.md). */
 #include "trace/codec.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "memtrace/trace.h"
 #include "trace/format.h"
+#include "trace/reader.h"
 #include "util/util.h"
 
 #if defined(__SSE2__)
@@ -488,4 +491,40 @@ int sample_decode(const unsigned char *raw, size_t len,
 	}
 	*out = s;
 	return 0;
+}
+
+/* A SAMPLES chunk parsed, its sample count checked against the chunk header's. */
+int codec_parse_chunk(const struct trace_chunk *c, struct col_desc *d, uint32_t *n, char *err,
+		      size_t errlen)
+{
+	uint32_t columns;
+	char why[200];
+
+	if (sample_parse(c->data, c->len, n, &columns, d, why, sizeof(why))) {
+		snprintf(err, errlen, "samples chunk at offset %" PRIu64 ": %s", c->offset, why);
+		return -1;
+	}
+	if (*n != c->count) {
+		snprintf(err, errlen, "samples chunk at offset %" PRIu64
+			 ": %u samples in payload, chunk count %u", c->offset, *n, c->count);
+		return -1;
+	}
+	return 0;
+}
+
+/* Decodes every wanted column of a parsed chunk into out at index at. */
+void codec_decode_columns(const struct col_desc *d, uint32_t n, struct memtrace_columns *out,
+			  size_t at, uint64_t *tmp)
+{
+	uint64_t *u64[COL_COUNT] = { [COL_TIME] = out->time, [COL_ADDR] = out->addr,
+				     [COL_IP] = out->ip, [COL_DATA_SRC] = out->data_src };
+	uint32_t *u32[COL_COUNT] = { [COL_PID] = out->pid, [COL_TID] = out->tid,
+				     [COL_CPU] = out->cpu, [COL_WEIGHT] = out->weight };
+
+	for (int col = 0; col < COL_COUNT; col++) {
+		if (u64[col])
+			col_decode_u64(&d[col], n, u64[col] + at);
+		else if (u32[col])
+			col_decode_u32(&d[col], n, u32[col] + at, tmp);
+	}
 }

@@ -1,4 +1,4 @@
-/* sample_codec.h - the column encoding of SAMPLES chunks (before zstd). */
+/* codec.h - the column encoding of SAMPLES chunks (before zstd). */
 #ifndef MEMTRACE_SAMPLE_CODEC_H
 #define MEMTRACE_SAMPLE_CODEC_H
 
@@ -80,5 +80,15 @@ int sample_parse(const unsigned char *raw, size_t len, uint32_t *n, uint32_t *co
 void col_decode_u64(const struct col_desc *d, uint32_t n, uint64_t *dst);
 /* Same, narrowed to 32 bits. tmp: n scratch values. */
 void col_decode_u32(const struct col_desc *d, uint32_t n, uint32_t *dst, uint64_t *tmp);
+
+
+struct trace_chunk;
+struct memtrace_columns;
+/* A SAMPLES chunk parsed, its sample count checked against the chunk header's. */
+int codec_parse_chunk(const struct trace_chunk *c, struct col_desc *d, uint32_t *n, char *err,
+		      size_t errlen);
+/* Every column out wants of a parsed chunk, at index at; tmp: CHUNK_MAX_SAMPLES values. */
+void codec_decode_columns(const struct col_desc *d, uint32_t n, struct memtrace_columns *out,
+			  size_t at, uint64_t *tmp);
 
 #endif

@@ -8,7 +8,6 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "api/trace_internal.h"
 #include "trace/codec.h"
 #include "trace/format.h"
 #include "util/util.h"
@@ -145,9 +144,9 @@ static void decode_slot(struct trace_pipe *p, struct slot *sl, struct worker_scr
 	if (p->mode == PIPE_COLUMNS) {
 		struct col_desc d[COL_COUNT];
 		uint32_t n;
-		sl->rc = api_parse_chunk(&sl->c, d, &n, sl->err, sizeof(sl->err));
+		sl->rc = codec_parse_chunk(&sl->c, d, &n, sl->err, sizeof(sl->err));
 		if (!sl->rc) {
-			api_decode_all(d, n, &p->cols, sl->at, ws->tmp);
+			codec_decode_columns(d, n, &p->cols, sl->at, ws->tmp);
 			sl->n = n;
 		}
 	}

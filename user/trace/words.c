@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/trace_internal.h"
 #include "util/util.h"
 
 static const struct memtrace_words words[] = {
@@ -110,10 +109,9 @@ const struct memtrace_words *memtrace_words_of_meta(const char *meta)
 	return words_of_text(meta, meta ? strlen(meta) : 0);
 }
 
-const struct memtrace_words *memtrace_trace_words(const struct memtrace_trace *t)
+const struct memtrace_words *words_of_class(enum words_class c)
 {
-	return &words[words_class_of(trace_meta(t->r, "sample_class"), trace_meta(t->r, "source"),
-				     trace_meta(t->r, "sample_period"))];
+	return &words[c];
 }
 
 const char *memtrace_target_comm(const char *meta, const char *end_meta, char *buf, size_t len)
@@ -125,16 +123,4 @@ const char *memtrace_target_comm(const char *meta, const char *end_meta, char *b
 	if (!v && len)
 		buf[0] = 0;
 	return len ? buf : "";
-}
-
-const char *memtrace_trace_target_comm(struct memtrace_trace *t)
-{
-	char err[256];
-	const char *v = NULL;
-
-	if (!api_scan(t, err, sizeof(err)))	/* the END chunk is read by the scan */
-		v = trace_end_meta(t->r, "target_comm");
-	if (!v || !*v)
-		v = trace_meta(t->r, "target_comm");
-	return v ? v : "";
 }

@@ -17,6 +17,8 @@ enum words_class words_class_of(const char *sample_class, const char *source,
 				const char *sample_period);
 /* "sampled-access", "every-access", "first-touch", "hint-fault": the HEADER value. */
 const char *words_class_name(enum words_class c);
+/* The words of class c. */
+const struct memtrace_words *words_of_class(enum words_class c);
 /* Words of a HEADER text of len bytes ("key=value\n" lines). */
 const struct memtrace_words *words_of_text(const char *text, size_t len);
 

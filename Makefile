@@ -9,8 +9,13 @@
 #   make accuracy estimator accuracy table (docs/accuracy.md)
 #   make V=1      show full command lines
 #
-# Layout (docs/design.md): user/<stage>/ holds one stage of the data flow;
-# every stage but cmd/ goes into libmemtrace (public API: include/memtrace/).
+# Layout (docs/design.md): user/<stage>/ holds one stage of the data flow.
+# libmemtrace.so is trace, engine, resolve, api and util: reading traces and
+# computing reports, built -fvisibility=hidden with the version script
+# user/api/libmemtrace.map (exactly the functions of include/memtrace/*.h),
+# linking neither libbpf nor libpfm.  build/libmemtrace.a holds every stage
+# but cmd/ (the sources and the recorder too): memtracectl, the unit tests,
+# the benchmarks and the fuzzers link it statically; it is not installed.
 
 CC      ?= cc
 BUILD   ?= build
@@ -26,7 +31,9 @@ WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-param
 BASEFLAGS = -std=c11 -D_GNU_SOURCE -Iinclude -Iuser $(WARN)
 DEPFLAGS  = -MMD -MP
 CFLAGS   ?= -O2 -g
-PICFLAGS  = -fPIC -fno-semantic-interposition
+PICFLAGS  = -fPIC -fno-semantic-interposition -fvisibility=hidden
+# what libmemtrace.so needs; memtracectl (LIBS) adds libpfm (and libbpf: mk/bpf.mk)
+SO_LIBS   = -ldw -lelf -lzstd -lm -lpthread
 LIBS      = -ldw -lelf -lzstd -llzma -lpfm -lm -lpthread
 # libdw.a and libelf.a need their decompressors named when linking statically.
 STATIC_LIBS = -ldw -lelf -lzstd -llzma -lbz2 -lz -lpfm -lm -lpthread
@@ -36,6 +43,9 @@ LIB_DIRS  = trace engine resolve api source record util
 LIB_SRCS  = $(foreach d,$(LIB_DIRS),$(wildcard user/$(d)/*.c))
 CMD_SRCS  = user/memtracectl.c $(wildcard user/cmd/*.c)
 LIB_OBJS  = $(LIB_SRCS:user/%.c=$(BUILD)/obj/%.o)
+SO_DIRS   = trace engine resolve api util
+SO_OBJS   = $(foreach d,$(SO_DIRS),$(patsubst user/%.c,$(BUILD)/obj/%.o,$(wildcard user/$(d)/*.c)))
+SO_MAP    = user/api/libmemtrace.map
 CMD_OBJS  = $(CMD_SRCS:user/%.c=$(BUILD)/obj/%.o)
 ASAN_OBJS = $(LIB_SRCS:user/%.c=$(BUILD)/asan/obj/%.o)
 SOVERSION = 1
@@ -68,12 +78,14 @@ $(BUILD)/asan/obj/%.o: user/%.c
 	@[ -n "$(Q)" ] && echo '  CC     $< (asan)' || true
 	$(Q)$(CC) $(BASEFLAGS) $(SANFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-# The library: every stage but the command files.
-$(LIBSO): $(LIB_OBJS)
+# The shared library: the stages that read and compute, the public API only.
+$(LIBSO): $(SO_OBJS) $(SO_MAP)
 	@[ -n "$(Q)" ] && echo '  LD     $@' || true
-	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libmemtrace.so.$(SOVERSION) -o $@.$(SOVERSION) $^ $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libmemtrace.so.$(SOVERSION) -Wl,--no-undefined \
+		-Wl,--version-script=$(SO_MAP) -o $@.$(SOVERSION) $(SO_OBJS) $(SO_LIBS)
 	$(Q)ln -sf libmemtrace.so.$(SOVERSION) $@
 
+# Every stage but cmd/, for memtracectl, tests and benchmarks (not installed).
 $(BUILD)/libmemtrace.a: $(LIB_OBJS)
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ $^
@@ -82,9 +94,10 @@ $(BUILD)/asan/libmemtrace.a: $(ASAN_OBJS)
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ $^
 
-$(BUILD)/memtracectl: $(CMD_OBJS) $(LIBSO)
+# memtracectl holds the sources and the recorder, which the .so leaves out.
+$(BUILD)/memtracectl: $(CMD_OBJS) $(BUILD)/libmemtrace.a $(LIBSO)
 	@[ -n "$(Q)" ] && echo '  LD     $@' || true
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) -L$(BUILD) -lmemtrace -Wl,-rpath,'$$ORIGIN' $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) $(BUILD)/libmemtrace.a $(LIBS)
 
 # A static memtracectl for minimal guests (tests/kernel initramfs).
 static: $(BUILD)/static/memtracectl

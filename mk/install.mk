@@ -46,10 +46,11 @@ PY_FILES = $(wildcard user/analyze/memtrace_analyze/*.py)
 D = $(DESTDIR)
 
 .PHONY: install uninstall check-man
-# memtracectl linked again for its installed place (rpath), nothing else rebuilt.
-$(BUILD)/install/memtracectl: $(CMD_OBJS) $(LIBSO) FORCE
+# memtracectl holds the library's stages itself (build/libmemtrace.a): the
+# build's binary installs as it is.
+$(BUILD)/install/memtracectl: $(BUILD)/memtracectl
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) -L$(BUILD) -lmemtrace $(INSTALL_RPATH) $(LIBS)
+	$(Q)cp $< $@
 
 $(BUILD)/install/memtrace.pc: mk/install.mk
 	@mkdir -p $(dir $@)
@@ -58,7 +59,7 @@ $(BUILD)/install/memtrace.pc: mk/install.mk
 		'Description: read memtrace traces, compute working-set reports, resolve addresses' \
 		'Version: $(VERSION)' \
 		'Libs: -L$${libdir} -lmemtrace' \
-		'Libs.private: $(LIBS)' \
+		'Libs.private: $(SO_LIBS)' \
 		'Cflags: -I$${includedir}' > $@
 
 FORCE:

@@ -29,6 +29,9 @@
 extern "C" {
 #endif
 
+/* libmemtrace.so is built -fvisibility=hidden: what is declared here is exported. */
+#pragma GCC visibility push(default)
+
 /* One region or span label; index 0 is A, 1 is B.  A change is
  * 100 (B - A) / A; 0 when both are 0; NAN when only B has it ("new"). */
 struct memtrace_compare_row {
@@ -70,6 +73,8 @@ struct memtrace_compare *memtrace_compare_compute(const char *a, const char *b,
 						  const struct memtrace_report_config *cfg_b,
 						  char *err, size_t errlen);
 void memtrace_compare_free(struct memtrace_compare *c);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

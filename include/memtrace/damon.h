@@ -1,4 +1,4 @@
-/* damon.h - region-level numbers from a trace's DAMON regions
+/* memtrace/damon.h - region-level numbers from a trace's DAMON regions
  * (memtrace_trace_damon_regions of trace.h, REGIONS chunks of the damon
  * source).
  *
@@ -8,17 +8,20 @@
  * regions' size, which DAMON adapts (min..max regions), not the page.
  * Rows are taken as recorded: grouped by time, one group per aggregation.
  */
-#ifndef MEMTRACE_DAMON_H
-#define MEMTRACE_DAMON_H
+#ifndef MEMTRACE_PUBLIC_DAMON_H
+#define MEMTRACE_PUBLIC_DAMON_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "memtrace/trace.h"
+#include "trace.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* libmemtrace.so is built -fvisibility=hidden: what is declared here is exported. */
+#pragma GCC visibility push(default)
 
 /* One aggregation's region-level working set. */
 struct memtrace_damon_wss_point {
@@ -55,6 +58,8 @@ int memtrace_damon_heatmap(const struct memtrace_damon_region *rows, size_t n, u
  */
 long memtrace_damon_hot(const struct memtrace_damon_region *rows, size_t n, uint32_t pid,
 			uint64_t time, struct memtrace_damon_region *out, size_t k);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -1,17 +1,20 @@
-/* fault_kinds.h - a fault trace split by fault kind (hint-faults source:
+/* memtrace/fault_kinds.h - a fault trace split by fault kind (hint-faults source:
  * HEADER fault_kinds=1, the kind in data_src bits 56..59, trace.h
  * MEMTRACE_FAULT_KIND). */
-#ifndef MEMTRACE_FAULT_KINDS_H
-#define MEMTRACE_FAULT_KINDS_H
+#ifndef MEMTRACE_PUBLIC_FAULT_KINDS_H
+#define MEMTRACE_PUBLIC_FAULT_KINDS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "memtrace/trace.h"
+#include "trace.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* libmemtrace.so is built -fvisibility=hidden: what is declared here is exported. */
+#pragma GCC visibility push(default)
 
 #define MEMTRACE_NFAULT_KINDS	4
 
@@ -31,6 +34,8 @@ struct memtrace_fault_kind_row {
 int memtrace_fault_kinds(const char *path, uint32_t pid, uint64_t page_size,
 			 struct memtrace_fault_kind_row out[MEMTRACE_NFAULT_KINDS],
 			 char *err, size_t errlen);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

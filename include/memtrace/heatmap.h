@@ -19,6 +19,9 @@
 extern "C" {
 #endif
 
+/* libmemtrace.so is built -fvisibility=hidden: what is declared here is exported. */
+#pragma GCC visibility push(default)
+
 /*
  * The sorted distinct values of addr[i] >> shift (shift < 64) into out,
  * which holds n entries; returns how many.
@@ -69,6 +72,8 @@ void memtrace_bin_count2d(const int64_t *rows, const int64_t *cols, size_t n, si
 size_t memtrace_bin_heatmap(const struct memtrace_bin_axis *ax, const uint64_t *addr,
 			    const uint64_t *time, size_t n, int check, uint64_t t0, uint64_t t1,
 			    size_t ncols, int64_t *counts);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,9 @@
 extern "C" {
 #endif
 
+/* libmemtrace.so is built -fvisibility=hidden: what is declared here is exported. */
+#pragma GCC visibility push(default)
+
 #define MEMTRACE_REPORT_ALL_BUCKETS	(1u << 0) /* fill buckets[]: every bucket's count */
 #define MEMTRACE_REPORT_REGIONS		(1u << 1) /* fill regions[] */
 #define MEMTRACE_REPORT_FULL_CURVE	(1u << 2) /* curve at every distinct count, not 1,2,4,.. */
@@ -262,6 +265,8 @@ void memtrace_report_free(struct memtrace_report *r);
  */
 int memtrace_parse_duration(const char *s, int time_is_ns, uint64_t *out);
 int memtrace_parse_size(const char *s, uint64_t *out);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,9 @@
 extern "C" {
 #endif
 
+/* libmemtrace.so is built -fvisibility=hidden: what is declared here is exported. */
+#pragma GCC visibility push(default)
+
 struct memtrace_resolver;
 
 /*
@@ -127,6 +130,8 @@ int memtrace_resolver_decode(struct memtrace_resolver *r, uint64_t key, uint32_t
 			     uint64_t *addr, uint32_t *shared_by);
 /* memtrace_describe() of a key: "pid 1234 [heap]+0x2000", "memfd:orders+0x3000". */
 int memtrace_describe_key(struct memtrace_resolver *r, uint64_t key, char *buf, size_t len);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

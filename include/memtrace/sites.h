@@ -22,6 +22,9 @@
 extern "C" {
 #endif
 
+/* libmemtrace.so is built -fvisibility=hidden: what is declared here is exported. */
+#pragma GCC visibility push(default)
+
 struct memtrace_site {
 	const char *name;	/* "make_matrix (allocsites.c:63)", "(no stack)" */
 	const char *function;	/* NULL if unknown */
@@ -96,6 +99,8 @@ struct memtrace_alloc {
 struct memtrace_writer;
 int memtrace_writer_allocs(struct memtrace_writer *w, const struct memtrace_alloc *a, size_t n,
 			   char *err, size_t errlen);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,9 @@
 extern "C" {
 #endif
 
+/* libmemtrace.so is built -fvisibility=hidden: what is declared here is exported. */
+#pragma GCC visibility push(default)
+
 #define MEMTRACE_API_VERSION 1
 
 struct memtrace_trace;
@@ -273,6 +276,8 @@ int memtrace_writer_span(struct memtrace_writer *w, uint64_t start, uint64_t end
  * Always frees w. */
 int memtrace_writer_close(struct memtrace_writer *w, const char *end_meta, char *err,
 			  size_t errlen);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -39,8 +39,12 @@ LIBS      = -ldw -lelf -lzstd -llzma -lpfm -lm -lpthread
 STATIC_LIBS = -ldw -lelf -lzstd -llzma -lbz2 -lz -lpfm -lm -lpthread
 SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_DIRS  = trace engine resolve api source record util
-LIB_SRCS  = $(foreach d,$(LIB_DIRS),$(wildcard user/$(d)/*.c))
+# user/source/: what every backend shares at its root, one folder per backend
+SOURCE_DIRS = source source/perf source/bpf source/module source/damon source/valgrind \
+	      source/import source/probes
+LIB_DIRS  = trace engine resolve api $(SOURCE_DIRS) record util
+# (the BPF programs, *.bpf.c: mk/bpf.mk; the Valgrind tool, source/valgrind/vgtool/: mk/vgtool.mk)
+LIB_SRCS  = $(filter-out %.bpf.c,$(foreach d,$(LIB_DIRS),$(wildcard user/$(d)/*.c)))
 CMD_SRCS  = user/memtracectl.c $(wildcard user/cmd/*.c)
 LIB_OBJS  = $(LIB_SRCS:user/%.c=$(BUILD)/obj/%.o)
 SO_DIRS   = trace engine resolve api util

@@ -1,4 +1,4 @@
-# mk/vgtool.mk - the memtrace Valgrind tool (user/source/vgtool/), built
+# mk/vgtool.mk - the memtrace Valgrind tool (user/source/valgrind/vgtool/), built
 # against the installed Valgrind's tool headers and static libraries, the
 # way Valgrind links its own tools (Makefile.tool.am: -static
 # -nodefaultlibs -nostartfiles -u _start, text at valt_load_address).
@@ -21,7 +21,7 @@ VG_PKGLIBEXEC ?= $(firstword $(wildcard /usr/libexec/valgrind /usr/lib/x86_64-li
 VGTOOL_DIR   = $(BUILD)/vgtool
 VGTOOL_HAVE := $(and $(wildcard $(VG_INCDIR)/pub_tool_basics.h),$(wildcard $(VG_LIBDIR)/libcoregrind-$(VG_PLATFORM).a),$(VG_PKGLIBEXEC))
 
-VGTOOL_CFLAGS = -std=gnu11 -O2 -g -m64 -I$(VG_INCDIR) -Iuser/source/vgtool \
+VGTOOL_CFLAGS = -std=gnu11 -O2 -g -m64 -I$(VG_INCDIR) -Iuser/source/valgrind/vgtool \
 	-DVGA_amd64=1 -DVGO_linux=1 -DVGP_amd64_linux=1 -DVGPV_amd64_linux_vanilla=1 \
 	-Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
 	-fno-strict-aliasing -fno-builtin -fno-stack-protector -fno-pie -fomit-frame-pointer
@@ -37,7 +37,7 @@ vgtool: $(VGTOOL_DIR)/memtrace-$(VG_PLATFORM) $(VGTOOL_DIR)/vgpreload_memtrace-$
 	$(VGTOOL_DIR)/memtracenoalloc-$(VG_PLATFORM) $(VGTOOL_DIR)/vgpreload_core-$(VG_PLATFORM).so \
 	$(VGTOOL_DIR)/default.supp
 
-$(BUILD)/vgtool-obj/mt_main.o: user/source/vgtool/mt_main.c user/source/vgtool/mt_stream.h
+$(BUILD)/vgtool-obj/mt_main.o: user/source/valgrind/vgtool/mt_main.c user/source/valgrind/vgtool/mt_stream.h
 	@mkdir -p $(dir $@)
 	@[ -n "$(Q)" ] && echo '  CC     $< (valgrind tool)' || true
 	$(Q)$(CC) $(VGTOOL_CFLAGS) -c -o $@ $<
@@ -51,7 +51,7 @@ $(VGTOOL_DIR)/memtracenoalloc-$(VG_PLATFORM): $(VGTOOL_DIR)/memtrace-$(VG_PLATFO
 	$(Q)ln -sf memtrace-$(VG_PLATFORM) $@
 
 # As massif's: Valgrind's replacement functions whole (mt_preload.c: a version string).
-$(VGTOOL_DIR)/vgpreload_memtrace-$(VG_PLATFORM).so: user/source/vgtool/mt_preload.c
+$(VGTOOL_DIR)/vgpreload_memtrace-$(VG_PLATFORM).so: user/source/valgrind/vgtool/mt_preload.c
 	@mkdir -p $(dir $@)
 	@[ -n "$(Q)" ] && echo '  LD     $@' || true
 	$(Q)$(CC) -m64 -g -O2 -fPIC -shared -nodefaultlibs -Wl,-z,interpose,-z,initfirst -o $@ $< \

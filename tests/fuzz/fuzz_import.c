@@ -1,6 +1,6 @@
 /*
  * fuzz_import.c - `memtracectl import` without the command line: a lackey
- * log (plain, xz or zstd, told from its first bytes; user/source/lackey_file.c)
+ * log (plain, xz or zstd, told from its first bytes; user/source/import/lackey_file.c)
  * opened, checked and recorded through the record loop and the recorder
  * (merge, live WSS, WINDOWS) into /dev/null.  Input: the log file.
  */
@@ -10,7 +10,7 @@
 
 #include "record/loop.h"
 #include "record/recorder.h"
-#include "source/lackey_file.h"
+#include "source/import/lackey_file.h"
 #include "source/source.h"
 #include "fuzz_input.h"
 

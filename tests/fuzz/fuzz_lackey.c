@@ -1,5 +1,5 @@
 /*
- * fuzz_lackey.c - the lackey text parser (user/source/lackey.c): the input,
+ * fuzz_lackey.c - the lackey text parser (user/source/valgrind/lackey.c): the input,
  * after a 4-byte prefix that picks the sampling period, random periods and
  * how the text is split, is fed in pieces (each in a buffer of its exact
  * size, so a read past a piece is caught), then lackey_finish; the samples
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "source/lackey.h"
+#include "source/valgrind/lackey.h"
 
 struct seen {
 	uint64_t n, last_time;

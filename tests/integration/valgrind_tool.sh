@@ -1,5 +1,5 @@
 #!/bin/bash
-# valgrind_tool.sh - the memtrace Valgrind tool (user/source/vgtool/) against
+# valgrind_tool.sh - the memtrace Valgrind tool (user/source/valgrind/vgtool/) against
 # lackey: at period 1 `record --backend valgrind` through the tool gives the
 # same samples (time, address, ip, load/store) and the same windows as
 # `import --format lackey` of lackey's log of the same program; random and

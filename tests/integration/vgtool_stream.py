@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """vgtool_stream.py - reads the memtrace Valgrind tool's binary stream
-(user/source/vgtool/mt_stream.h), independently of the collector's C reader.
+(user/source/valgrind/vgtool/mt_stream.h), independently of the collector's C reader.
 
   vgtool_stream.py STREAM --summary     counts of each message, END's counters
   vgtool_stream.py STREAM --allocs      one line per ALLOC / FREE:

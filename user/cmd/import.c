@@ -5,8 +5,8 @@
  *                      [-o FILE [--force]] INPUT|-
  *
  * lackey: INPUT is plain text, xz or zstd; the compression is detected from
- * the first bytes, not from the name (source/lackey_file.c).  perf: a
- * perf.data file or pipe-mode stream (source/perf_import.c).  Either is a
+ * the first bytes, not from the name (source/import/lackey_file.c).  perf: a
+ * perf.data file or pipe-mode stream (source/import/perf_import.c).  Either is a
  * sample source run by the record loop like `record`'s backends.  See
  * docs/valgrind-backend.md and docs/memtracectl.md.
  */
@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "source/lackey_file.h"
-#include "source/perf_import.h"
+#include "source/import/lackey_file.h"
+#include "source/import/perf_import.h"
 #include "record/loop.h"
 #include "record/recorder.h"
 #include "trace/writer.h"

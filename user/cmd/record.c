@@ -9,7 +9,7 @@
 
 #include "uapi/memtrace.h"
 #include "source/source.h"
-#include "source/alloc_probe.h"
+#include "source/probes/alloc_probe.h"
 #include "cmd/commands.h"
 #include "record/loop.h"
 #include "record/recorder.h"

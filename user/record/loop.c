@@ -8,7 +8,7 @@
 
 #include "record/recorder.h"
 #include "record/signals.h"
-#include "source/mark.h"
+#include "source/probes/mark_probe.h"
 #include "util/util.h"
 
 /* Why to stop early, or NULL: --duration first, then a signal. */

@@ -6,8 +6,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "source/damon_sysfs.h"
-#include "source/perf_event.h"
+#include "source/damon/damon_sysfs.h"
+#include "source/mem_event.h"
 
 static int page_faults_usable(char *why, size_t whylen)
 {

@@ -43,13 +43,13 @@ struct record_opts {
 	long scan_period_ms;	/* --scan-period: hint-faults' NUMA scan period, 0 = kernel's */
 	/* -e damon: --damon-intervals SAMPLE,AGGR and --damon-regions MIN,MAX, 0 = default */
 	uint64_t damon_sample_us, damon_aggr_us, damon_min_regions, damon_max_regions;
-	bool allocs;		/* --allocs: allocation probes (source/alloc_probe.h) */
+	bool allocs;		/* --allocs: allocation probes (source/probes/alloc_probe.h) */
 	uint64_t alloc_rate;	/* --alloc-rate: mean bytes between small samples, 0 = default */
 	uint64_t alloc_large;	/* --alloc-large: blocks this large always, 0 = default */
 	const char *alloc_symbols;	/* --alloc-symbols NAME=ROLE,... */
 	const char *alloc_lib;	/* --alloc-lib FILE: probe this file's functions too */
 	const char *labels;	/* --labels FILE, NULL when unset */
-	const char *mark;	/* --mark START[,END], NULL when unset (source/mark.h) */
+	const char *mark;	/* --mark START[,END], NULL when unset (source/probes/mark_probe.h) */
 	const char *mark_label;	/* --mark-label str|int|none, NULL = str */
 	uint32_t mark_arg;	/* --mark-arg N: the start probe's argument N (0 = first) */
 	uint64_t aggregate;	/* --aggregate[=INTERVAL]: counts per interval of this many
@@ -141,7 +141,7 @@ extern const struct source_ops source_module;
 extern const struct source_ops source_bpf;
 extern const struct source_ops source_perf;
 extern const struct source_ops source_valgrind;
-/* `memtracectl import`: a saved lackey log (source/lackey_file.h) */
+/* `memtracectl import`: a saved lackey log (source/import/lackey_file.h) */
 extern const struct source_ops source_lackey_file;
 
 /* NULL-terminated, in "auto" preference order (record --backend). */

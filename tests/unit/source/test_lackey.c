@@ -1,4 +1,4 @@
-/* test_lackey.c - unit tests of the lackey parser and sampler (user/lackey.c).
+/* test_lackey.c - unit tests of the lackey parser and sampler (user/source/valgrind/lackey.c).
  *
  * Harness: tests/unit/test.h ("ok  NAME" / "FAIL NAME: why", then
  * "N passed, N failed").
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "source/lackey.h"
+#include "source/valgrind/lackey.h"
 #include "test.h"
 
 /* ---- a collector for emitted samples ---------------------------------- */

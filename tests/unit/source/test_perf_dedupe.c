@@ -1,9 +1,9 @@
 /* test_perf_dedupe.c - the duplicate filter of the perf backend
- * (user/source/perf_dedupe.c) on synthetic samples: no perf needed. */
+ * (user/source/perf/perf_dedupe.c) on synthetic samples: no perf needed. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "source/perf_dedupe.h"
+#include "source/perf/perf_dedupe.h"
 #include "test.h"
 
 static struct memtrace_sample smp(uint32_t tid, uint32_t cpu, uint64_t time, uint64_t addr)

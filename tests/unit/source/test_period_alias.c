@@ -1,9 +1,9 @@
 /* test_period_alias.c - the fixed-period aliasing warning of hardware
- * memory events (user/source/perf_event.c): which periods share a factor
+ * memory events (user/source/mem_event.c): which periods share a factor
  * with short loops, and the prime suggested instead. */
 #include <string.h>
 
-#include "source/perf_event.h"
+#include "source/mem_event.h"
 #include "test.h"
 #include "trace/words.h"
 

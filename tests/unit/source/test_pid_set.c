@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "test.h"
-#include "source/perf_session.h"
+#include "source/perf/perf_session.h"
 
 TEST(pid_set_del_keeps_others_and_stays_small)
 {

@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "source/vgtool_allocs.h"
+#include "source/valgrind/vgtool_allocs.h"
 #include "trace/allocs.h"
 
 struct rows {

@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-#include "source/vgtool_stream.h"
+#include "source/valgrind/vgtool_stream.h"
 
 struct stream {
 	unsigned char buf[4096];

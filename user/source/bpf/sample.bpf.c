@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sample.bpf.c - memtrace's BPF programs (libbpf-tools style: one file per
- * program set, skeleton by bpftool, loaded by user/source/bpf.c).
+ * program set, skeleton by bpftool, loaded by user/source/bpf/sample.c).
  *
  * on_fault runs on every user-mode page fault (tp_btf/page_fault_user),
  * on_sample on every overflow of the perf events the collector opens for

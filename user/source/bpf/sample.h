@@ -1,5 +1,5 @@
 /* sample.h - what the BPF programs (sample.bpf.c) and the collector
- * (user/source/bpf.c) share: the ring record and the filter modes. */
+ * (user/source/bpf/sample.c) share: the ring record and the filter modes. */
 #ifndef MEMTRACE_BPF_SAMPLE_H
 #define MEMTRACE_BPF_SAMPLE_H
 

@@ -116,12 +116,20 @@ static int parse_pair(const char *s, bool durations, uint64_t *a, uint64_t *b)
 	return *a && *b ? 0 : -1;
 }
 
+/* The backend --backend (or $MEMTRACE_BACKEND) names, NULL for auto or an
+ * unknown name (pick_backend says so). */
+static const struct source_ops *named_backend(const struct record_opts *o)
+{
+	return strcmp(o->backend, "auto") ? source_by_name(o->backend) : NULL;
+}
+
 static int pick_backend(const struct record_opts *o, const struct source_ops **out)
 {
 	char why[512];
 
-	/* -e damon is its own backend whatever $MEMTRACE_BACKEND says */
-	const char *name = !strcmp(o->event, "damon") ? "damon" : o->backend;
+	/* an event that is its own backend (-e damon) whatever $MEMTRACE_BACKEND says */
+	const struct source_ops *ev = source_by_event(o->event);
+	const char *name = ev ? ev->name : o->backend;
 	if (strcmp(name, "auto")) {
 		const struct source_ops *b = source_by_name(name);
 		if (!b) {
@@ -137,14 +145,14 @@ static int pick_backend(const struct record_opts *o, const struct source_ops **o
 	}
 	char first_why[512] = "";
 	for (int i = 0; sources[i]; i++) {
-		/* valgrind is the last resort: a command, and no event asked for */
-		if (!strcmp(sources[i]->name, "valgrind") && (!o->argv || strcmp(o->event, "auto")))
+		/* the last resort (valgrind): a command, and no event asked for */
+		if (sources[i]->caps.fallback && (!o->argv || strcmp(o->event, "auto")))
 			continue;
 		if (sources[i]->probe(o, why, sizeof(why)) == 0) {
 			*out = sources[i];
 			return 0;
 		}
-		if (!first_why[0] || !strcmp(sources[i]->name, "perf"))
+		if (!first_why[0] || sources[i]->caps.auto_why)
 			snprintf(first_why, sizeof(first_why), "%s", why);
 	}
 	mt_err("%s", first_why[0] ? first_why : "no backend can record here (see memtracectl status)");
@@ -405,16 +413,17 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		mt_err("--fixed-period and --random-period exclude each other");
 		return 2;
 	}
+	const struct source_ops *named = named_backend(o), *ev = source_by_event(o->event);
 	if (o->aggregate && !o->backend_given && strcmp(o->backend, "auto") &&
-	    strcmp(o->backend, "bpf") && strcmp(o->backend, "valgrind")) {
+	    !(named && named->caps.aggregate)) {
 		/* a default from the environment yields to what the option needs */
-		fprintf(stderr, "memtracectl: --aggregate records with the bpf backend "
-			"($MEMTRACE_BACKEND=%s is not used)\n", o->backend);
-		o->backend = "bpf";
+		fprintf(stderr, "memtracectl: --aggregate records with the %s backend "
+			"($MEMTRACE_BACKEND=%s is not used)\n", source_aggregating()->name, o->backend);
+		o->backend = source_aggregating()->name;
+		named = named_backend(o);
 	}
-	if (o->aggregate && (!strcmp(o->event, "damon") ||
-			     (strcmp(o->backend, "auto") && strcmp(o->backend, "bpf") &&
-			      strcmp(o->backend, "valgrind")))) {
+	if (o->aggregate && ((ev && !ev->caps.aggregate) ||
+			     (strcmp(o->backend, "auto") && !(named && named->caps.aggregate)))) {
 		mt_err("--aggregate needs the bpf backend (it counts in BPF maps) or the valgrind "
 		       "backend (it counts in the tool)");
 		return 2;
@@ -423,12 +432,14 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		mt_err("--aggregate keeps no per-sample threads: --mark needs a recording without it");
 		return 2;
 	}
-	if (o->aggregate && !strcmp(o->backend, "valgrind")) {
+	/* the aggregating backend: the one named, else the first that can */
+	const struct source_ops *agg = named ? named : source_aggregating();
+	if (o->aggregate && agg->caps.clock == SOURCE_CLOCK_INSTRUCTIONS) {
 		o->aggregate = 100000;	/* instructions: valgrind-ws's default tau */
 		if (o->aggregate_arg && (mt_parse_duration(o->aggregate_arg, false, &o->aggregate) ||
 					 o->aggregate < 1000 || o->aggregate > 1000000000000ull)) {
-			mt_err("invalid --aggregate interval '%s' for the valgrind backend (instructions, "
-			       "1000 to 1T, e.g. 100000, 100k or 1M)", o->aggregate_arg);
+			mt_err("invalid --aggregate interval '%s' for the %s backend (instructions, "
+			       "1000 to 1T, e.g. 100000, 100k or 1M)", o->aggregate_arg, agg->name);
 			return 2;
 		}
 	} else if (o->aggregate) {
@@ -439,12 +450,14 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 			       o->aggregate_arg);
 			return 2;
 		}
-		o->backend = "bpf";
+		o->backend = agg->name;
 	}
 
 	if (o->argv && (rc = command_missing(o->argv[0])))
 		return rc;
-	for (int i = 0; i < o->npids && strcmp(o->backend, "valgrind"); i++)
+	/* a backend that starts its command itself says why -p does not apply */
+	named = named_backend(o);
+	for (int i = 0; i < o->npids && !(named && named->caps.command_only); i++)
 		if (target_check(o->pids[i]))
 			return 1;
 	if (o->cgroup) {
@@ -463,7 +476,7 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 	}
 	const struct source_ops *b;
 	rc = pick_backend(o, &b);
-	if (!rc && o->mark && !strcmp(b->name, "valgrind")) {
+	if (!rc && o->mark && b->caps.clock != SOURCE_CLOCK_TIME) {
 		mt_err("--mark needs the perf, bpf or module backend (valgrind traces count "
 		       "instructions, the probes' clock is time)");
 		rc = 2;
@@ -472,7 +485,7 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		mt_labels_free(&labels);
 		return rc;
 	}
-	if (o->allocs && !strcmp(b->name, "valgrind")) {
+	if (o->allocs && b->caps.own_allocs) {
 		mt_labels_free(&labels);
 		mt_err("--allocs is for the perf, bpf and module backends: --backend valgrind records "
 		       "every allocation without it (its tool replaces malloc)");
@@ -518,8 +531,9 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		return child;	/* could not be executed (said so) */
 	if (rc)
 		return 1;
-	if (strcmp(o->output, "-") && !strcmp(b->name, "damon"))
-		fprintf(stderr, "memtracectl: wrote DAMON regions to %s (damon backend)\n", o->output);
+	if (strcmp(o->output, "-") && b->caps.regions)
+		fprintf(stderr, "memtracectl: wrote DAMON regions to %s (%s backend)\n", o->output,
+			b->name);
 	else if (strcmp(o->output, "-"))
 		fprintf(stderr, "memtracectl: wrote %llu samples to %s (%s backend)\n",
 			(unsigned long long)samples, o->output, b->name);

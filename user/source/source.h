@@ -73,6 +73,30 @@ struct source_step {
 	bool ended;		/* the source is done: no stop check, end now */
 };
 
+/* The unit of a source's sample times (and of its --aggregate interval). */
+enum source_clock {
+	SOURCE_CLOCK_TIME,		/* ns: every backend but valgrind */
+	SOURCE_CLOCK_INSTRUCTIONS,	/* the target's instructions (valgrind) */
+};
+
+/*
+ * What a source can record, for the command line to check a request
+ * against (cmd/record.c asks these, it names no backend).  Zero is the
+ * common case: time stamps, probes allowed, running processes attachable.
+ */
+struct source_caps {
+	enum source_clock clock;	/* --mark's probes need SOURCE_CLOCK_TIME */
+	bool aggregate;		/* --aggregate: counts per interval in the source */
+	bool own_allocs;	/* records every allocation itself: --allocs refused */
+	bool command_only;	/* records a command it starts, never -p/-a (its probe says) */
+	bool fallback;		/* -b auto tries it last, for a command with -e auto only */
+	bool auto_why;		/* its probe's reason is the one -b auto reports when no
+				 * backend can record (the most telling one) */
+	const char *event;	/* the -e EVENT that records with this source whatever
+				 * --backend says, NULL: none */
+	bool regions;		/* records DAMON regions, not samples */
+};
+
 /*
  * A sample source, in the spirit of mm/damon's struct damon_operations:
  * record/loop.c is the one loop (poll, drain, tick, stop check, end), the
@@ -89,6 +113,7 @@ struct source_ops {
 	 * source that ends before leaves an existing FILE as it was.
 	 */
 	bool publish_late;
+	struct source_caps caps;
 	/*
 	 * Can this source serve the request on this machine?  0 if so; else
 	 * -1 with a one-line reason (no trailing newline) in why.
@@ -148,5 +173,9 @@ extern const struct source_ops source_lackey_file;
 extern const struct source_ops *const sources[];
 
 const struct source_ops *source_by_name(const char *name);
+/* The source -e EVENT records with whatever --backend says, else NULL. */
+const struct source_ops *source_by_event(const char *event);
+/* The source --aggregate records with when the backend is auto. */
+const struct source_ops *source_aggregating(void);
 
 #endif

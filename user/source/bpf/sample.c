@@ -680,6 +680,7 @@ static void bpf_status(FILE *out)
 
 const struct source_ops source_bpf = {
 	.name = "bpf",
+	.caps = { .aggregate = true },
 	.end_reason = "target-exited",
 	.probe = bpf_probe,
 	.status = bpf_status,

@@ -463,6 +463,7 @@ static int damon_close(void *state, int rc)
 
 const struct source_ops source_damon = {
 	.name = "damon",
+	.caps = { .event = "damon", .regions = true },
 	.end_reason = "target-exited",
 	.probe = damon_probe,
 	.status = damon_status,

@@ -694,6 +694,8 @@ static int vg_close(void *state, int end_rc)
 
 const struct source_ops source_valgrind = {
 	.name = "valgrind",
+	.caps = { .clock = SOURCE_CLOCK_INSTRUCTIONS, .aggregate = true, .own_allocs = true,
+		  .command_only = true, .fallback = true },
 	.end_reason = "target-exited",
 	.publish_late = true,
 	.probe = vg_probe,

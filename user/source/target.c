@@ -194,6 +194,16 @@ bool target_exited(pid_t pid, int watch_fd, bool is_child)
 	return kill(pid, 0) && errno == ESRCH;
 }
 
+bool target_all_gone(pid_t child, const pid_t *pids, const int *watch, int n)
+{
+	if (child > 0)
+		return target_exited(child, -1, true);
+	for (int i = 0; i < n; i++)
+		if (!target_exited(pids[i], watch[i], false))
+			return false;
+	return true;
+}
+
 void target_stop_child(pid_t pid)
 {
 	if (pid <= 0 || (pid == spawn_pid && spawn_reaped))

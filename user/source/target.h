@@ -45,6 +45,12 @@ int target_watch(pid_t pid);
 int *target_watch_pids(const pid_t *pids, int npids);
 /* True once the process behind target_watch()/target_spawn() has exited. */
 bool target_exited(pid_t pid, int watch_fd, bool is_child);
+/*
+ * The one target watcher of the backends' target_gone: true once the
+ * command they spawned (child > 0) exited, else once every listed pid
+ * (pids[i] with its target_watch() fd watch[i]) did.
+ */
+bool target_all_gone(pid_t child, const pid_t *pids, const int *watch, int n);
 
 /* Thread ids of pid into tids (up to max); returns the count or -1. */
 int target_threads(pid_t pid, pid_t *tids, int max);

@@ -235,10 +235,9 @@ int bpf_target_gone(void *state, uint64_t wall)
 	if (s->o->system_wide || s->o->cgroup)
 		return 0;
 	if (s->child > 0)
-		return target_exited(s->child, -1, true);
-	for (int i = 0; i < s->nwatch; i++)
-		if (!target_exited(s->o->pids[i], s->watch[i], false))
-			return 0;
+		return target_all_gone(s->child, NULL, NULL, 0);
+	if (!target_all_gone(0, s->o->pids, s->watch, s->nwatch))
+		return 0;
 	if (wall < s->next_prune)
 		return 0;
 	s->next_prune = wall + 1000000000ull;

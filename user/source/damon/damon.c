@@ -422,12 +422,7 @@ static int damon_target_gone(void *state, uint64_t wall)
 	struct damon_session *s = state;
 
 	(void)wall;
-	if (s->child > 0)
-		return target_exited(s->child, -1, true);
-	for (int i = 0; i < s->npids; i++)
-		if (!target_exited(s->pids[i], s->watch[i], false))
-			return 0;
-	return 1;
+	return target_all_gone(s->child, s->pids, s->watch, s->npids);
 }
 
 static int damon_finish(void *state, struct recorder *r, int failed, const char **reason)

@@ -438,12 +438,7 @@ static int perf_target_gone(void *state, uint64_t wall)
 	(void)wall;
 	if (s->o->system_wide || s->o->cgroup)
 		return 0;
-	if (s->child > 0)
-		return target_exited(s->child, -1, true);
-	for (int i = 0; i < s->nwatch; i++)
-		if (!target_exited(s->o->pids[i], s->watch[i], false))
-			return 0;
-	return 1;
+	return target_all_gone(s->child, s->o->pids, s->watch, s->nwatch);
 }
 
 static int perf_finish(void *state, struct recorder *r, int failed, const char **reason)

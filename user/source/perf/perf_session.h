@@ -14,6 +14,7 @@
 #include "source/perf_ring.h"
 #include "source/source.h"
 #include "source/target.h"
+#include "util/pid_set.h"
 
 #define PERF_MAX_BATCH	8192
 
@@ -36,11 +37,6 @@ struct perf_attached {		/* a task of the -p tree */
 	pid_t pid;		/* its process */
 	int pass;		/* the attach pass that found it */
 	bool inherited;		/* no events of its own: forked by a covered task */
-};
-
-struct pid_set {		/* open addressing, 0 = empty */
-	pid_t *v;
-	size_t n, cap;
 };
 
 struct perf_session {
@@ -88,11 +84,5 @@ void perf_close_redundant(struct perf_session *s);
 /* Sets addr, ip and data_src (fault kind) from the tracepoint's raw record. */
 void perf_hint_sample(struct perf_session *s, struct memtrace_sample *m, const unsigned char *raw,
 		      uint32_t rawlen);
-
-/* pid sets (perf.c) */
-bool pid_set_add(struct pid_set *set, pid_t pid);	/* true if it was new */
-void pid_set_del(struct pid_set *set, pid_t pid);
-bool pid_set_has(const struct pid_set *set, pid_t pid);
-void pid_set_free(struct pid_set *set);
 
 #endif

@@ -1,10 +1,11 @@
-/* test_pid_set.c - the perf backend's set of processes (maps asked for):
- * removal keeps every other member findable, and the set follows the live
- * processes rather than every pid a long recording saw. */
+/* test_pid_set.c - util/pid_set.c, the perf and bpf backends' set of
+ * processes (maps asked for): removal keeps every other member findable,
+ * and the set follows the live processes rather than every pid a long
+ * recording saw. */
 #include <stdlib.h>
 
 #include "test.h"
-#include "source/perf/perf_session.h"
+#include "util/pid_set.h"
 
 TEST(pid_set_del_keeps_others_and_stays_small)
 {

@@ -1,4 +1,4 @@
-/* cmd_dump.c - `memtracectl dump`: every sample as a CSV line (like perf script). */
+/* dump.c - `memtracectl dump`: every sample as a CSV line (like perf script). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -16,8 +16,8 @@
  * any new arena memory, so such a map stays as large as its largest live
  * set, not the set of every bucket ever seen.
  */
-#ifndef MEMTRACE_BUCKET_MAP_H
-#define MEMTRACE_BUCKET_MAP_H
+#ifndef MEMTRACE_ENGINE_BUCKET_MAP_H
+#define MEMTRACE_ENGINE_BUCKET_MAP_H
 
 #include <stddef.h>
 #include <stdint.h>

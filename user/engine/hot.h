@@ -1,6 +1,6 @@
 /* hot.h - hot buckets: exact top-N and the hot working-set curve. */
-#ifndef MEMTRACE_HOT_H
-#define MEMTRACE_HOT_H
+#ifndef MEMTRACE_ENGINE_HOT_H
+#define MEMTRACE_ENGINE_HOT_H
 
 #include <stddef.h>
 #include <stdint.h>

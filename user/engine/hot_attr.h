@@ -14,8 +14,8 @@
  *
  * Memory: one 24-byte slot per distinct (hot bucket, ip) pair.
  */
-#ifndef MEMTRACE_HOT_ATTR_H
-#define MEMTRACE_HOT_ATTR_H
+#ifndef MEMTRACE_ENGINE_HOT_ATTR_H
+#define MEMTRACE_ENGINE_HOT_ATTR_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * statistics are fed a filtered value mu + influence * (x - mu) so that one
  * huge peak does not hide the next.  Consecutive peak values form one peak,
  * reported at its largest value. */
-#ifndef MEMTRACE_PEAKS_H
-#define MEMTRACE_PEAKS_H
+#ifndef MEMTRACE_ENGINE_PEAKS_H
+#define MEMTRACE_ENGINE_PEAKS_H
 
 #include <stddef.h>
 #include <stdint.h>

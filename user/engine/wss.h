@@ -19,8 +19,8 @@
  * throughput; exact streams do not need them) and windows of fewer intervals
  * (counts_ok; otherwise n, f1, f2 are 0).
  */
-#ifndef MEMTRACE_WSS_H
-#define MEMTRACE_WSS_H
+#ifndef MEMTRACE_ENGINE_WSS_H
+#define MEMTRACE_ENGINE_WSS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -19,8 +19,8 @@
  * no estimator recovers a window with far fewer samples than buckets.
  * N <= 1 (every access recorded): estimate = S exactly, always reliable.
  */
-#ifndef MEMTRACE_WSS_EST_H
-#define MEMTRACE_WSS_EST_H
+#ifndef MEMTRACE_ENGINE_WSS_EST_H
+#define MEMTRACE_ENGINE_WSS_EST_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
  * complete on disk before the next begins (a cut one is truncated away), and
  * WINDOWS rows reach the file at least every second.
  */
-#ifndef MEMTRACE_RECORDER_H
-#define MEMTRACE_RECORDER_H
+#ifndef MEMTRACE_RECORD_RECORDER_H
+#define MEMTRACE_RECORD_RECORDER_H
 
 #include <stddef.h>
 #include <stdint.h>

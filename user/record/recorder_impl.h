@@ -1,7 +1,7 @@
 /* recorder_impl.h - the recorder's state, shared by the files of user/record/
  * (not for use outside it: the rest of the tree sees record/recorder.h). */
-#ifndef MEMTRACE_RECORDER_IMPL_H
-#define MEMTRACE_RECORDER_IMPL_H
+#ifndef MEMTRACE_RECORD_RECORDER_IMPL_H
+#define MEMTRACE_RECORD_RECORDER_IMPL_H
 
 #include <stdint.h>
 #include <sys/types.h>

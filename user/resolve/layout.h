@@ -6,8 +6,8 @@
  * region that was mapped is never shown as unmapped).  Pure computation;
  * naming (NAME[bss]) is resolve.c's.
  */
-#ifndef MEMTRACE_LAYOUT_H
-#define MEMTRACE_LAYOUT_H
+#ifndef MEMTRACE_RESOLVE_LAYOUT_H
+#define MEMTRACE_RESOLVE_LAYOUT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * maps.h - /proc/PID/maps snapshots: parse, look up an address, and keep
  * several snapshots per pid over time (the MAPS chunks of a trace).
  */
-#ifndef MEMTRACE_MAPS_H
-#define MEMTRACE_MAPS_H
+#ifndef MEMTRACE_RESOLVE_MAPS_H
+#define MEMTRACE_RESOLVE_MAPS_H
 
 #include <stdbool.h>
 #include <stddef.h>

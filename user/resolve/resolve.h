@@ -38,8 +38,8 @@
  * same layout gives wrong names.  "(deleted)" files are never opened.
  * Not thread-safe (the ELF cache fills lazily).
  */
-#ifndef MEMTRACE_RESOLVE_H
-#define MEMTRACE_RESOLVE_H
+#ifndef MEMTRACE_RESOLVE_RESOLVE_H
+#define MEMTRACE_RESOLVE_RESOLVE_H
 
 #include <stddef.h>
 #include <stdint.h>

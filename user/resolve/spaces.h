@@ -25,8 +25,8 @@
  * a process with translated shared ranges a check of the last range hit,
  * else a binary search of its sorted shared ranges.
  */
-#ifndef MEMTRACE_SPACES_H
-#define MEMTRACE_SPACES_H
+#ifndef MEMTRACE_RESOLVE_SPACES_H
+#define MEMTRACE_RESOLVE_SPACES_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -32,8 +32,8 @@
  * A file that does not open, is not ELF or has no PT_LOAD gives NULL, never
  * a crash (libelf checks every offset against the file size).
  */
-#ifndef MEMTRACE_SYMBOLS_H
-#define MEMTRACE_SYMBOLS_H
+#ifndef MEMTRACE_RESOLVE_SYMBOLS_H
+#define MEMTRACE_RESOLVE_SYMBOLS_H
 
 #include <stdbool.h>
 #include <stddef.h>

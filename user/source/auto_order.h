@@ -1,7 +1,7 @@
 /* auto_order.h - `-e auto`'s order across backends (PMU memory events,
  * hint faults, DAMON, page faults) as this machine offers it. */
-#ifndef MEMTRACE_AUTO_ORDER_H
-#define MEMTRACE_AUTO_ORDER_H
+#ifndef MEMTRACE_SOURCE_AUTO_ORDER_H
+#define MEMTRACE_SOURCE_AUTO_ORDER_H
 
 #include <stdio.h>
 

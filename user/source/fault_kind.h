@@ -11,8 +11,8 @@
  * (MEMTRACE_FAULT_KIND_* of include/memtrace/trace.h) next to perf's
  * mem_op (load, store, exec) from the same error code.
  */
-#ifndef MEMTRACE_FAULT_KIND_H
-#define MEMTRACE_FAULT_KIND_H
+#ifndef MEMTRACE_SOURCE_FAULT_KIND_H
+#define MEMTRACE_SOURCE_FAULT_KIND_H
 
 #include <stdint.h>
 #include <sys/types.h>

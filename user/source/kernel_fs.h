@@ -5,8 +5,8 @@
  * system in a mount namespace of its own (nothing changes for anyone
  * else) and does the I/O there.
  */
-#ifndef MEMTRACE_KERNEL_FS_H
-#define MEMTRACE_KERNEL_FS_H
+#ifndef MEMTRACE_SOURCE_KERNEL_FS_H
+#define MEMTRACE_SOURCE_KERNEL_FS_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
  * Hardware events are encoded by libpfm4 for the CPU at hand (Intel PEBS
  * memory events, AMD IBS op); the software page-fault event needs no PMU.
  */
-#ifndef MEMTRACE_MEM_EVENT_H
-#define MEMTRACE_MEM_EVENT_H
+#ifndef MEMTRACE_SOURCE_MEM_EVENT_H
+#define MEMTRACE_SOURCE_MEM_EVENT_H
 
 #include <linux/perf_event.h>
 #include <stddef.h>

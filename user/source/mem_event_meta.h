@@ -1,7 +1,7 @@
 /* mem_event_meta.h - trace header keys of a recording made from a perf event
  * (the perf and module backends share them). */
-#ifndef MEMTRACE_PERF_EVENT_META_H
-#define MEMTRACE_PERF_EVENT_META_H
+#ifndef MEMTRACE_SOURCE_MEM_EVENT_META_H
+#define MEMTRACE_SOURCE_MEM_EVENT_META_H
 
 #include <stdint.h>
 #include <sys/types.h>

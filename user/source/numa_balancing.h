@@ -7,8 +7,8 @@
  * is written to a state file first (NB_STATE_FILE), so a collector killed
  * with SIGKILL leaves a note the next run and `memtracectl status` read.
  */
-#ifndef MEMTRACE_NUMA_BALANCING_H
-#define MEMTRACE_NUMA_BALANCING_H
+#ifndef MEMTRACE_SOURCE_NUMA_BALANCING_H
+#define MEMTRACE_SOURCE_NUMA_BALANCING_H
 
 #include <stdbool.h>
 #include <stddef.h>

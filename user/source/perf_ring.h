@@ -1,6 +1,6 @@
 /* perf_ring.h - reading a perf_event_open mmap ring buffer. */
-#ifndef MEMTRACE_PERF_RING_H
-#define MEMTRACE_PERF_RING_H
+#ifndef MEMTRACE_SOURCE_PERF_RING_H
+#define MEMTRACE_SOURCE_PERF_RING_H
 
 #include <linux/perf_event.h>
 #include <stddef.h>

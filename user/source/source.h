@@ -6,8 +6,8 @@
  * damon (taken for -e auto only when no PMU and no hint faults), module,
  * bpf, perf, valgrind.
  */
-#ifndef MEMTRACE_SOURCE_H
-#define MEMTRACE_SOURCE_H
+#ifndef MEMTRACE_SOURCE_SOURCE_H
+#define MEMTRACE_SOURCE_SOURCE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* target.h - the process being recorded: start it, watch it, list threads. */
-#ifndef MEMTRACE_TARGET_H
-#define MEMTRACE_TARGET_H
+#ifndef MEMTRACE_SOURCE_TARGET_H
+#define MEMTRACE_SOURCE_TARGET_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* codec.h - the column encoding of SAMPLES chunks (before zstd). */
-#ifndef MEMTRACE_SAMPLE_CODEC_H
-#define MEMTRACE_SAMPLE_CODEC_H
+#ifndef MEMTRACE_TRACE_CODEC_H
+#define MEMTRACE_TRACE_CODEC_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* crc32c.h - CRC32C (Castagnoli), the checksum of trace chunks. */
-#ifndef MEMTRACE_CRC32C_H
-#define MEMTRACE_CRC32C_H
+#ifndef MEMTRACE_TRACE_CRC32C_H
+#define MEMTRACE_TRACE_CRC32C_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* trace_format.h - on-disk constants of the trace file (docs/trace-format.md). */
+/* format.h - on-disk constants of the trace file (docs/trace-format.md). */
 #ifndef MEMTRACE_TRACE_FORMAT_H
 #define MEMTRACE_TRACE_FORMAT_H
 

@@ -1,4 +1,4 @@
-/* trace_read.c - framing checks, CRC32C, zstd and truncated-tail recovery. */
+/* reader.c - framing checks, CRC32C, zstd and truncated-tail recovery. */
 #include "trace/reader.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
-/* trace_read.h - read a trace file chunk by chunk. */
-#ifndef MEMTRACE_TRACE_READ_H
-#define MEMTRACE_TRACE_READ_H
+/* reader.h - read a trace file chunk by chunk. */
+#ifndef MEMTRACE_TRACE_READER_H
+#define MEMTRACE_TRACE_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* trace_scan.c - drive a trace_reader over a whole file. */
+/* scan.c - drive a trace_reader over a whole file. */
 #include "trace/scan.h"
 
 #include <stdlib.h>

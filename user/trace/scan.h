@@ -1,4 +1,4 @@
-/* trace_scan.h - one pass over a trace's samples and side chunks. */
+/* scan.h - one pass over a trace's samples and side chunks. */
 #ifndef MEMTRACE_TRACE_SCAN_H
 #define MEMTRACE_TRACE_SCAN_H
 

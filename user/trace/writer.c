@@ -1,4 +1,4 @@
-/* trace_write.c - chunk framing, CRC32C and zstd compression. */
+/* writer.c - chunk framing, CRC32C and zstd compression. */
 #include "trace/writer.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
-/* trace_write.h - append chunks to a trace file. */
-#ifndef MEMTRACE_TRACE_WRITE_H
-#define MEMTRACE_TRACE_WRITE_H
+/* writer.h - append chunks to a trace file. */
+#ifndef MEMTRACE_TRACE_WRITER_H
+#define MEMTRACE_TRACE_WRITER_H
 
 #include <stddef.h>
 #include <stdint.h>

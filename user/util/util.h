@@ -1,6 +1,6 @@
 /* util.h - error reporting, checked allocation and number/unit parsing. */
-#ifndef MEMTRACE_UTIL_H
-#define MEMTRACE_UTIL_H
+#ifndef MEMTRACE_UTIL_UTIL_H
+#define MEMTRACE_UTIL_UTIL_H
 
 #include <setjmp.h>
 #include <stdbool.h>

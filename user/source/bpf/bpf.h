@@ -3,8 +3,8 @@
  * sample.c: programs, events, the drain and the source operations;
  * bpf_target.c: the tgid set (bpf_session.h); bpf_probe.c: can BPF run
  * here, and why not (status, probe). */
-#ifndef MEMTRACE_SOURCE_BPF_H
-#define MEMTRACE_SOURCE_BPF_H
+#ifndef MEMTRACE_SOURCE_BPF_BPF_H
+#define MEMTRACE_SOURCE_BPF_BPF_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* bpf_agg.h - record --aggregate on the bpf backend (bpf_agg.c). */
-#ifndef MEMTRACE_BPF_AGG_H
-#define MEMTRACE_BPF_AGG_H
+#ifndef MEMTRACE_SOURCE_BPF_BPF_AGG_H
+#define MEMTRACE_SOURCE_BPF_BPF_AGG_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* bpf_session.h - the bpf backend's state, shared by sample.c (programs,
  * events, the drain, source_ops) and bpf_target.c (the tgid set: trees,
  * a command, the end of a -p recording). */
-#ifndef MEMTRACE_BPF_SESSION_H
-#define MEMTRACE_BPF_SESSION_H
+#ifndef MEMTRACE_SOURCE_BPF_BPF_SESSION_H
+#define MEMTRACE_SOURCE_BPF_BPF_SESSION_H
 
 #include <stdbool.h>
 #include <stdint.h>

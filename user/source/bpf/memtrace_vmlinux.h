@@ -4,8 +4,8 @@
  * the programs, so this file stands in for a generated vmlinux.h and the
  * build needs no BTF of the build machine's kernel.  x86_64 only.
  */
-#ifndef MEMTRACE_VMLINUX_H
-#define MEMTRACE_VMLINUX_H
+#ifndef MEMTRACE_SOURCE_BPF_MEMTRACE_VMLINUX_H
+#define MEMTRACE_SOURCE_BPF_MEMTRACE_VMLINUX_H
 
 typedef unsigned char __u8;
 typedef short __s16;

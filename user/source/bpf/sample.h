@@ -1,7 +1,7 @@
 /* sample.h - what the BPF programs (sample.bpf.c) and the collector
  * (user/source/bpf/sample.c) share: the ring record and the filter modes. */
-#ifndef MEMTRACE_BPF_SAMPLE_H
-#define MEMTRACE_BPF_SAMPLE_H
+#ifndef MEMTRACE_SOURCE_BPF_SAMPLE_H
+#define MEMTRACE_SOURCE_BPF_SAMPLE_H
 
 /* One sample in the BPF ring buffer: 48 bytes (+ 8 of ring header). */
 struct mt_bpf_rec {

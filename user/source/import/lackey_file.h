@@ -4,8 +4,8 @@
  * in 1 MiB blocks; record/loop.c drives it like any other source: it has no
  * fd to poll, every drain() reads and parses one block.
  */
-#ifndef MEMTRACE_LACKEY_FILE_H
-#define MEMTRACE_LACKEY_FILE_H
+#ifndef MEMTRACE_SOURCE_IMPORT_LACKEY_FILE_H
+#define MEMTRACE_SOURCE_IMPORT_LACKEY_FILE_H
 
 #include <lzma.h>
 #include <stdbool.h>

@@ -9,8 +9,8 @@
  * -z` are decompressed (perf_unzip.c).  Little-endian files only.
  * Used by `memtracectl import --format perf` (source/import/perf_import.c).
  */
-#ifndef MEMTRACE_PERF_FILE_H
-#define MEMTRACE_PERF_FILE_H
+#ifndef MEMTRACE_SOURCE_IMPORT_PERF_FILE_H
+#define MEMTRACE_SOURCE_IMPORT_PERF_FILE_H
 
 #include <linux/perf_event.h>
 #include <stdbool.h>

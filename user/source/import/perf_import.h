@@ -11,8 +11,8 @@
  * as lost/throttled.  Samples are put in time order the way perf does it:
  * those at or before the newest time of the previous FINISHED_ROUND.
  */
-#ifndef MEMTRACE_PERF_IMPORT_H
-#define MEMTRACE_PERF_IMPORT_H
+#ifndef MEMTRACE_SOURCE_IMPORT_PERF_IMPORT_H
+#define MEMTRACE_SOURCE_IMPORT_PERF_IMPORT_H
 
 #include "source/source.h"
 

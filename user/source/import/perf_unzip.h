@@ -1,8 +1,8 @@
 /* perf_unzip.h - the records inside PERF_RECORD_COMPRESSED (`perf record
  * -z`): one zstd stream across all of them, whose records may straddle two
  * compressed records (source/import/perf_file.c). */
-#ifndef MEMTRACE_PERF_UNZIP_H
-#define MEMTRACE_PERF_UNZIP_H
+#ifndef MEMTRACE_SOURCE_IMPORT_PERF_UNZIP_H
+#define MEMTRACE_SOURCE_IMPORT_PERF_UNZIP_H
 
 #include <linux/perf_event.h>
 #include <stddef.h>

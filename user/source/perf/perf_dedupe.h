@@ -29,8 +29,8 @@
  * wait one drain (a copy lands in the same ring right after the first);
  * the caller releases them after the next drain.  Pure: no perf, no I/O.
  */
-#ifndef MEMTRACE_PERF_DEDUPE_H
-#define MEMTRACE_PERF_DEDUPE_H
+#ifndef MEMTRACE_SOURCE_PERF_PERF_DEDUPE_H
+#define MEMTRACE_SOURCE_PERF_PERF_DEDUPE_H
 
 #include <stdbool.h>
 #include <stddef.h>

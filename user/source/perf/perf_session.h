@@ -1,7 +1,7 @@
 /* perf_session.h - the perf backend's state, shared by perf.c (records,
  * drain, source_ops) and perf_attach.c (events on the targets). */
-#ifndef MEMTRACE_PERF_SESSION_H
-#define MEMTRACE_PERF_SESSION_H
+#ifndef MEMTRACE_SOURCE_PERF_PERF_SESSION_H
+#define MEMTRACE_SOURCE_PERF_PERF_SESSION_H
 
 #include <linux/perf_event.h>
 #include <stdbool.h>

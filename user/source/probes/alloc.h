@@ -1,7 +1,7 @@
 /* alloc.h - what the allocation probes (alloc.bpf.c) and the collector
  * (user/source/probes/alloc.c) share: the ring record, kinds and counters. */
-#ifndef MEMTRACE_BPF_ALLOC_H
-#define MEMTRACE_BPF_ALLOC_H
+#ifndef MEMTRACE_SOURCE_PROBES_ALLOC_H
+#define MEMTRACE_SOURCE_PROBES_ALLOC_H
 
 /* One allocator event in the BPF ring buffer: 56 bytes (+ 8 of ring header). */
 struct mt_alloc_rec {

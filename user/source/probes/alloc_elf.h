@@ -1,8 +1,8 @@
 /* alloc_elf.h - where the allocation probes go (record --allocs): the
  * allocator functions an ELF file defines, as file offsets for uprobes, and
  * the files a target's allocator lives in. */
-#ifndef MEMTRACE_SOURCE_ALLOC_ELF_H
-#define MEMTRACE_SOURCE_ALLOC_ELF_H
+#ifndef MEMTRACE_SOURCE_PROBES_ALLOC_ELF_H
+#define MEMTRACE_SOURCE_PROBES_ALLOC_ELF_H
 
 #include <stddef.h>
 #include <stdint.h>

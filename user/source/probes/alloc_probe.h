@@ -1,8 +1,8 @@
 /* alloc_probe.h - record --allocs: BPF uprobes on the target's allocator
  * (bpf/alloc.bpf.c), written as ALLOCS chunks (docs/trace-format.md) beside
  * the samples of whichever backend records the accesses. */
-#ifndef MEMTRACE_SOURCE_ALLOC_PROBE_H
-#define MEMTRACE_SOURCE_ALLOC_PROBE_H
+#ifndef MEMTRACE_SOURCE_PROBES_ALLOC_PROBE_H
+#define MEMTRACE_SOURCE_PROBES_ALLOC_PROBE_H
 
 #include "record/recorder.h"
 #include "source/source.h"

@@ -1,7 +1,7 @@
 /* mark.h - the record mark.bpf.c hands the collector (user/source/probes/mark.c)
  * for each start or end probe of --mark. */
-#ifndef MEMTRACE_BPF_MARK_REC_H
-#define MEMTRACE_BPF_MARK_REC_H
+#ifndef MEMTRACE_SOURCE_PROBES_MARK_H
+#define MEMTRACE_SOURCE_PROBES_MARK_H
 
 #define MT_MARK_LABEL_MAX	232	/* bytes of a string label kept (with its NUL) */
 

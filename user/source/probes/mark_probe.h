@@ -13,8 +13,8 @@
  *   mark_finish(m, r);           // unended spans end now (open)
  *   mark_close(m);
  */
-#ifndef MEMTRACE_SOURCE_MARK_H
-#define MEMTRACE_SOURCE_MARK_H
+#ifndef MEMTRACE_SOURCE_PROBES_MARK_PROBE_H
+#define MEMTRACE_SOURCE_PROBES_MARK_PROBE_H
 
 #include <stddef.h>
 

@@ -4,8 +4,8 @@
  * which provider is it.  libbpf's bpf_program__attach_usdt does the rest
  * (argument specs, semaphores).
  */
-#ifndef MEMTRACE_SOURCE_USDT_NOTES_H
-#define MEMTRACE_SOURCE_USDT_NOTES_H
+#ifndef MEMTRACE_SOURCE_PROBES_USDT_NOTES_H
+#define MEMTRACE_SOURCE_PROBES_USDT_NOTES_H
 
 #include <stddef.h>
 

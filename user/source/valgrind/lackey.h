@@ -23,8 +23,8 @@
  * buffer boundary is carried over to the next call.  No sscanf/strtoull:
  * a table-driven hex scanner over the buffer.
  */
-#ifndef MEMTRACE_LACKEY_H
-#define MEMTRACE_LACKEY_H
+#ifndef MEMTRACE_SOURCE_VALGRIND_LACKEY_H
+#define MEMTRACE_SOURCE_VALGRIND_LACKEY_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -8,8 +8,8 @@
  * Valgrind's realloc arrives as FREE(old) then ALLOC(kind realloc, new) at
  * the same time and thread: the pair becomes one REALLOC record.
  * Every block is recorded (weight 1): alloc_sample_bytes = 1. */
-#ifndef MEMTRACE_VGTOOL_ALLOCS_H
-#define MEMTRACE_VGTOOL_ALLOCS_H
+#ifndef MEMTRACE_SOURCE_VALGRIND_VGTOOL_ALLOCS_H
+#define MEMTRACE_SOURCE_VALGRIND_VGTOOL_ALLOCS_H
 
 #include <stdint.h>
 

@@ -10,8 +10,8 @@
  * AGG messages (the tool's --aggregate) go to agg_out, checked; their
  * samples count in samples.
  */
-#ifndef MEMTRACE_VGTOOL_STREAM_H_READER
-#define MEMTRACE_VGTOOL_STREAM_H_READER
+#ifndef MEMTRACE_SOURCE_VALGRIND_VGTOOL_STREAM_H
+#define MEMTRACE_SOURCE_VALGRIND_VGTOOL_STREAM_H
 
 #include <stdbool.h>
 #include <stddef.h>

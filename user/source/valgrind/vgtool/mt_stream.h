@@ -22,8 +22,8 @@
  * Shared by the tool (no libc there: this header only uses <stdint.h>'s
  * types) and the collector.
  */
-#ifndef MEMTRACE_VGTOOL_STREAM_H
-#define MEMTRACE_VGTOOL_STREAM_H
+#ifndef MEMTRACE_SOURCE_VALGRIND_VGTOOL_MT_STREAM_H
+#define MEMTRACE_SOURCE_VALGRIND_VGTOOL_MT_STREAM_H
 
 #include <stdint.h>
 

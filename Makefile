@@ -45,7 +45,7 @@ SOURCE_DIRS = source source/perf source/bpf source/module source/damon source/va
 LIB_DIRS  = trace engine resolve api $(SOURCE_DIRS) record util
 # (the BPF programs, *.bpf.c: mk/bpf.mk; the Valgrind tool, source/valgrind/vgtool/: mk/vgtool.mk)
 LIB_SRCS  = $(filter-out %.bpf.c,$(foreach d,$(LIB_DIRS),$(wildcard user/$(d)/*.c)))
-CMD_SRCS  = user/memtracectl.c $(wildcard user/cmd/*.c)
+CMD_SRCS  = $(wildcard user/cmd/*.c)
 LIB_OBJS  = $(LIB_SRCS:user/%.c=$(BUILD)/obj/%.o)
 SO_DIRS   = trace engine resolve api util
 SO_OBJS   = $(foreach d,$(SO_DIRS),$(patsubst user/%.c,$(BUILD)/obj/%.o,$(wildcard user/$(d)/*.c)))

@@ -1,4 +1,5 @@
-/* memtracectl - record and report memory-access traces.  See docs/memtracectl.1.md. */
+/* memtracectl.c - main(): record and report memory-access traces, one verb
+ * per cmd/VERB.c (docs/memtracectl.md, man page docs/man/memtracectl.1). */
 #include <stdio.h>
 #include <string.h>
 

@@ -10,6 +10,7 @@
 #include "memtrace/resolve.h"
 #include "resolve/resolve.h"
 #include "util/util.h"
+#include "util/search.h"
 
 static bool spec_is_empty(const struct memtrace_filter *s)
 {
@@ -149,13 +150,9 @@ static bool in_ranges(const struct sample_filter *f, uint64_t addr)
 {
 	size_t lo = 0, hi = f->nranges;
 
-	while (lo < hi) {	/* first range with hi > addr */
-		size_t mid = lo + (hi - lo) / 2;
-		if (f->ranges[mid].hi <= addr && f->ranges[mid].hi != UINT64_MAX)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* first range with hi > addr */
+	MT_PARTITION_POINT(lo, hi, mid,
+			   f->ranges[mid].hi <= addr && f->ranges[mid].hi != UINT64_MAX);
 	return lo < f->nranges && f->ranges[lo].lo <= addr;	/* hi UINT64_MAX: inclusive */
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/util.h"
+#include "util/search.h"
 
 #define EMPTY UINT64_MAX	/* hash slot marker (the value itself is kept apart) */
 
@@ -79,13 +80,8 @@ static size_t range_of(const struct memtrace_bin_axis *ax, uint64_t a)
 {
 	size_t lo = 0, hi = ax->nranges;
 
-	while (lo < hi) {	/* first range with lo > a */
-		size_t mid = lo + (hi - lo) / 2;
-		if (ax->lo[mid] <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* first range with lo > a */
+	MT_PARTITION_POINT(lo, hi, mid, ax->lo[mid] <= a);
 	return lo ? lo - 1 : 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/util.h"
+#include "util/search.h"
 
 static int by_u64(const void *a, const void *b)
 {
@@ -142,13 +143,8 @@ size_t hot_attr_pairs(const struct hot_attr *a, uint64_t bucket,
 	*first = NULL;
 	if (!a->finished || hot == a->nbuckets)
 		return 0;
-	while (lo < hi) {	/* first pair of this hot bucket */
-		size_t mid = lo + (hi - lo) / 2;
-		if (a->slots[mid].hot < hot)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* first pair of this hot bucket */
+	MT_PARTITION_POINT(lo, hi, mid, a->slots[mid].hot < hot);
 	for (end = lo; end < a->used && a->slots[end].hot == hot; end++)
 		;
 	*first = a->slots + lo;

@@ -18,6 +18,7 @@
 #include "trace/pipe.h"
 #include "trace/reader.h"
 #include "util/util.h"
+#include "util/search.h"
 
 #define DEF_TOP 10
 #define DEF_MAX_PEAKS 100
@@ -46,13 +47,8 @@ size_t rep_range_of(const struct rep_ctx *c, uint64_t addr)
 {
 	size_t lo = 0, hi = c->nlayout;
 
-	while (lo < hi) {	/* first range with end > addr */
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->layout[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* first range with end > addr */
+	MT_PARTITION_POINT(lo, hi, mid, c->layout[mid].end <= addr);
 	return lo < c->nlayout && c->layout[lo].start <= addr ? lo : c->nlayout;
 }
 

@@ -12,6 +12,7 @@
 #include "memtrace/trace.h"
 #include "trace/format.h"
 #include "util/util.h"
+#include "util/search.h"
 
 struct stack_rec {
 	uint32_t id, n, order;
@@ -133,13 +134,7 @@ static const struct stack_rec *find_stack(const struct ctx *c, uint32_t id)
 {
 	size_t lo = 0, hi = c->nstacks;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->stacks[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	MT_PARTITION_POINT(lo, hi, mid, c->stacks[mid].id < id);
 	return lo < c->nstacks && c->stacks[lo].id == id ? &c->stacks[lo] : NULL;
 }
 

@@ -6,6 +6,7 @@
 
 #include "trace/span_sort.h"
 #include "util/util.h"
+#include "util/search.h"
 
 static uint64_t key_start(const void *p) { return ((const struct trace_span *)p)->start; }
 static uint64_t key_tid(const void *p) { return ((const struct trace_span *)p)->tid; }
@@ -77,14 +78,9 @@ long span_index_find(const struct span_index *x, uint32_t tid, uint64_t time)
 {
 	size_t lo = 0, hi = x->n;
 
-	while (lo < hi) {	/* first entry after (tid, time) */
-		size_t mid = lo + (hi - lo) / 2;
-		const struct trace_span *e = &x->v[mid];
-		if (e->tid < tid || (e->tid == tid && e->start <= time))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* first entry after (tid, time) */
+	MT_PARTITION_POINT(lo, hi, mid,
+			   x->v[mid].tid < tid || (x->v[mid].tid == tid && x->v[mid].start <= time));
 	if (!lo)
 		return -1;
 	const struct trace_span *e = &x->v[lo - 1];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/util.h"
+#include "util/search.h"
 
 static const char deleted_suffix[] = " (deleted)";
 
@@ -207,13 +208,7 @@ const struct mt_mapping *mt_maps_find(const struct mt_maps *m, uint64_t addr)
 	size_t lo = 0, hi = m ? m->n : 0;
 
 	/* Last mapping with start <= addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	MT_PARTITION_POINT(lo, hi, mid, m->v[mid].start <= addr);
 	if (lo == 0)
 		return NULL;
 	const struct mt_mapping *cand = &m->v[lo - 1];
@@ -285,13 +280,7 @@ static size_t pid_lower_bound(const struct mt_maps_history *h, uint32_t pid)
 {
 	size_t lo = 0, hi = h->n;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (h->pids[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	MT_PARTITION_POINT(lo, hi, mid, h->pids[mid].pid < pid);
 	return lo;
 }
 
@@ -426,13 +415,7 @@ static size_t snap_index(const struct pid_maps *pm, uint64_t time)
 	size_t lo = 0, hi = pm->n;
 
 	/* First snapshot with time > time. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (pm->snaps[mid]->time <= time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	MT_PARTITION_POINT(lo, hi, mid, pm->snaps[mid]->time <= time);
 	return lo ? lo - 1 : 0;
 }
 

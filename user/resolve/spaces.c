@@ -7,6 +7,7 @@
 
 #include "resolve/resolve.h"
 #include "util/util.h"
+#include "util/search.h"
 
 static uint32_t pid_hash(uint32_t pid)
 {
@@ -77,13 +78,8 @@ uint64_t mt_space_translate(struct mt_space *sp, uint64_t addr)
 	if (addr >= sp->gap_lo && addr < sp->gap_hi)
 		return addr + sp->tag;
 	size_t lo = 0, hi = sp->n;
-	while (lo < hi) {	/* first range with end > addr */
-		size_t mid = lo + (hi - lo) / 2;
-		if (sp->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* first range with end > addr */
+	MT_PARTITION_POINT(lo, hi, mid, sp->v[mid].end <= addr);
 	if (lo < sp->n && sp->v[lo].start <= addr) {
 		sp->last = lo;
 		return addr + sp->v[lo].delta;
@@ -129,13 +125,7 @@ static const struct mt_space_range *find_range(const struct mt_space *sp, uint64
 {
 	size_t lo = 0, hi = sp->n;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (sp->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	MT_PARTITION_POINT(lo, hi, mid, sp->v[mid].end <= addr);
 	return lo < sp->n && sp->v[lo].start <= addr ? &sp->v[lo] : NULL;
 }
 

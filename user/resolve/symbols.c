@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "util/util.h"
+#include "util/search.h"
 
 #define PAGE_4K 4096ull
 
@@ -263,13 +264,7 @@ static size_t size_zero_functions(struct mt_elf *e, size_t n,
 			if (s->addr < zx[i].lo || s->addr >= zx[i].hi)
 				continue;
 			size_t lo = 0, hi = n; /* first start > addr */
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (starts[mid] <= s->addr)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
+			MT_PARTITION_POINT(lo, hi, mid, starts[mid] <= s->addr);
 			uint64_t end = zx[i].hi;
 			if (lo < n && starts[lo] < end)
 				end = starts[lo];
@@ -501,13 +496,7 @@ const struct mt_sym *mt_elf_lookup(const struct mt_elf *e, uint64_t vaddr,
 	size_t lo = 0, hi = e ? e->nsyms : 0;
 
 	/* Last symbol with addr <= vaddr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (e->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	MT_PARTITION_POINT(lo, hi, mid, e->syms[mid].addr <= vaddr);
 	/* Walk back to the innermost one that contains vaddr. */
 	for (size_t k = lo; k > 0; k--) {
 		const struct mt_sym *s = &e->syms[k - 1];

@@ -28,6 +28,7 @@
 #include "source/perf/perf_session.h"
 #include "record/recorder.h"
 #include "util/util.h"
+#include "util/search.h"
 
 #define MAX_PASSES	100
 
@@ -130,13 +131,7 @@ static struct perf_attached *find_att(struct perf_session *s, pid_t tid)
 {
 	size_t lo = 0, hi = s->natt;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->att[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	MT_PARTITION_POINT(lo, hi, mid, s->att[mid].tid < tid);
 	return lo < s->natt && s->att[lo].tid == tid ? &s->att[lo] : NULL;
 }
 

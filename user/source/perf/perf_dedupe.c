@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/util.h"
+#include "util/search.h"
 
 void dedupe_init(struct dedupe *d, int nrings)
 {
@@ -44,13 +45,7 @@ static struct dedupe_event *find_event(struct dedupe *d, uint64_t id)
 {
 	size_t lo = 0, hi = d->nev;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->ev[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	MT_PARTITION_POINT(lo, hi, mid, d->ev[mid].id < id);
 	return lo < d->nev && d->ev[lo].id == id ? &d->ev[lo] : NULL;
 }
 

@@ -18,39 +18,11 @@
 #include "trace/pipe.h"
 #include "trace/reader.h"
 #include "util/util.h"
-#include "util/search.h"
 
 #define DEF_TOP 10
 #define DEF_MAX_PEAKS 100
 #define DEF_LOCATIONS 3
 #define DEF_FUNCTIONS 3
-
-void *rep_alloc(struct rep_ctx *c, size_t n)
-{
-	struct rep_owner *o = c->own;
-
-	if (o->nallocs == o->cap) {
-		o->cap = o->cap ? 2 * o->cap : 64;
-		o->allocs = mt_xrealloc(o->allocs, o->cap * sizeof(*o->allocs));
-	}
-	return o->allocs[o->nallocs++] = mt_xcalloc(n ? n : 1, 1);
-}
-
-char *rep_strdup(struct rep_ctx *c, const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(rep_alloc(c, n), s, n);
-}
-
-size_t rep_range_of(const struct rep_ctx *c, uint64_t addr)
-{
-	size_t lo = 0, hi = c->nlayout;
-
-	/* first range with end > addr */
-	MT_PARTITION_POINT(lo, hi, mid, c->layout[mid].end <= addr);
-	return lo < c->nlayout && c->layout[lo].start <= addr ? lo : c->nlayout;
-}
 
 void memtrace_report_free(struct memtrace_report *r)
 {

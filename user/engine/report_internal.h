@@ -24,6 +24,7 @@
 #include "resolve/spaces.h"
 #include "trace/reader.h"
 #include "trace/spans.h"
+#include "util/search.h"
 
 struct rep_proc {
 	int used;
@@ -98,11 +99,20 @@ struct rep_ctx {
 	size_t agg_cap;
 };
 
+/* report_ctx.c */
 void *rep_alloc(struct rep_ctx *c, size_t n);	/* zeroed, owned by the report */
 char *rep_strdup(struct rep_ctx *c, const char *s);
 
-/* Index into layout[] of the range holding addr, nlayout if none. */
-size_t rep_range_of(const struct rep_ctx *c, uint64_t addr);
+/* Index into layout[] of the range holding addr, nlayout if none (inline:
+ * pass 2 asks it per sample). */
+static inline size_t rep_range_of(const struct rep_ctx *c, uint64_t addr)
+{
+	size_t lo = 0, hi = c->nlayout;
+
+	/* first range with end > addr */
+	MT_PARTITION_POINT(lo, hi, mid, c->layout[mid].end <= addr);
+	return lo < c->nlayout && c->layout[lo].start <= addr ? lo : c->nlayout;
+}
 
 void rep_fill_series(struct rep_ctx *c, struct memtrace_series *out, const struct wss *w);
 

@@ -12,6 +12,7 @@
 #include "source/perf_dedupe.h"
 #include "source/perf_event.h"
 #include "source/perf_ring.h"
+#include "source/side_maps.h"
 #include "source/source.h"
 #include "source/target.h"
 
@@ -59,6 +60,7 @@ struct perf_session {
 	int cur_ring;			/* the ring being drained */
 	struct pid_set maps_seen;	/* live processes with a maps snapshot asked for */
 	uint32_t last_pid;		/* of the last sample: in maps_seen */
+	struct perf_maps side_maps;	/* mappings from the side-band records (side_maps.h) */
 	struct recorder *r;
 	struct memtrace_sample batch[PERF_MAX_BATCH];
 	size_t nbatch;

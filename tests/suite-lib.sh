@@ -15,7 +15,8 @@
 # prints "skip [CAP]: WHY" and exits 77 (tests/integration/lib.sh: skip);
 # one that ran but left a part out prints such a line and passes.  CAP is
 # one of: bpf, cgroup2, numa-balancing, redis, mariadb, postgresql, deb,
-# vgtool, qemu, kvm, pebs-hw, opt-in (a test run only when asked).
+# vgtool, kernel-cache (the 50-kernel downloads), pebs-hw, opt-in (a test
+# run only when asked).
 # MEMTRACE_REQUIRE (comma-separated CAPs, or "all": all but opt-in) makes a skip of a
 # required capability a failure: .ci/run declares what the CI machine has.
 suite_pass=0 suite_fail=0 suite_skip=0

@@ -3,7 +3,9 @@
 #   make          build/memtracectl, build/libmemtrace.so, the test programs
 #                 and (where kernel headers are installed) memtrace.ko
 #   make check    install missing Debian packages (as root), build, run every
-#                 test suite; ends with "N passed, N failed"
+#                 test suite; ends with "N passed, N failed, N skipped"
+#                 (MEMTRACE_REQUIRE=bpf,... turns skips into failures:
+#                 tests/suite-lib.sh)
 #   make demo     record the bundled workload and write the analysis report
 #   make bench    run the benchmarks (docs/performance.md)
 #   make accuracy estimator accuracy table (docs/accuracy.md)

@@ -93,7 +93,7 @@ uninstall:
 		$(addprefix $(D)$(MANDIR)/man1/,$(notdir $(MANPAGES)))
 	rm -rf $(D)$(INCLUDEDIR)/memtrace $(D)$(PYTHONDIR)/memtrace_analyze $(D)$(DOCDIR)
 
-# The man pages render without a warning (tests/suites.d/15-install.sh).
+# The man pages render without a warning (tests/suites.d/17-install.sh).
 check-man:
 	@for m in $(MANPAGES); do groff -ww -man -z $$m 2>&1 | sed "s|^|$$m: |"; done | \
 		{ ! grep .; }

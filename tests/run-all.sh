@@ -1,11 +1,14 @@
 #!/bin/bash
 # Runs every test suite in tests/suites.d in name order.  Each suite prints
-# one line per test and ends with "N passed, N failed"; this script adds them
-# up and ends with the same line for the whole run.
+# one line per test ("ok", "FAIL" or "skip NAME [CAP]: why") and ends with
+# "N passed, N failed[, N skipped]"; this script adds them up, lists every
+# skip with its reason, and ends with "N passed, N failed, N skipped" for the
+# whole run.  MEMTRACE_REQUIRE (tests/suite-lib.sh) turns skips of required
+# capabilities into failures.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-total_pass=0 total_fail=0 broken=""
+total_pass=0 total_fail=0 total_skip=0 broken="" skips=""
 for suite in tests/suites.d/*.sh; do
 	name=$(basename "$suite" .sh)
 	[ -n "${SUITES:-}" ] && ! echo " $SUITES " | grep -q " $name " && continue
@@ -14,6 +17,10 @@ for suite in tests/suites.d/*.sh; do
 	bash "$suite" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+	# every skip line of the suite, whichever runner printed it
+	n=$(grep -c '^skip ' "$log")
+	total_skip=$((total_skip + n))
+	[ "$n" = 0 ] || skips="$skips$(grep '^skip ' "$log" | sed "s/^skip /  $name: /")"$'\n'
 	rm -f "$log"
 	if [ -z "$line" ]; then
 		echo "suite $name: no summary line (exit $rc)"
@@ -30,5 +37,6 @@ for suite in tests/suites.d/*.sh; do
 	[ "$f" != 0 ] || [ "$rc" != 0 ] && broken="$broken $name"
 done
 [ -n "$broken" ] && echo "failing suites:$broken"
-echo "$total_pass passed, $total_fail failed"
+[ -n "$skips" ] && printf 'skipped (this machine lacks what they need; MEMTRACE_REQUIRE makes a skip fail):\n%s' "$skips"
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" = 0 ]

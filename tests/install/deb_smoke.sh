@@ -63,7 +63,7 @@ if [ -n "$abi" ]; then
 		die "dkms from the package: $(grep FAIL dkms.out | head -3 | tr '\n' ' ')"
 	sed 's/^/  /' dkms.out
 else
-	echo "skip dkms build from the package: no Debian 6.12 kernel in $cache (run 50-kernel first)"
+	echo "skip [kernel-cache]: dkms build from the package: no Debian 6.12 kernel in $cache (50-kernel downloads it; it runs later)"
 fi
 
 purge || die "apt-get purge: $(tail -3 "$tmp/purge.log" | tr '\n' ' ')"

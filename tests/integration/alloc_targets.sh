@@ -125,10 +125,7 @@ pyrun pyp
 # -G: a cgroup v2 group of this test's own (record_cgroup.sh)
 mnt=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' \
 	/proc/self/mountinfo | head -1)
-if [ -z "$mnt" ]; then
-	echo "skip: alloc_targets -G: no cgroup2 file system mounted"
-	exit 0
-fi
+[ -n "$mnt" ] || skip cgroup2 "-G: no cgroup2 file system mounted (the other targets passed)"
 name="memtrace-alloc-$$"
 cg="$mnt/$name"
 mkdir "$cg" || fail "cannot create cgroup $cg"

@@ -16,8 +16,8 @@
 . "$(dirname "$0")/lib.sh"
 command -v mariadbd >/dev/null && command -v mariadb-install-db >/dev/null &&
 	command -v sysbench >/dev/null ||
-	{ echo "skip: no mariadbd/mariadb-install-db/sysbench (tools/deps/mariadb.txt)"; exit 0; }
-[ -w /proc/sys/kernel/numa_balancing ] || { echo "skip: not root"; exit 0; }
+	skip mariadb "no mariadbd/mariadb-install-db/sysbench (tools/deps/mariadb.txt)"
+[ -w /proc/sys/kernel/numa_balancing ] || skip numa-balancing "no writable numa_balancing (root and CONFIG_NUMA_BALANCING)"
 T=4 R=50000
 SOCK=$TMP/mysqld.sock
 DB=(--db-driver=mysql --mysql-socket="$SOCK" --mysql-user=root --tables=$T --table-size=$R)

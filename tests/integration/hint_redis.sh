@@ -4,8 +4,8 @@
 # Redis's used_memory), where a page-fault recording sees a few per cent.
 . "$(dirname "$0")/lib.sh"
 command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null ||
-	{ echo "skip: no redis-server/redis-benchmark (tools/deps/redis.txt)"; exit 0; }
-[ -w /proc/sys/kernel/numa_balancing ] || { echo "skip: not root"; exit 0; }
+	skip redis "no redis-server/redis-benchmark (tools/deps/redis.txt)"
+[ -w /proc/sys/kernel/numa_balancing ] || skip numa-balancing "no writable numa_balancing (root and CONFIG_NUMA_BALANCING)"
 K=100000 V=1024
 SOCK=$TMP/redis.sock
 redis-server --port 0 --unixsocket "$SOCK" --unixsocketperm 700 --save "" --appendonly no \

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 NB=/proc/sys/kernel/numa_balancing
 STATE=/run/memtrace/numa_balancing.state
-[ -w $NB ] || { echo "skip: no writable $NB"; exit 0; }
+[ -w $NB ] || skip numa-balancing "no writable $NB (root and CONFIG_NUMA_BALANCING)"
 orig=$(cat $NB)
 sleep 25 &
 victim=$!

@@ -4,7 +4,7 @@
 # expected); numa_balancing is back at its value afterwards.
 . "$(dirname "$0")/lib.sh"
 NB=/proc/sys/kernel/numa_balancing
-[ -w $NB ] || { echo "skip: no writable $NB"; exit 0; }
+[ -w $NB ] || skip numa-balancing "no writable $NB (root and CONFIG_NUMA_BALANCING)"
 before=$(cat $NB)
 "$MT" record -e hint-faults -o "$TMP/h.mtrace" -- "$WL/hintsets" -n 4096 -t 2 -s 10 \
 	>"$TMP/out.txt" 2>"$TMP/err.txt" || fail "record failed: $(cat "$TMP/err.txt")"
@@ -14,7 +14,7 @@ grep -q "one NUMA node: private memory of a single-threaded process" "$TMP/err.t
 "$MT" dump --meta "$TMP/h.mtrace" >"$TMP/meta.txt"
 grep -qx "sample_class=hint-fault" "$TMP/meta.txt" || fail "sample_class is not hint-fault"
 grep -qx "fault_kinds=1" "$TMP/meta.txt" || fail "no fault_kinds=1"
-# the backend asked for (25-hint runs this with perf and with bpf)
+# the backend asked for (26-hint runs this with perf and with bpf)
 [ -z "${MEMTRACE_BACKEND:-}" ] || grep -qx "backend=$MEMTRACE_BACKEND" "$TMP/meta.txt" ||
 	fail "recorded by $(grep '^backend=' "$TMP/meta.txt"), not $MEMTRACE_BACKEND"
 "$MT" dump "$TMP/h.mtrace" >"$TMP/h.csv" || fail "dump failed"

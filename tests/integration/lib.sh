@@ -14,6 +14,15 @@ fail() {
 	exit 1
 }
 
+# skip CAP REASON: this machine lacks CAP (a capability name listed in
+# tests/suite-lib.sh: bpf, cgroup2, numa-balancing, redis, ...): the test
+# cannot run.  Exit status 77: the suite prints "skip NAME [CAP]: REASON"
+# and counts it as skipped, or as failed where MEMTRACE_REQUIRE names CAP.
+skip() {
+	echo "skip [$1]: $2"
+	exit 77
+}
+
 # wait_file FILE MINSIZE: until FILE exists with at least MINSIZE bytes (5 s max)
 wait_file() {
 	for _ in $(seq 100); do

@@ -6,10 +6,7 @@
 
 mnt=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' \
 	/proc/self/mountinfo | head -1)
-if [ -z "$mnt" ]; then
-	echo "SKIP record_cgroup: no cgroup2 file system mounted"
-	exit 0
-fi
+[ -n "$mnt" ] || skip cgroup2 "no cgroup2 file system mounted"
 name="memtrace-test-$$"
 cg="$mnt/$name"
 mkdir "$cg" || fail "cannot create cgroup $cg"

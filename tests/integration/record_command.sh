@@ -45,4 +45,25 @@ r = json.load(open(sys.argv[1]))
 names = [f["name"] for h in r["hot_code"] for f in h["functions"]]
 assert names and "?" not in names, names
 PY
+# children over within a millisecond of their exec, gone before /proc/PID/maps
+# can be read: their maps come from the side-band records (source/side_maps.c),
+# so every process with samples has a MAPS chunk naming its program
+"$MT" record -e page-faults -c 1 -o "$TMP/k.mtrace" -- /bin/sh -c \
+	'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do /bin/true; done' \
+	>/dev/null 2>&1 || fail "record of a loop of /bin/true failed"
+"$MT" dump "$TMP/k.mtrace" >"$TMP/k.csv" && "$MT" dump --meta "$TMP/k.mtrace" >"$TMP/k.meta" ||
+	fail "dump of the /bin/true loop failed"
+$PY - "$TMP/k.csv" "$TMP/k.meta" <<'PY' || exit 1
+import csv, re, sys
+pids = {int(r["pid"]) for r in csv.DictReader(open(sys.argv[1]))}
+meta = open(sys.argv[2]).read()
+# "# maps time=T pid=P" then the maps text, up to the next "# " line
+named = set()
+for m in re.finditer(r"^# maps time=\d+ pid=(\d+)\n((?:(?!# ).*\n)*)", meta, re.M):
+    if re.search(r"/(true|dash)$", m.group(2), re.M):
+        named.add(int(m.group(1)))
+assert len(pids) >= 21, f"samples of {len(pids)} processes, want the shell and 20 children"
+missing = sorted(pids - named)
+assert not missing, f"{len(missing)} of {len(pids)} processes with samples have no maps naming their program: {missing[:5]}"
+PY
 exit 0

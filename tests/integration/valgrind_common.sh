@@ -15,6 +15,17 @@ trap "[ -n \"${VG_KEEP:-}\" ] || rm -rf \"$VG_TMP\"" EXIT
 
 ok() { echo "ok   $1"; VG_PASS=$((VG_PASS + 1)); }
 fail() { echo "FAIL $1: $2"; VG_FAIL=$((VG_FAIL + 1)); }
+# skip NAME CAP WHY: a test this machine cannot run (tests/suite-lib.sh);
+# a failure where MEMTRACE_REQUIRE names CAP
+VG_SKIP=0
+skip() {
+	case ",${MEMTRACE_REQUIRE:-}," in
+	*",$2,"*) fail "$1" "skipped for lack of $2, which MEMTRACE_REQUIRE says this machine has: $3"; return ;;
+	*,all,*) [ "$2" != opt-in ] && { fail "$1" "skipped for lack of $2 (MEMTRACE_REQUIRE=all): $3"; return; } ;;
+	esac
+	echo "skip $1 [$2]: $3"
+	VG_SKIP=$((VG_SKIP + 1))
+}
 
 # vg_prereq NAME: fails NAME and returns 1 when something needed is missing.
 vg_prereq() {
@@ -69,6 +80,6 @@ compare_ref() {
 }
 
 vg_summary() {
-	echo "$VG_PASS passed, $VG_FAIL failed"
+	echo "$VG_PASS passed, $VG_FAIL failed, $VG_SKIP skipped"
 	[ "$VG_FAIL" = 0 ]
 }

@@ -95,7 +95,7 @@ vgt_same() {
 vg_tool_tests() {
 	vg_prereq tool_prerequisites || return 0
 	if [ ! -x "$VGTOOL_DIR/memtrace-amd64-linux" ]; then
-		echo "skip valgrind tool tests: build/vgtool not built (Valgrind's tool headers missing)"
+		skip "valgrind tool tests" vgtool "build/vgtool not built (Valgrind's tool headers missing)"
 		return 0
 	fi
 	local d="$VG_TMP/tool" x
@@ -114,7 +114,7 @@ vg_tool_tests() {
 	# /work/... did not: something path- or environment-dependent, not found
 	# yet), so it is compared only when asked (MEMTRACE_VGTOOL_SORT=1)
 	if [ "${MEMTRACE_VGTOOL_SORT:-0}" != 1 ]; then
-		echo "skip tool_equals_lackey_sort: MEMTRACE_VGTOOL_SORT=1 compares it (66 start-up accesses differ in some checkouts)"
+		skip tool_equals_lackey_sort opt-in "MEMTRACE_VGTOOL_SORT=1 compares it (66 start-up accesses differ in some checkouts)"
 	elif vgt_pair sort "$d" /usr/bin/sort "$d/words"; then
 		vgt_same tool_equals_lackey_sort "$d/sort.tool.mtrace" "$d/sort.lackey.mtrace" 8
 	else

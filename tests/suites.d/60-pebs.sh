@@ -34,7 +34,7 @@ done
 timeout 30 tests/pebs/patch-consistency.sh 2>&1 | tee -a "$out"
 
 if [ "${MEMTRACE_PEBS_KBUILD:-1}" = 0 ]; then
-	echo "skip pebs-kbuild: MEMTRACE_PEBS_KBUILD=0"
+	echo "skip pebs-kbuild [opt-in]: MEMTRACE_PEBS_KBUILD=0 leaves it out" | tee -a "$out"
 else
 	# Cold: download 150 MB + unpack + two prepares + compile, ~1-2 min on
 	# 2 cores; the limit leaves room for a slow mirror.
@@ -55,9 +55,11 @@ if [ "${MEMTRACE_PEBS_BOOT:-0}" = 1 ]; then
 	if [ "$rc" != 0 ] && ! grep -q '^FAIL pebs-boot' "$out"; then
 		echo "FAIL pebs-boot: exit $rc" | tee -a "$out"
 	fi
+else
+	echo "skip pebs-boot [opt-in]: MEMTRACE_PEBS_BOOT=1 boots the patched kernel in qemu (docs/pebs-hook.md)" | tee -a "$out"
 fi
 
 passed=$(grep -c '^ok ' "$out")
 failed=$(grep -c '^FAIL ' "$out")
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $(grep -c '^skip ' "$out") skipped"
 [ "$failed" = 0 ]

@@ -13,7 +13,7 @@ tests="synth_verdicts slowdown_table analyze_errors no_pmu fake_pmu installed"
 if [ "${MEMTRACE_HWCHECK_VALGRIND:-0}" = 1 ]; then
 	tests="$tests valgrind_pattern"
 else
-	echo "skip valgrind_pattern: MEMTRACE_HWCHECK_VALGRIND=1 runs it (lackey, slow)"
+	suite_skip opt-in valgrind_pattern "MEMTRACE_HWCHECK_VALGRIND=1 runs it (lackey, slow)"
 fi
 run_scripts tests/hwcheck 600 "" none $tests
 suite_end

@@ -34,7 +34,7 @@ $PY - "$xml" "$rc" <<'PYEOF'
 import sys
 import xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
-passed = failed = 0
+passed = failed = skipped = 0
 for case in root.iter("testcase"):
     name = "%s::%s" % (case.get("classname", "").rsplit(".", 1)[-1], case.get("name"))
     bad = case.find("failure")
@@ -42,7 +42,8 @@ for case in root.iter("testcase"):
         bad = case.find("error")
     if case.find("skipped") is not None:
         why = (case.find("skipped").get("message") or "").splitlines()[0:1]
-        print("skip %s: %s" % (name, why[0] if why else ""))
+        print("skip %s [pytest]: %s" % (name, why[0] if why else ""))
+        skipped += 1
     elif bad is not None:
         failed += 1
         msg = (bad.get("message") or "failed").replace("\n", " ")[:200]
@@ -53,6 +54,6 @@ for case in root.iter("testcase"):
 if int(sys.argv[2]) not in (0, 1) and failed == 0:
     print("FAIL analyze-pytest: pytest exited %s" % sys.argv[2])
     failed += 1
-print("%d passed, %d failed" % (passed, failed))
+print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
 sys.exit(1 if failed else 0)
 PYEOF

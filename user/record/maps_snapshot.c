@@ -120,6 +120,7 @@ int maps_snapshot(struct recorder *r, int i, uint64_t now)
 	if (len + MAPS_HDR_SIZE > CHUNK_MAX_LEN)
 		len = CHUNK_MAX_LEN - MAPS_HDR_SIZE;
 	int rc = trace_write_maps(r->w, now, (uint32_t)r->maps_pid[i], text, len);
+	r->maps_at[i] = now;
 	free(r->maps_text[i]);
 	text = mt_xrealloc(text, len + 1);
 	text[len] = 0;
@@ -144,11 +145,13 @@ int maps_index(struct recorder *r, pid_t pid)
 					    (size_t)r->maps_cap * sizeof(*r->maps_dirty));
 		r->maps_stack = mt_xrealloc(r->maps_stack,
 					    (size_t)r->maps_cap * sizeof(*r->maps_stack));
+		r->maps_at = mt_xrealloc(r->maps_at, (size_t)r->maps_cap * sizeof(*r->maps_at));
 	}
 	r->maps_pid[r->nmaps] = pid;
 	r->maps_text[r->nmaps] = NULL;
 	r->maps_dirty[r->nmaps] = 1;
 	r->maps_stack[r->nmaps] = 0;
+	r->maps_at[r->nmaps] = 0;
 	return r->maps_hit = r->nmaps++;
 }
 
@@ -180,6 +183,14 @@ int recorder_snapshot_maps(struct recorder *r, pid_t pid, uint64_t time)
 	return maps_snapshot(r, i, time);
 }
 
+uint64_t recorder_maps_time(struct recorder *r, pid_t pid)
+{
+	for (int i = 0; i < r->nmaps; i++)
+		if (r->maps_pid[i] == pid)
+			return r->maps_at[i];
+	return 0;
+}
+
 /*
  * Processes that are gone leave the table with their last maps text, so
  * that it holds the processes alive now (and the target), not every process
@@ -201,6 +212,7 @@ static void maps_forget_gone(struct recorder *r)
 		r->maps_text[n] = r->maps_text[i];
 		r->maps_dirty[n] = r->maps_dirty[i];
 		r->maps_stack[n] = r->maps_stack[i];
+		r->maps_at[n] = r->maps_at[i];
 		n++;
 	}
 	r->nmaps = n;
@@ -253,4 +265,5 @@ void maps_free(struct recorder *r)
 	free(r->maps_pid);
 	free(r->maps_dirty);
 	free(r->maps_stack);
+	free(r->maps_at);
 }

@@ -104,6 +104,9 @@ void recorder_maps_changed(struct recorder *r, pid_t pid);
 /* Snapshot /proc/PID/maps now, stamped time (a MAPS chunk unless unchanged
  * or the process is gone). */
 int recorder_snapshot_maps(struct recorder *r, pid_t pid, uint64_t time);
+/* Time of the last /proc/PID/maps snapshot written of pid, 0 if none (or
+ * none remembered: gone processes leave the table, maps_snapshot.c). */
+uint64_t recorder_maps_time(struct recorder *r, pid_t pid);
 
 
 /*

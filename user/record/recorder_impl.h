@@ -79,6 +79,7 @@ struct recorder {
 	char **maps_text;
 	int *maps_dirty;
 	uint64_t *maps_stack;	/* an address in the stack, or 0 */
+	uint64_t *maps_at;	/* time of the last MAPS chunk written, or 0 */
 	int nmaps, maps_cap, maps_hit;	/* maps_hit: index of the last maps_index() answer */
 	uint64_t maps_swept_at;		/* wall clock of the last maps_forget_gone() */
 

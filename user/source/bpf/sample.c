@@ -101,6 +101,14 @@ static void on_side(void *ctx, const struct perf_event_header *h)
 	if (end - p < 24)
 		return;
 	memcpy(&time, end - 16, 8);
+	/* the side-band event sees every task: the targets' records, each
+	 * judged by its parent at a fork (the child may be gone from the tgid
+	 * set by the time its record is read), then by its own entry */
+	uint32_t who;
+	memcpy(&pid, p, 4);
+	memcpy(&who, h->type == PERF_RECORD_FORK ? p + 4 : p, 4);
+	if (tracked(s, who) || perf_maps_find(&s->side_maps, pid))
+		side_maps_record(&s->side_maps, s->r, h, time);
 	switch (h->type) {
 	case PERF_RECORD_COMM:
 		memcpy(&pid, p, 4);
@@ -207,6 +215,7 @@ static void bpf_free(struct bpf_session *s)
 	free(s->cpus);
 	free(s->vals);
 	pid_set_free(&s->maps_seen);
+	perf_maps_free(&s->side_maps);
 	bpf_agg_free(s);
 	free(s);
 }
@@ -386,6 +395,7 @@ static int open_cpu(struct bpf_session *s, int cpu, uint64_t period, char *why, 
 	a.clockid = CLOCK_MONOTONIC;
 	a.sample_id_all = 1;
 	a.comm = 1;
+	a.comm_exec = 1;	/* execs marked: side_maps.c starts a process's maps there */
 	a.task = 1;
 	a.mmap = 1;
 	a.mmap_data = 1;

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "record/recorder.h"
 #include "source/import/perf_file.h"
@@ -15,7 +14,6 @@
 #include "util/util.h"
 
 #define RECORDS_PER_DRAIN	65536
-#define MISC_MMAP_BUILD_ID	(1 << 14)	/* PERF_RECORD_MISC_MMAP_BUILD_ID */
 
 /* A side-band record, applied in time order: perf writes each round's per-CPU
  * buffers one CPU after another, so a child's FORK can come before the MMAP2
@@ -256,44 +254,6 @@ static void sample(struct perf_import *pi, const struct perf_event_header *h)
 		pi->round_max = s.time;
 }
 
-/* MMAP and MMAP2: a mapping of a process (the kernel's, pid -1, is left out). */
-static void mmap_record(struct perf_import *pi, const struct perf_event_header *h, uint64_t time)
-{
-	const unsigned char *p = (const unsigned char *)(h + 1), *end = p + h->size - sizeof(*h);
-	size_t fixed = h->type == PERF_RECORD_MMAP2 ? 64 : 32;
-	struct perf_mapping m = { 0 };
-	uint32_t pid;
-
-	if ((size_t)(end - p) < fixed + 1)
-		return;
-	memcpy(&pid, p, 4);
-	uint64_t addr, len;
-	memcpy(&addr, p + 8, 8);
-	memcpy(&len, p + 16, 8);
-	memcpy(&m.pgoff, p + 24, 8);
-	if (h->type == PERF_RECORD_MMAP2) {
-		if (!(h->misc & MISC_MMAP_BUILD_ID)) {
-			memcpy(&m.maj, p + 32, 4);
-			memcpy(&m.min, p + 36, 4);
-			memcpy(&m.ino, p + 40, 8);
-		}
-		memcpy(&m.prot, p + 56, 4);
-		memcpy(&m.flags, p + 60, 4);
-	} else {
-		m.prot = h->misc & PERF_RECORD_MISC_MMAP_DATA ? PROT_READ | PROT_WRITE :
-							       PROT_READ | PROT_EXEC;
-	}
-	if (pid == UINT32_MAX || addr + len < addr)
-		return;
-	char path[4096];
-	snprintf(path, sizeof(path), "%.*s", (int)strnlen((const char *)p + fixed,
-		 (size_t)(end - p) - fixed), (const char *)p + fixed);
-	m.start = addr;
-	m.end = addr + len;
-	m.path = strcmp(path, "//anon") ? path : "";
-	perf_maps_add(&pi->maps, pid, &m, time);
-}
-
 /* MMAP/MMAP2, COMM and FORK: the processes' mappings and names. */
 static void apply_side(struct perf_import *pi, const struct perf_event_header *h,
 		       const struct perf_file_sample *id)
@@ -305,7 +265,7 @@ static void apply_side(struct perf_import *pi, const struct perf_event_header *h
 	switch (h->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		mmap_record(pi, h, id->time);
+		perf_maps_mmap_record(&pi->maps, h, id->time);
 		break;
 	case PERF_RECORD_COMM:
 		if (len > 8) {

@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include <sys/mman.h>
 
 #include "util/util.h"
+
+#define MISC_MMAP_BUILD_ID	(1 << 14)	/* PERF_RECORD_MISC_MMAP_BUILD_ID */
 
 static struct perf_pid_maps *pid_maps(struct perf_maps *pm, uint32_t pid)
 {
@@ -90,6 +93,45 @@ void perf_maps_add(struct perf_maps *pm, uint32_t pid, const struct perf_mapping
 	changed(p, time);
 }
 
+int perf_maps_mmap_record(struct perf_maps *pm, const struct perf_event_header *h,
+			  uint64_t time)
+{
+	const unsigned char *p = (const unsigned char *)(h + 1), *end = p + h->size - sizeof(*h);
+	size_t fixed = h->type == PERF_RECORD_MMAP2 ? 64 : 32;
+	struct perf_mapping m = { 0 };
+	uint32_t pid;
+	uint64_t addr, len;
+
+	if (h->size < sizeof(*h) || (size_t)(end - p) < fixed + 1)
+		return -1;
+	memcpy(&pid, p, 4);
+	memcpy(&addr, p + 8, 8);
+	memcpy(&len, p + 16, 8);
+	memcpy(&m.pgoff, p + 24, 8);
+	if (h->type == PERF_RECORD_MMAP2) {
+		if (!(h->misc & MISC_MMAP_BUILD_ID)) {
+			memcpy(&m.maj, p + 32, 4);
+			memcpy(&m.min, p + 36, 4);
+			memcpy(&m.ino, p + 40, 8);
+		}
+		memcpy(&m.prot, p + 56, 4);
+		memcpy(&m.flags, p + 60, 4);
+	} else {
+		m.prot = h->misc & PERF_RECORD_MISC_MMAP_DATA ? PROT_READ | PROT_WRITE :
+							       PROT_READ | PROT_EXEC;
+	}
+	if (pid == UINT32_MAX || addr + len < addr)
+		return -1;
+	char path[4096];
+	snprintf(path, sizeof(path), "%.*s", (int)strnlen((const char *)p + fixed,
+		 (size_t)(end - p) - fixed), (const char *)p + fixed);
+	m.start = addr;
+	m.end = addr + len;
+	m.path = strcmp(path, "//anon") ? path : "";
+	perf_maps_add(pm, pid, &m, time);
+	return 0;
+}
+
 void perf_maps_fork(struct perf_maps *pm, uint32_t ppid, uint32_t pid, uint64_t time)
 {
 	perf_maps_exec(pm, pid, time);
@@ -99,6 +141,7 @@ void perf_maps_fork(struct perf_maps *pm, uint32_t ppid, uint32_t pid, uint64_t 
 	parent = pid_maps(pm, ppid);
 	for (size_t i = 0; i < parent->n; i++)
 		push(child, &parent->m[i], parent->m[i].path);
+	child->whole = parent->whole;
 	if (child->n)
 		changed(child, time);
 }
@@ -112,6 +155,29 @@ void perf_maps_exec(struct perf_maps *pm, uint32_t pid, uint64_t time)
 	if (p->n)
 		changed(p, time);
 	p->n = 0;
+	p->whole = true;
+	p->born = time;
+}
+
+struct perf_pid_maps *perf_maps_find(struct perf_maps *pm, uint32_t pid)
+{
+	for (size_t i = 0; i < pm->n; i++)
+		if (pm->p[i].pid == pid)
+			return &pm->p[i];
+	return NULL;
+}
+
+void perf_maps_forget(struct perf_maps *pm, uint32_t pid)
+{
+	struct perf_pid_maps *p = perf_maps_find(pm, pid);
+
+	if (!p)
+		return;
+	for (size_t j = 0; j < p->n; j++)
+		free(p->m[j].path);
+	free(p->m);
+	*p = pm->p[--pm->n];	/* the last one takes its place */
+	pm->hit = 0;
 }
 
 char *perf_maps_text(const struct perf_pid_maps *p, size_t *len)

@@ -20,6 +20,8 @@ struct perf_pid_maps {
 	size_t n, cap;
 	bool dirty;				/* changed since the last MAPS chunk */
 	uint64_t time;				/* of the first change since */
+	bool whole;				/* known from an exec (or a fork of a whole one) on */
+	uint64_t born;				/* time of that exec or fork */
 };
 
 struct perf_maps {
@@ -30,10 +32,20 @@ struct perf_maps {
 /* A new mapping of pid (path copied); what it overlaps is cut away. */
 void perf_maps_add(struct perf_maps *pm, uint32_t pid, const struct perf_mapping *m,
 		   uint64_t time);
+struct perf_event_header;
+
+/* An MMAP or MMAP2 record (sample_id trailer or not) into pm: 0, or -1 for
+ * a cut record or the kernel's (pid -1) mappings. */
+int perf_maps_mmap_record(struct perf_maps *pm, const struct perf_event_header *h,
+			  uint64_t time);
 /* A new process pid forked from ppid: it starts with ppid's mappings. */
 void perf_maps_fork(struct perf_maps *pm, uint32_t ppid, uint32_t pid, uint64_t time);
 /* pid exec'd: its old mappings are gone. */
 void perf_maps_exec(struct perf_maps *pm, uint32_t pid, uint64_t time);
+/* pid's mappings, or NULL when no record named it. */
+struct perf_pid_maps *perf_maps_find(struct perf_maps *pm, uint32_t pid);
+/* pid is gone: its mappings are dropped. */
+void perf_maps_forget(struct perf_maps *pm, uint32_t pid);
 /* The mappings as /proc/PID/maps text (malloc'd, *len bytes). */
 char *perf_maps_text(const struct perf_pid_maps *p, size_t *len);
 void perf_maps_free(struct perf_maps *pm);

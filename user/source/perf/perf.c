@@ -124,6 +124,11 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	uint64_t time;
 	uint32_t cpu, pid, tid;
 
+	if (h->type != PERF_RECORD_SAMPLE && h->type != PERF_RECORD_LOST &&
+	    h->type != PERF_RECORD_THROTTLE) {
+		trailer(s, end, &time, &cpu);
+		side_maps_record(&s->side_maps, s->r, h, time);
+	}
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		on_sample(s, p, end);
@@ -260,6 +265,7 @@ static void perf_free(struct perf_session *s)
 	free(s->att);
 	dedupe_free(&s->dd);
 	pid_set_free(&s->maps_seen);
+	perf_maps_free(&s->side_maps);
 	free(s);
 }
 

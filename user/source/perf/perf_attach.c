@@ -55,6 +55,7 @@ void perf_build_attr(struct perf_session *s, const struct record_opts *o, uint64
 	attr->clockid = CLOCK_MONOTONIC;
 	attr->sample_id_all = 1;
 	attr->comm = 1;
+	attr->comm_exec = 1;	/* execs marked: side_maps.c starts a process's maps there */
 	attr->task = 1;
 	attr->mmap = 1;
 	attr->mmap_data = 1;

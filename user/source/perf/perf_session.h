@@ -12,6 +12,7 @@
 #include "source/perf/perf_dedupe.h"
 #include "source/mem_event.h"
 #include "source/perf_ring.h"
+#include "source/side_maps.h"
 #include "source/source.h"
 #include "source/target.h"
 #include "util/pid_set.h"
@@ -55,6 +56,7 @@ struct perf_session {
 	int cur_ring;			/* the ring being drained */
 	struct pid_set maps_seen;	/* live processes with a maps snapshot asked for */
 	uint32_t last_pid;		/* of the last sample: in maps_seen */
+	struct perf_maps side_maps;	/* mappings from the side-band records (side_maps.h) */
 	struct recorder *r;
 	struct memtrace_sample batch[PERF_MAX_BATCH];
 	size_t nbatch;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 25-import.sh - `memtracectl import --format perf` (tests/import/perf_import.sh:
+# 28-import.sh - `memtracectl import --format perf` (tests/import/perf_import.sh:
 # perf.data recorded here compared sample by sample with `perf script`,
 # hand-built files with weight/data_src, pipe mode, bad input; ~25 s).
 # Needs perf (linux-perf) and the software page-fault event.

@@ -11,7 +11,7 @@ MEMTRACE_BACKEND=perf run_scripts tests/integration 180 " (perf)" last hint_sets
 if build/memtracectl status 2>&1 | grep -q '^  bpf: hint-faults: available'; then
 	MEMTRACE_BACKEND=bpf run_scripts tests/integration 180 " (bpf)" last hint_sets hint_restore
 else
-	echo "skip hint-faults (bpf): $(build/memtracectl status 2>&1 | grep '^  bpf: hint-faults: ')"
+	suite_skip bpf "hint_sets hint_restore (bpf)" "$(build/memtracectl status 2>&1 | grep '^  bpf: hint-faults: ')"
 fi
-run_scripts tests/integration 180 "" last hint_redis hint_mariadb
+run_scripts tests/integration 180 "" last hint_redis hint_mariadb status_probe
 suite_end

@@ -1,6 +1,6 @@
 /* status_probe.h - `memtracectl status -p PID` (status_probe.c). */
-#ifndef MEMTRACE_STATUS_PROBE_H
-#define MEMTRACE_STATUS_PROBE_H
+#ifndef MEMTRACE_CMD_STATUS_PROBE_H
+#define MEMTRACE_CMD_STATUS_PROBE_H
 
 #include <sys/types.h>
 

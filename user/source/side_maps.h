@@ -1,12 +1,12 @@
 /* side_maps.h - the mappings of the recorded processes as the side-band
  * records of a live perf or bpf session tell them (MMAP, COMM exec, FORK,
  * EXIT), for the processes gone before /proc/PID/maps could be read. */
-#ifndef MEMTRACE_SIDE_MAPS_H
-#define MEMTRACE_SIDE_MAPS_H
+#ifndef MEMTRACE_SOURCE_SIDE_MAPS_H
+#define MEMTRACE_SOURCE_SIDE_MAPS_H
 
 #include <stdint.h>
 
-#include "source/perf_import_maps.h"
+#include "source/import/perf_import_maps.h"
 
 struct perf_event_header;
 struct recorder;

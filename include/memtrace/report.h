@@ -230,6 +230,11 @@ struct memtrace_report {
 	 * process, estimates): their rows are those of them with samples in the
 	 * window */
 	uint64_t intervals;
+	/* appended: cfg.filter.region, and its size: the bytes its labels cover
+	 * in the processes of the trace, a shared page once (the same keys as
+	 * the buckets); NULL, 0 without a region */
+	const char *region;
+	uint64_t region_bytes;
 };
 
 /*

@@ -255,6 +255,14 @@ int memtrace_report_decode(const struct memtrace_report *r, uint64_t key, uint32
  */
 size_t memtrace_rank_ties(const struct memtrace_hot_bucket *hot, size_t n, size_t i);
 
+/*
+ * The line that heads every output of a report with a region:
+ * "WSS of region \"Buffer Blocks\" (5410 pages of 32768, 21.1 MiB of 128 MiB):
+ * only its addresses, ...", "pages first touched in region ..." for a
+ * page-fault trace; "" without a region.  Returns buf.
+ */
+const char *memtrace_report_region_line(const struct memtrace_report *r, char *buf, size_t len);
+
 struct memtrace_report *memtrace_report_compute(const char *path,
 						const struct memtrace_report_config *cfg,
 						char *err, size_t errlen);

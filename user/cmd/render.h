@@ -26,12 +26,6 @@ void render_addr_open(struct render_addr *a, const struct memtrace_report *r, ui
 uint64_t render_addr(const struct render_addr *a, uint64_t key, uint32_t *pid);
 
 /* pid: report --pid (0: all), for the fault-kind rows */
-/*
- * render_region.c: "WSS of region \"NAME\" (N pages of M, ...): ..." of a
- * report computed with filter.region, "" without one.
- */
-const char *render_region_line(const struct memtrace_report *r, char *buf, size_t len);
-
 void render_text(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid);
 void render_json(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid);
 

@@ -150,7 +150,7 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 		render_json_str(f, r->region);
 		fprintf(f, ", \"bytes\": %" PRIu64 ", \"buckets_touched\": %" PRIu64
 			   ", \"title\": ", r->region_bytes, r->data.total);
-		render_json_str(f, render_region_line(r, rl, sizeof(rl)));
+		render_json_str(f, memtrace_report_region_line(r, rl, sizeof(rl)));
 		fprintf(f, "}");
 	}
 	fprintf(f, ",\n  \"wss_data\": {\"avg\": %.3f, \"peak\": %" PRIu64 ", \"total\": %" PRIu64

@@ -229,7 +229,7 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r, uin
 	print_header(f, path, r, w);
 	if (r->region) {
 		char rl[512];
-		fprintf(f, "region:    %s\n", render_region_line(r, rl, sizeof(rl)));
+		fprintf(f, "region:    %s\n", memtrace_report_region_line(r, rl, sizeof(rl)));
 	}
 	if (!r->samples) {
 		fprintf(f, "\nno samples in this trace\n");

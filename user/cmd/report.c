@@ -154,7 +154,7 @@ static int write_series(const char *path, const struct memtrace_report *r)
 	char rl[512];
 
 	if (r->region)	/* a comment line first: what the rows count */
-		fprintf(f, "# %s\n", render_region_line(r, rl, sizeof(rl)));
+		fprintf(f, "# %s\n", memtrace_report_region_line(r, rl, sizeof(rl)));
 	fprintf(f, "time,wss_data,wss_code,samples,f1,f2,est_data,est_data_lo,est_data_hi,"
 		   "est_flags\n");
 	/* the series are sparse (memtrace/report.h): a row where either has one,

@@ -1,13 +1,15 @@
-/* render_region.c - the line that heads every output of `memtracectl report
- * --region NAME`: what the numbers below are restricted to. */
+/* report_region.c - the line that heads every output of a report computed
+ * with a region (memtracectl report --region, memtrace-analyze --region):
+ * what the numbers below are restricted to. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/render.h"
+#include "memtrace/report.h"
+#include "memtrace/trace.h"
 #include "util/util.h"
 
-const char *render_region_line(const struct memtrace_report *r, char *buf, size_t len)
+const char *memtrace_report_region_line(const struct memtrace_report *r, char *buf, size_t len)
 {
 	const struct memtrace_words *w = memtrace_words_of_meta(r->meta);
 	const char *unit = r->bucket == 4096 ? "pages" : "buckets";

@@ -223,7 +223,9 @@ def run(args, traces):
     need_samples(res.reps[0]["samples"], tr, sel, "wss")
     out = args.output or "wss.png"
     region = res.reps[0].get("region_line")    # the library's "WSS of region ..." line
-    plot(tr, res, out, ("\n" + region) if region else (" — " + sel.what) if sel.what else "")
+    # in the title, the line up to its explanation: 'WSS of region "X" (N pages of M, ...)'
+    plot(tr, res, out, ("\n" + region.split("): ", 1)[0] + ")") if region else
+         (" — " + sel.what) if sel.what else "")
     text = format_peaks(tr, res, peak_rows(res))
     if region:
         text = region + "\n" + text

@@ -36,6 +36,9 @@ struct memtrace_trace {
 	int spans_loaded;
 	struct memtrace_span *pub_spans;	/* spans as memtrace_trace_spans gives them */
 	struct resolver *res;		/* from the MAPS chunks, for filter.mapping */
+	int labels_read;		/* res holds the LABELS chunks (filter.region) */
+	char *labels_extra;		/* memtrace_trace_labels' texts, until then */
+	size_t labels_extra_len;
 	uint64_t *scratch;		/* 5 * CHUNK_MAX_SAMPLES values */
 	uint32_t *keep;			/* CHUNK_MAX_SAMPLES indices */
 };
@@ -47,6 +50,9 @@ int api_parse_chunk(const struct trace_chunk *c, struct col_desc *d, uint32_t *n
 /* Every column out wants of a parsed chunk, at index at; tmp: CHUNK_MAX_SAMPLES values. */
 void api_decode_all(const struct col_desc *d, uint32_t n, struct memtrace_columns *out,
 		    size_t at, uint64_t *tmp);
+
+/* api_labels.c: the LABELS chunks, then memtrace_trace_labels' files, into t->res. */
+int api_read_labels(struct memtrace_trace *t, char *err, size_t errlen);
 
 /* One pass over the file: info and the side records (api_side.c). */
 int api_scan(struct memtrace_trace *t, char *err, size_t errlen);

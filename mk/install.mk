@@ -3,7 +3,7 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=/tmp/root] [LIBDIR=...]
 #   make uninstall (same PREFIX/DESTDIR/... as the install)
 #
-# Installs memtracectl, memtrace-analyze and its Python package, pg-shmem-labels,
+# Installs memtracectl, memtrace-analyze and its Python package, pg-shmem-labels, mariadb-labels,
 # libmemtrace.so.1 with include/memtrace/*.h and memtrace.pc, the man pages
 # memtracectl(1), memtrace-analyze(1) and memtrace-hwcheck(1), bash completion
 # and the docs (memtrace-hwcheck and its programs: mk/hwcheck.mk).
@@ -40,7 +40,7 @@ else
 INSTALL_RPATH = -Wl,-rpath,'$$ORIGIN/$(call rel,$(BINDIR),$(LIBDIR))'
 endif
 
-MANPAGES = docs/man/memtracectl.1 docs/man/memtrace-analyze.1 docs/man/memtrace-hwcheck.1 docs/man/pg-shmem-labels.1
+MANPAGES = docs/man/memtracectl.1 docs/man/memtrace-analyze.1 docs/man/memtrace-hwcheck.1 docs/man/pg-shmem-labels.1 docs/man/mariadb-labels.1
 INSTALL_DOCS = README.md $(wildcard docs/*.md)
 PY_FILES = $(wildcard user/analyze/memtrace_analyze/*.py)
 D = $(DESTDIR)
@@ -69,6 +69,7 @@ install: $(LIBSO) $(BUILD)/install/memtracectl $(BUILD)/install/memtrace.pc
 		$(D)$(PYTHONDIR)/memtrace_analyze $(D)$(MANDIR)/man1 $(D)$(COMPLETIONSDIR) $(D)$(DOCDIR)
 	$(INSTALL) -m 755 $(BUILD)/install/memtracectl $(D)$(BINDIR)/memtracectl
 	$(INSTALL) -m 755 tools/pg-shmem-labels $(D)$(BINDIR)/pg-shmem-labels
+	$(INSTALL) -m 755 tools/mariadb-labels $(D)$(BINDIR)/mariadb-labels
 	$(INSTALL) -m 644 $(LIBSO).$(SOVERSION) $(D)$(LIBDIR)/libmemtrace.so.$(SOVERSION)
 	ln -sf libmemtrace.so.$(SOVERSION) $(D)$(LIBDIR)/libmemtrace.so
 	$(INSTALL) -m 644 include/memtrace/*.h $(D)$(INCLUDEDIR)/memtrace/
@@ -86,7 +87,7 @@ install: $(LIBSO) $(BUILD)/install/memtracectl $(BUILD)/install/memtrace.pc
 	$(INSTALL) -m 644 $(INSTALL_DOCS) $(D)$(DOCDIR)/
 
 uninstall:
-	rm -f $(D)$(BINDIR)/memtracectl $(D)$(BINDIR)/memtrace-analyze $(D)$(BINDIR)/pg-shmem-labels \
+	rm -f $(D)$(BINDIR)/memtracectl $(D)$(BINDIR)/memtrace-analyze $(D)$(BINDIR)/pg-shmem-labels $(D)$(BINDIR)/mariadb-labels \
 		$(D)$(LIBDIR)/libmemtrace.so.$(SOVERSION) $(D)$(LIBDIR)/libmemtrace.so \
 		$(D)$(PKGCONFIGDIR)/memtrace.pc \
 		$(D)$(COMPLETIONSDIR)/memtracectl $(D)$(COMPLETIONSDIR)/memtrace-analyze \

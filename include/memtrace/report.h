@@ -233,6 +233,11 @@ struct memtrace_report {
 	 * process, estimates): their rows are those of them with samples in the
 	 * window */
 	uint64_t intervals;
+	/* appended: cfg.filter.region, and its size: the bytes its labels cover
+	 * in the processes of the trace, a shared page once (the same keys as
+	 * the buckets); NULL, 0 without a region */
+	const char *region;
+	uint64_t region_bytes;
 };
 
 /*
@@ -252,6 +257,14 @@ int memtrace_report_decode(const struct memtrace_report *r, uint64_t key, uint32
  * rank is firm.  A sampled count c stands for c N accesses +- 1.96 sqrt(c) N.
  */
 size_t memtrace_rank_ties(const struct memtrace_hot_bucket *hot, size_t n, size_t i);
+
+/*
+ * The line that heads every output of a report with a region:
+ * "WSS of region \"Buffer Blocks\" (5410 pages of 32768, 21.1 MiB of 128 MiB):
+ * only its addresses, ...", "pages first touched in region ..." for a
+ * page-fault trace; "" without a region.  Returns buf.
+ */
+const char *memtrace_report_region_line(const struct memtrace_report *r, char *buf, size_t len);
 
 struct memtrace_report *memtrace_report_compute(const char *path,
 						const struct memtrace_report_config *cfg,

@@ -139,7 +139,19 @@ struct memtrace_filter {
 	uint64_t addr_lo, addr_hi;	/* [lo, hi); hi = 0: no limit */
 	const char *mapping;		/* addresses in mappings whose name contains
 					   this (resolve.h naming); NULL = any */
+	/* appended: only the addresses a label of exactly this name covers (a
+	 * --labels file's or the trace's LABELS chunk), in every process that
+	 * maps them (a shared segment in each backend); NULL = any.  A name no
+	 * label has is an error that lists the labels */
+	const char *region;
 };
+
+/*
+ * Adds the labels file at path (docs/memtracectl.md, "Labels") to the names
+ * a filter's region looks up, before the trace's own LABELS: 0, or -1 with
+ * "PATH:LINE: reason".
+ */
+int memtrace_trace_labels(struct memtrace_trace *t, const char *path, char *err, size_t errlen);
 
 /*
  * Caller buffers for decoded columns, cap entries each; NULL = not wanted.

@@ -62,6 +62,23 @@ else
 fi
 $MT report /tmp/d.mtrace 2>/dev/null | sed -n '/^DAMON regions/,$p' | head -9 | sed 's/^/    /'
 # SIGINT while the target still runs: the kdamond goes away too
+# -p follows the descendants alive at the start, as the other sources do:
+# a shell with two hintsets children; each child's pid must have regions
+/bin/sh -c '/bin/hintsets -n 256 -t 1 -s 20 >/dev/null & /bin/hintsets -n 256 -t 1 -s 20 >/dev/null & wait' &
+par=$!
+sleep 2
+kids=$(for f in /proc/[0-9]*/stat; do read -r a b c d rest <"$f" 2>/dev/null && [ "$d" = "$par" ] && echo "$a"; done | sort -n | tr '\n' ' ')
+$MT record -e damon -p $par -d 6 -o /tmp/d3.mtrace >/dev/null 2>/tmp/d3.err
+seen=$($MT dump --regions /tmp/d3.mtrace 2>/dev/null | tail -n +2 | cut -d, -f2 | sort -un | tr '\n' ' ')
+kill $par 2>/dev/null; pkill -P $par 2>/dev/null
+missing=""
+for k in $kids; do echo " $seen" | grep -q " $k " || missing="$missing $k"; done
+if [ -n "$kids" ] && [ -z "$missing" ]; then
+	echo "ok   damon-children: -p $par has regions of its children $kids(pids with regions: $seen)"
+else
+	echo "FAIL damon-children: children '$kids' of $par, pids with regions '$seen', missing$missing: $(tr '\n' ' ' </tmp/d3.err)"
+fi
+
 $MT record -e damon -o /tmp/d2.mtrace -- /bin/hintsets -n 256 -t 1 -s 30 >/dev/null 2>/tmp/d2.err &
 rec=$!
 # the file appears once the kdamond runs and the loop has started

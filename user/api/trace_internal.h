@@ -36,9 +36,15 @@ struct memtrace_trace {
 	int spans_loaded;
 	struct memtrace_span *pub_spans;	/* spans as memtrace_trace_spans gives them */
 	struct resolver *res;		/* from the MAPS chunks, for filter.mapping */
+	int labels_read;		/* res holds the LABELS chunks (filter.region) */
+	char *labels_extra;		/* memtrace_trace_labels' texts, until then */
+	size_t labels_extra_len;
 	uint64_t *scratch;		/* 5 * CHUNK_MAX_SAMPLES values */
 	uint32_t *keep;			/* CHUNK_MAX_SAMPLES indices */
 };
+
+/* trace_labels.c: the LABELS chunks, then memtrace_trace_labels' files, into t->res. */
+int api_read_labels(struct memtrace_trace *t, char *err, size_t errlen);
 
 /* One pass over the file: info and the side records (trace_side.c). */
 int api_scan(struct memtrace_trace *t, char *err, size_t errlen);

@@ -40,6 +40,7 @@ void memtrace_trace_close(struct memtrace_trace *t)
 	api_side_free(t);
 	if (t->res)
 		resolver_free(t->res);
+	free(t->labels_extra);
 	free(t->scratch);
 	free(t->keep);
 	free(t->path);
@@ -111,7 +112,7 @@ static size_t decode_filtered(struct memtrace_trace *t, const struct sample_filt
 static int compile_filter(struct memtrace_trace *t, const struct memtrace_filter *spec,
 			  struct sample_filter *f, char *err, size_t errlen)
 {
-	if (spec && spec->mapping) {
+	if (spec && (spec->mapping || spec->region)) {
 		if (api_scan(t, err, errlen))
 			return -1;
 		if (!t->res) {
@@ -128,7 +129,10 @@ static int compile_filter(struct memtrace_trace *t, const struct memtrace_filter
 							trace_meta(t->r, "target_pid") : "0", NULL, 10);
 			if (tc && *tc && tp)
 				resolver_set_comm(t->res, tp, tc);
+			resolver_set_label_pid(t->res, tp);	/* START labels: the target's */
 		}
+		if (spec->region && api_read_labels(t, err, errlen))
+			return -1;
 	}
 	return sample_filter_init(f, spec, trace_start_time(t->r), t->res,
 				  (uint32_t)strtoul(trace_meta(t->r, "target_pid") ?

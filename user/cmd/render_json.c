@@ -144,6 +144,15 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 	unsigned shift = r->bucket_shift;
 
 	json_meta(f, path, r);
+	if (r->region) {	/* --region: every number below counts only its addresses */
+		char rl[512];
+		fprintf(f, ",\n  \"region\": {\"name\": ");
+		render_json_str(f, r->region);
+		fprintf(f, ", \"bytes\": %" PRIu64 ", \"buckets_touched\": %" PRIu64
+			   ", \"title\": ", r->region_bytes, r->data.total);
+		render_json_str(f, memtrace_report_region_line(r, rl, sizeof(rl)));
+		fprintf(f, "}");
+	}
 	fprintf(f, ",\n  \"wss_data\": {\"avg\": %.3f, \"peak\": %" PRIu64 ", \"total\": %" PRIu64
 		   ", \"peak_bytes\": %" PRIu64 ", \"total_bytes\": %" PRIu64 "}",
 		r->data.avg, r->data.peak, r->data.total, r->data.peak << shift,

@@ -227,6 +227,10 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r, uin
 	char b1[64], c1[64], c2[64];
 
 	print_header(f, path, r, w);
+	if (r->region) {
+		char rl[512];
+		fprintf(f, "region:    %s\n", memtrace_report_region_line(r, rl, sizeof(rl)));
+	}
 	if (!r->samples) {
 		fprintf(f, "\nno samples in this trace\n");
 		if (r->region_chunks)	/* a damon trace has regions instead */

@@ -13,7 +13,7 @@
 #include "util/util.h"
 
 struct report_opts {
-	const char *window, *interval, *series, *labels, *span;
+	const char *window, *interval, *series, *labels, *span, *region;
 	uint64_t bucket;
 	size_t top;
 	int json, per_process, by_site, by_span;
@@ -40,6 +40,8 @@ static void usage(FILE *out)
 		"                         hot data buckets with their sites\n"
 		"      --labels FILE      name address ranges (lines START SIZE NAME or\n"
 		"                         MAPPING+OFFSET SIZE NAME; before the trace's own labels)\n"
+		"      --region NAME      only the addresses a label named NAME covers (--labels or\n"
+		"                         the trace's own), in every process, a shared page once\n"
 		"      --span PATTERN     only samples of threads inside a span (record --mark)\n"
 		"                         whose label (a query's text) contains PATTERN\n"
 		"      --by-span          samples and distinct buckets per span label, over all\n"
@@ -75,6 +77,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 		{ "by-site", no_argument, NULL, 'A' },
 		{ "labels", required_argument, NULL, 'L' },
 		{ "span", required_argument, NULL, 'S' },
+		{ "region", required_argument, NULL, 'R' },
 		{ "by-span", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -113,6 +116,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 		case 'A': o->by_site = 1; break;
 		case 'L': o->labels = optarg; break;
 		case 'S': o->span = optarg; break;
+		case 'R': o->region = optarg; break;
 		case 'B': o->by_span = 1; break;
 		case 's': o->series = optarg; break;
 		case 'g': {
@@ -147,7 +151,10 @@ static int write_series(const char *path, const struct memtrace_report *r)
 		return -1;
 	}
 	const struct memtrace_estimate *e = &r->data_est;
+	char rl[512];
 
+	if (r->region)	/* a comment line first: what the rows count */
+		fprintf(f, "# %s\n", memtrace_report_region_line(r, rl, sizeof(rl)));
 	fprintf(f, "time,wss_data,wss_code,samples,f1,f2,est_data,est_data_lo,est_data_hi,"
 		   "est_flags\n");
 	/* the series are sparse (memtrace/report.h): a row where either has one,
@@ -240,7 +247,7 @@ int cmd_report(int argc, char **argv)
 			 (o.by_span ? MEMTRACE_REPORT_BY_SPAN : 0) |
 			 /* the text shows no file:line: skip the DWARF */
 			 (o.json || o.by_site ? 0 : MEMTRACE_REPORT_NO_SOURCE),
-		.filter = { .pid = o.pid },
+		.filter = { .pid = o.pid, .region = o.region },
 		.labels = o.labels,
 		.span = o.span,
 	};

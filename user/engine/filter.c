@@ -8,14 +8,16 @@
 
 #include "engine/span_index.h"
 #include "memtrace/resolve.h"
+#include "resolve/labels.h"
 #include "resolve/resolve.h"
+#include "resolve/spaces.h"
 #include "util/util.h"
 #include "util/search.h"
 
 static bool spec_is_empty(const struct memtrace_filter *s)
 {
 	return !s || (!s->pid && !s->tid && !s->time_from && !s->time_to && !s->addr_lo &&
-		      !s->addr_hi && !s->mapping);
+		      !s->addr_hi && !s->mapping && !s->region);
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -92,6 +94,85 @@ static int mapping_ranges(struct sample_filter *f, const char *name, struct reso
 	return 0;
 }
 
+static int cmp_pid_range(const void *a, const void *b)
+{
+	const struct pid_range *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* "(labels: a, b, ...)": the distinct label names, as many as fit in len. */
+static void list_labels(const struct mt_labels *l, char *buf, size_t len)
+{
+	size_t at = (size_t)snprintf(buf, len, "(labels:");
+
+	for (size_t i = 0; i < l->n && at + 8 < len; i++) {
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(l->v[j].name, l->v[i].name);
+		if (seen)
+			continue;
+		size_t need = strlen(l->v[i].name) + 5;
+		if (at + need + 6 >= len) {
+			at += (size_t)snprintf(buf + at, len - at, " ...");
+			break;
+		}
+		at += (size_t)snprintf(buf + at, len - at, "%s \"%s\"", at > 8 ? "," : "",
+				       l->v[i].name);
+	}
+	if (at < len)
+		snprintf(buf + at, len - at, ")");
+}
+
+/*
+ * The region: in every process's layout, the ranges named by a label of
+ * exactly that name (a label splits a mapping's range, resolve.h), so the
+ * first label wins where labels overlap, as names do.
+ */
+static int region_ranges(struct sample_filter *f, const char *name, struct resolver *res,
+			 char *err, size_t errlen)
+{
+	const struct mt_labels *l = res ? resolver_labels(res) : NULL;
+	int known = 0;
+
+	for (size_t i = 0; l && i < l->n && !known; i++)
+		known = !strcmp(l->v[i].name, name);
+	if (!known) {
+		char names[1024];
+		if (!l || !l->n)
+			snprintf(err, errlen, "--region %s: no labels (give --labels FILE, or record "
+				 "with --labels)", name);
+		else {
+			list_labels(l, names, sizeof(names));
+			snprintf(err, errlen, "--region %s: no label of that name %s", name, names);
+		}
+		return -1;
+	}
+	const struct mt_maps_history *h = resolver_maps(res);
+	size_t np = mt_maps_history_npids(h), k = 0, cap = 0;
+	for (size_t i = 0; i < np; i++) {
+		uint32_t pid = mt_maps_history_pid(h, i);
+		const struct memtrace_range *v;
+		size_t n = resolver_layout(res, pid, &v);
+		for (size_t j = 0; j < n; j++) {
+			if (!v[j].name || strcmp(v[j].name, name))
+				continue;
+			if (k == cap) {
+				cap = cap ? 2 * cap : 16;
+				f->region_v = mt_xrealloc(f->region_v, cap * sizeof(*f->region_v));
+			}
+			f->region_v[k++] = (struct pid_range){ pid, v[j].start, v[j].end };
+		}
+	}
+	if (k)	/* a pid's layout ranges do not overlap: sorted, they stay apart */
+		qsort(f->region_v, k, sizeof(*f->region_v), cmp_pid_range);
+	f->nregion = k;
+	f->region = name;
+	return 0;
+}
+
 int sample_filter_init(struct sample_filter *f, const struct memtrace_filter *spec,
 		       uint64_t start_time, struct resolver *res, uint32_t pid,
 		       char *err, size_t errlen)
@@ -130,6 +211,10 @@ int sample_filter_init(struct sample_filter *f, const struct memtrace_filter *sp
 		f->ranges[0] = (struct addr_range){ lo, hi };
 		f->nranges = 1;
 	}
+	if (spec->region && region_ranges(f, spec->region, res, err, errlen)) {
+		sample_filter_free(f);
+		return -1;
+	}
 	return 0;
 }
 
@@ -144,6 +229,9 @@ void sample_filter_free(struct sample_filter *f)
 	free(f->ranges);
 	f->ranges = NULL;
 	f->nranges = 0;
+	free(f->region_v);
+	f->region_v = NULL;
+	f->nregion = 0;
 }
 
 static bool in_ranges(const struct sample_filter *f, uint64_t addr)
@@ -156,6 +244,52 @@ static bool in_ranges(const struct sample_filter *f, uint64_t addr)
 	return lo < f->nranges && f->ranges[lo].lo <= addr;	/* hi UINT64_MAX: inclusive */
 }
 
+static bool in_region(const struct sample_filter *f, uint32_t pid, uint64_t addr)
+{
+	size_t lo = 0, hi = f->nregion;
+
+	while (lo < hi) {	/* first range of a later pid, or of pid with hi > addr */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct pid_range *g = &f->region_v[mid];
+		if (g->pid < pid || (g->pid == pid && g->hi <= addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->nregion && f->region_v[lo].pid == pid && f->region_v[lo].lo <= addr;
+}
+
+static int cmp_range_lo(const void *a, const void *b)
+{
+	const struct addr_range *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+uint64_t sample_filter_region_bytes(const struct sample_filter *f, struct mt_spaces *s)
+{
+	struct addr_range *k = mt_xcalloc(f->nregion ? f->nregion : 1, sizeof(*k));
+	uint64_t bytes = 0, end = 0;
+
+	/* a layout range is one piece of one mapping: one key offset for all of it */
+	for (size_t i = 0; i < f->nregion; i++) {
+		const struct pid_range *g = &f->region_v[i];
+		uint64_t key = mt_spaces_key(s, g->pid, g->lo);
+		k[i] = (struct addr_range){ key, key + (g->hi - g->lo) };
+	}
+	if (f->nregion)
+		qsort(k, f->nregion, sizeof(*k), cmp_range_lo);
+	for (size_t i = 0; i < f->nregion; i++) {	/* the union's length */
+		uint64_t lo = k[i].lo > end ? k[i].lo : end;
+		if (k[i].hi > lo)
+			bytes += k[i].hi - lo;
+		if (k[i].hi > end)
+			end = k[i].hi;
+	}
+	free(k);
+	return bytes;
+}
+
 bool sample_filter_pass_values(const struct sample_filter *f, uint64_t time, uint64_t addr,
 			       uint32_t pid, uint32_t tid)
 {
@@ -166,6 +300,8 @@ bool sample_filter_pass_values(const struct sample_filter *f, uint64_t time, uin
 	if (time < f->t_lo || time > f->t_hi)
 		return false;
 	if (f->spans && span_index_find(f->spans, tid, time) < 0)
+		return false;
+	if (f->region && !in_region(f, pid, addr))
 		return false;
 	return !f->ranges || in_ranges(f, addr);
 }

@@ -600,6 +600,10 @@ static int compute(struct rep_ctx *c, const char *path, char *err, size_t errlen
 
 	if (first_pass(c, path, err, errlen) || check_window(c, err, errlen))
 		return -1;
+	if (c->filt.region) {	/* --region: its name and size, in the buckets' keys */
+		r->region = rep_strdup(c, c->filt.region);
+		r->region_bytes = sample_filter_region_bytes(&c->filt, c->spaces);
+	}
 	c->nlayout = resolver_key_layout(c->res, &c->layout);
 	find_peaks(c);
 	c->hot_data = mt_xcalloc(c->top, sizeof(*c->hot_data));

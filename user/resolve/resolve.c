@@ -200,6 +200,11 @@ const char *resolver_labels_text(const struct resolver *r, size_t *len)
 	return r->labels.text;
 }
 
+const struct mt_labels *resolver_labels(const struct resolver *r)
+{
+	return &r->labels;
+}
+
 static int label_target(const struct resolver *r, const struct mt_maps *s)
 {
 	return s->pid == (r->label_pid ? r->label_pid : mt_maps_history_main_pid(r->maps));

@@ -48,6 +48,7 @@
 #include "resolve/maps.h"
 
 struct resolver;
+struct mt_labels;
 
 /* Return values of resolver_describe() / resolver_lookup(). */
 enum {
@@ -123,6 +124,8 @@ void resolver_set_comm(struct resolver *r, uint32_t pid, const char *comm);
 void resolver_add_threads(struct resolver *r, const unsigned char *p, size_t len);
 /* The labels' text as added (NULL, 0 when none). */
 const char *resolver_labels_text(const struct resolver *r, size_t *len);
+/* The labels as added, parsed (labels.h): their names for a --region. */
+const struct mt_labels *resolver_labels(const struct resolver *r);
 
 /*
  * Describe addr of pid at time: the latest snapshot at or before time; if

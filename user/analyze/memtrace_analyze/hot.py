@@ -173,6 +173,8 @@ def run(args, traces):
     rep = options.compute(tr, args, sel, FLAGS)[0]
     need_samples(rep["samples"], tr, sel, "hot")
     out = args.output or "hot.png"
-    plot(layout_of(tr, sel), tr, rep, out, sel.what, sel.clip)
+    plot(layout_of(tr, sel), tr, rep, out, rep.get("region_line") or sel.what, sel.clip)
+    if rep.get("region_line"):
+        print(rep["region_line"], file=sys.stderr)
     print(format_top(top_table(rep, Addresses(rep, sel.pid or tr.info.target_pid)), rep["bucket"], tr.words), file=sys.stderr)
     return [out]

@@ -53,7 +53,7 @@ class Filter(C.Structure):
     _fields_ = [("pid", C.c_uint32), ("tid", C.c_uint32),
                 ("time_from", C.c_uint64), ("time_to", C.c_uint64),
                 ("addr_lo", C.c_uint64), ("addr_hi", C.c_uint64),
-                ("mapping", C.c_char_p)]
+                ("mapping", C.c_char_p), ("region", C.c_char_p)]
 
 
 class Columns(C.Structure):
@@ -186,7 +186,7 @@ class Report(C.Structure):
                 ("span_samples", C.c_uint64), ("region_chunks", C.c_uint64),
                 ("threads", C.c_uint64), ("have_tid", C.c_int),
                 ("nspace_pids", C.c_size_t), ("space_pids", u32p),
-                ("intervals", C.c_uint64)]
+                ("intervals", C.c_uint64), ("region", C.c_char_p), ("region_bytes", C.c_uint64)]
 
 
 # --- resolve.h ---------------------------------------------------------------
@@ -267,6 +267,8 @@ _PROTOS = {
                                           C.c_uint64, C.c_size_t, i64p)),
     "memtrace_resolver_labels": (C.c_int, (_P, C.c_char_p) + _E),
     "memtrace_trace_spans": (C.c_long, (_P, C.POINTER(C.POINTER(Span))) + _E),
+    "memtrace_trace_labels": (C.c_int, (_P, C.c_char_p) + _E),
+    "memtrace_report_region_line": (C.c_char_p, (_P, C.c_char_p, C.c_size_t)),
     "memtrace_trace_span_mask": (C.c_long, (_P, C.c_char_p, C.c_size_t, u64p, u32p, C.POINTER(C.c_uint8)) + _E),
     "memtrace_writer_labels": (C.c_int, (_P, C.c_char_p, C.c_size_t) + _E),
     "memtrace_writer_span": (C.c_int, (_P, C.c_uint64, C.c_uint64, C.c_uint32, C.c_uint32, C.c_char_p,
@@ -385,7 +387,7 @@ class Selection:
     the axes.  Times are offsets from the trace start."""
 
     def __init__(self, pid=0, tid=0, time_from=0, time_to=0, addr_lo=0, addr_hi=0, mapping=None, what="",
-                 labels=None, span=None):
+                 labels=None, span=None, region=None):
         self.pid, self.tid = pid, tid
         self.time_from, self.time_to = time_from, time_to
         self.addr_lo, self.addr_hi = addr_lo, addr_hi
@@ -393,10 +395,12 @@ class Selection:
         self.what = what
         self.labels = labels    # a labels file naming address ranges (report.h cfg.labels)
         self.span = span        # only samples inside spans whose label contains this
+        self.region = region    # only the addresses of the label of this name (filter.region)
 
     def cstruct(self):
         f = Filter(self.pid, self.tid, self.time_from, self.time_to, self.addr_lo, self.addr_hi,
-                   self.mapping.encode() if self.mapping else None)
+                   self.mapping.encode() if self.mapping else None,
+                   self.region.encode() if self.region else None)
         return f
 
     @property
@@ -523,6 +527,11 @@ class Trace(_Handle):
         n = C.c_size_t()
         err = _errbuf()
         flt = sel.cstruct() if sel is not None else None
+        if sel is not None and sel.region and sel.labels and getattr(self, "_labels", None) != sel.labels:
+            # the region's names: the labels file first, then the trace's LABELS (the library's)
+            if fn("memtrace_trace_labels")(self._h, os.fsencode(sel.labels), err, ERRLEN) != 0:
+                _raise(err, self.name)
+            self._labels = sel.labels
         if fn("memtrace_trace_read")(self._h, C.byref(flt) if flt is not None else None, C.byref(cols),
                                      C.byref(n), err, ERRLEN) != 0:
             _raise(err, self.name)
@@ -530,7 +539,8 @@ class Trace(_Handle):
         if sel is not None and sel.span:
             keep = self.span_mask(sel.span, out["time"], out["tid"]) if "time" in out and "tid" in out \
                 else self.span_mask(sel.span, **self.read(("time", "tid"), Selection(
-                    sel.pid, sel.tid, sel.time_from, sel.time_to, sel.addr_lo, sel.addr_hi, sel.mapping)))
+                    sel.pid, sel.tid, sel.time_from, sel.time_to, sel.addr_lo, sel.addr_hi, sel.mapping,
+                    labels=sel.labels, region=sel.region)))
             out = {c: a[keep] for c, a in out.items()}
         return out
 
@@ -685,6 +695,10 @@ def report_dict(r):
                        "samples": g.samples, "buckets": g.buckets}
                       for g in (r.regions[i] for i in range(r.nregions))]
     out["nspans"], out["span_samples"] = r.nspans, r.span_samples
+    out["region"] = s(r.region)                 # filter.region, None without one
+    out["region_bytes"] = r.region_bytes        # its size, a shared page once
+    line = C.create_string_buffer(1024)         # "WSS of region \"NAME\" (N pages of M, ...)"
+    out["region_line"] = s(fn("memtrace_report_region_line")(C.byref(r), line, len(line))) if r.region else None
     out["threads"] = r.threads if r.have_tid else None     # distinct (pid, tid) of the samples
     out["space_pids"] = [r.space_pids[i] for i in range(r.nspace_pids)]    # memtrace_report_decode
     out["span_groups"] = [{"label": s(g.label), "spans": g.spans, "time": g.time, "samples": g.samples,

@@ -70,6 +70,8 @@ def build(tr, outdir, args, other=None):
     parts.append("<pre>%s</pre>" % html.escape(summary_text))
     if sel.what:
         parts.append('<p class="note">Figures show a selection: %s</p>' % html.escape(sel.what))
+    if rep and rep.get("region_line"):
+        parts.append('<p class="note">%s</p>' % html.escape(rep["region_line"]))
     if not rep or not rep["samples"]:
         parts.append('<p class="note">The trace holds no samples%s: there is nothing to plot. '
                      'Check the recording (event, period, whether the target ran).</p>'

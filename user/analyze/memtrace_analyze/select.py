@@ -1,4 +1,4 @@
-"""Sample selection shared by the verbs: --range, --mapping, --time-range,
+"""Sample selection shared by the verbs: --range, --mapping, --region, --time-range,
 --pid, --tid become one struct memtrace_filter (lib.Selection) that every
 library call gets; --span (record --mark spans) and --labels (names of
 address ranges) go with it to the library.  Times on the command line are offsets from the trace
@@ -20,6 +20,9 @@ def add_filter_args(p):
                    help="only samples of threads inside a span (record --mark) whose label contains PATTERN")
     p.add_argument("--labels", metavar="FILE",
                    help="name address ranges: lines START SIZE NAME or MAPPING+OFFSET SIZE NAME")
+    p.add_argument("--region", metavar="NAME",
+                   help="only the addresses a label named NAME covers (--labels or the trace's own), "
+                        "in every process that maps them, a shared page once")
 
 
 def _hex(text):
@@ -66,6 +69,9 @@ def make_selection(tr, args):
         what.append("span %s" % args.span)
     if getattr(args, "labels", None):
         sel.labels = args.labels
+    if getattr(args, "region", None):
+        sel.region = args.region
+        what.append('region "%s"' % args.region)
     sel.what = ", ".join(what)
     return sel
 

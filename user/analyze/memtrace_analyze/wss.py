@@ -222,8 +222,13 @@ def run(args, traces):
     res = compute(tr, args, sel)
     need_samples(res.reps[0]["samples"], tr, sel, "wss")
     out = args.output or "wss.png"
-    plot(tr, res, out, (" — " + sel.what) if sel.what else "")
+    region = res.reps[0].get("region_line")    # the library's "WSS of region ..." line
+    # in the title, the line up to its explanation: 'WSS of region "X" (N pages of M, ...)'
+    plot(tr, res, out, ("\n" + region.split("): ", 1)[0] + ")") if region else
+         (" — " + sel.what) if sel.what else "")
     text = format_peaks(tr, res, peak_rows(res))
+    if region:
+        text = region + "\n" + text
     print(text, file=sys.stderr)
     if args.peaks:
         with open(args.peaks, "w") as f:
@@ -242,6 +247,8 @@ def write_csv(res, path):
         if tau in res.code:
             cols.append(("wss_code_tau%d" % tau, res.code[tau]))
     with open(path, "w") as f:
+        if res.reps[0].get("region_line"):     # a comment line first: what the rows count
+            f.write("# %s\n" % res.reps[0]["region_line"])
         f.write(",".join(c[0] for c in cols) + "\n")
         for row in zip(*(c[1].tolist() for c in cols)):
             f.write(",".join(str(v) for v in row) + "\n")

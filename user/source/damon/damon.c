@@ -53,8 +53,9 @@ struct damon_session {
 	struct tp_fields tp;
 	struct perf_ring ring;
 	int fd;
-	pid_t *pids;
+	pid_t *pids;		/* the kdamond's targets, in its order: -p's, then descendants */
 	int npids;
+	int nwatch;		/* watch[]: one per -p process */
 	int *watch;		/* -p: pidfds */
 	pid_t child;		/* -- CMD */
 	int release_fd;
@@ -212,7 +213,7 @@ static void damon_meta(struct damon_session *s)
 	recorder_meta(r, "target_pid", "%d", (int)s->pids[0]);
 	recorder_meta(r, "target_comm", "%s", comm);
 	recorder_meta(r, "target_pids", "%s", list);
-	recorder_meta(r, "target_children", "0");
+	recorder_meta(r, "target_children", "%d", !s->o->no_children);	/* those alive at the start */
 	recorder_meta(r, "fields", "%s", "");
 	recorder_meta(r, "damon_sample_us", "%lu", s->attrs.sample_us);
 	recorder_meta(r, "damon_aggr_us", "%lu", s->attrs.aggr_us);
@@ -231,7 +232,7 @@ static void damon_free(struct damon_session *s)
 	damon_kdamond_remove(&s->kd);	/* every exit path leaves DAMON as found */
 	if (s->release_fd >= 0)
 		close(s->release_fd);
-	for (int i = 0; s->watch && i < s->npids; i++)
+	for (int i = 0; s->watch && i < s->nwatch; i++)
 		if (s->watch[i] >= 0)
 			close(s->watch[i]);
 	free(s->watch);
@@ -254,12 +255,30 @@ static int damon_targets(struct damon_session *s, const struct record_opts *o)
 	s->watch = target_watch_pids(o->pids, o->npids);
 	if (!s->watch)
 		return -1;
-	s->npids = o->npids;
+	s->nwatch = s->npids = o->npids;
 	s->pids = mt_xcalloc((size_t)o->npids, sizeof(*s->pids));
 	memcpy(s->pids, o->pids, (size_t)o->npids * sizeof(*s->pids));
-	if (!o->no_children)
-		fprintf(stderr, "memtracectl: damon monitors the listed processes' address spaces "
-			"(all their threads), not their child processes\n");
+	if (o->no_children)
+		return 0;
+	/* -p includes descendants, as with the other sources: those alive now
+	 * (a database's backends), each a target of the kdamond */
+	struct target_tasks t = { 0 };
+	int added = 0;
+	target_tree(o->pids, o->npids, true, &t);
+	for (size_t i = 0; i < t.n; i++) {
+		bool have = false;
+		for (int j = 0; j < s->npids && !have; j++)
+			have = s->pids[j] == t.t[i].pid;
+		if (have)
+			continue;
+		s->pids = mt_xrealloc(s->pids, (size_t)(s->npids + 1) * sizeof(*s->pids));
+		s->pids[s->npids++] = t.t[i].pid;
+		added++;
+	}
+	target_tasks_free(&t);
+	fprintf(stderr, "memtracectl: damon monitors the listed processes and the %d descendant%s "
+		"alive now (all their threads); processes forked later are not added\n", added,
+		added == 1 ? "" : "s");
 	return 0;
 }
 
@@ -422,7 +441,7 @@ static int damon_target_gone(void *state, uint64_t wall)
 	struct damon_session *s = state;
 
 	(void)wall;
-	return target_all_gone(s->child, s->pids, s->watch, s->npids);
+	return target_all_gone(s->child, s->pids, s->watch, s->nwatch);
 }
 
 static int damon_finish(void *state, struct recorder *r, int failed, const char **reason)

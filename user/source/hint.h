@@ -2,8 +2,8 @@
  * exceptions:page_fault_user records (perf_hint.c for the perf backend,
  * bpf.c's on_hint program): NUMA balancing on for the recording and put
  * back, each fault's kind, the lines that say what cannot be seen here. */
-#ifndef MEMTRACE_HINT_H
-#define MEMTRACE_HINT_H
+#ifndef MEMTRACE_SOURCE_HINT_H
+#define MEMTRACE_SOURCE_HINT_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* damon_status.h - what DAMON this kernel offers, for `memtracectl status`
  * and the -e auto order (PMU, hint faults, DAMON, page faults). */
-#ifndef MEMTRACE_DAMON_STATUS_H
-#define MEMTRACE_DAMON_STATUS_H
+#ifndef MEMTRACE_SOURCE_DAMON_DAMON_STATUS_H
+#define MEMTRACE_SOURCE_DAMON_DAMON_STATUS_H
 
 #include <stdio.h>
 

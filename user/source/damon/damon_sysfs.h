@@ -9,8 +9,8 @@
  * in DAMON_STATE_FILE first, so a collector killed with SIGKILL leaves a
  * note the next run and `memtracectl status` read.
  */
-#ifndef MEMTRACE_DAMON_SYSFS_H
-#define MEMTRACE_DAMON_SYSFS_H
+#ifndef MEMTRACE_SOURCE_DAMON_DAMON_SYSFS_H
+#define MEMTRACE_SOURCE_DAMON_DAMON_SYSFS_H
 
 #include <stdbool.h>
 #include <stddef.h>

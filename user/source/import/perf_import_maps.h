@@ -1,8 +1,8 @@
 /* perf_import_maps.h - each process's mappings as a perf.data file tells
  * them (MMAP/MMAP2 records, forks, execs), rendered as /proc/PID/maps text
  * for the trace's MAPS chunks (source/import/perf_import.c). */
-#ifndef MEMTRACE_PERF_IMPORT_MAPS_H
-#define MEMTRACE_PERF_IMPORT_MAPS_H
+#ifndef MEMTRACE_SOURCE_IMPORT_PERF_IMPORT_MAPS_H
+#define MEMTRACE_SOURCE_IMPORT_PERF_IMPORT_MAPS_H
 
 #include <stdbool.h>
 #include <stddef.h>

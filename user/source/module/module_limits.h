@@ -2,8 +2,8 @@
  * "Who may use it"): the default ring sized to the module's max_ring_mb, and
  * one-line explanations of its refusals (open, CONFIGURE, START).
  */
-#ifndef MEMTRACE_MODULE_LIMITS_H
-#define MEMTRACE_MODULE_LIMITS_H
+#ifndef MEMTRACE_SOURCE_MODULE_MODULE_LIMITS_H
+#define MEMTRACE_SOURCE_MODULE_MODULE_LIMITS_H
 
 #include <stdint.h>
 #include <sys/types.h>

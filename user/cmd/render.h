@@ -42,8 +42,10 @@ void render_text_kinds(FILE *f, const char *path, uint32_t pid);
 void render_json_kinds(FILE *f, const char *path, uint32_t pid);
 
 /* render_damon.c: the region-level part (nothing without REGIONS chunks) */
-void render_text_damon(FILE *f, const char *path);
-void render_json_damon(FILE *f, const char *path);
+void render_text_damon(FILE *f, const char *path, const struct memtrace_report *r);
+void render_json_damon(FILE *f, const char *path, const struct memtrace_report *r);
+/* --series of a trace of DAMON regions: region-level WSS per window, blind ones flagged. */
+int render_damon_series(FILE *f, const char *path, const struct memtrace_report *r);
 
 /* render_sites.c: report --by-site */
 void render_text_sites(FILE *f, const char *path, const struct memtrace_report *r,

@@ -190,7 +190,7 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 	render_json_procs(f, r, &a);
 	render_json_kinds(f, path, pid);
 	if (r->region_chunks)	/* another pass over the file: only where there are some */
-		render_json_damon(f, path);
+		render_json_damon(f, path, r);
 	render_json_spans(f, r);
 	fprintf(f, "\n}\n");
 }

@@ -234,7 +234,7 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r, uin
 	if (!r->samples) {
 		fprintf(f, "\nno samples in this trace\n");
 		if (r->region_chunks)	/* a damon trace has regions instead */
-			render_text_damon(f, path);
+			render_text_damon(f, path, r);
 		return;
 	}
 	render_text_kinds(f, path, pid);
@@ -271,5 +271,5 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r, uin
 	print_peaks(f, r, w);
 	render_text_procs(f, r, w, &a);
 	if (r->region_chunks)	/* another pass over the file: only where there are some */
-		render_text_damon(f, path);
+		render_text_damon(f, path, r);
 }

@@ -142,7 +142,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 	return 0;
 }
 
-static int write_series(const char *path, const struct memtrace_report *r)
+static int write_series(const char *path, const char *trace_path, const struct memtrace_report *r)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
 
@@ -152,6 +152,13 @@ static int write_series(const char *path, const struct memtrace_report *r)
 	}
 	const struct memtrace_estimate *e = &r->data_est;
 	char rl[512];
+
+	if (!r->samples && r->region_chunks) {	/* DAMON regions: their own series */
+		int rc = render_damon_series(f, trace_path, r);
+		if (f != stdout)
+			rc |= fclose(f);
+		return rc ? -1 : 0;
+	}
 
 	if (r->region)	/* a comment line first: what the rows count */
 		fprintf(f, "# %s\n", memtrace_report_region_line(r, rl, sizeof(rl)));
@@ -266,7 +273,7 @@ int cmd_report(int argc, char **argv)
 		mt_warn("%s has no end record: the recording did not finish cleanly", path);
 	if (!o.top)	/* -n 0: no hot buckets (to the library 0 means its default) */
 		r->nhot_data = r->nhot_code = 0;
-	if (o.series && write_series(o.series, r)) {
+	if (o.series && write_series(o.series, path, r)) {
 		memtrace_report_free(r);
 		return 1;
 	}

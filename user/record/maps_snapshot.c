@@ -97,6 +97,9 @@ int recorder_put_maps(struct recorder *r, uint64_t time, pid_t pid, const char *
 {
 	if (len + MAPS_HDR_SIZE > CHUNK_MAX_LEN)
 		len = CHUNK_MAX_LEN - MAPS_HDR_SIZE;
+	/* the process's name first (the resolver names its executable by it) */
+	if (recorder_flush_threads(r))
+		return -1;
 	return trace_write_maps(r->w, time, (uint32_t)pid, text, len);
 }
 

@@ -203,18 +203,26 @@ int recorder_add_span(struct recorder *r, uint64_t start, uint64_t end, uint32_t
 	return 0;
 }
 
+int recorder_flush_threads(struct recorder *r)
+{
+	int rc = 0;
+
+	if (r->nthreads) {
+		rc = trace_write_chunk(r->w, CHUNK_THREADS, CODEC_ZSTD, r->threads.data,
+				       r->threads.len, r->nthreads);
+		r->threads.len = 0;
+		r->nthreads = 0;
+	}
+	return rc;
+}
+
 static int flush_side_chunks(struct recorder *r, uint64_t now)
 {
 	int rc = 0;
 
 	if (mt_now_ns() - r->spans_at >= FLUSH_EVERY_NS)
 		rc |= flush_spans(r, 1);
-	if (r->nthreads) {
-		rc |= trace_write_chunk(r->w, CHUNK_THREADS, CODEC_ZSTD, r->threads.data,
-					r->threads.len, r->nthreads);
-		r->threads.len = 0;
-		r->nthreads = 0;
-	}
+	rc |= recorder_flush_threads(r);
 	if (r->nlost) {
 		rc |= trace_write_chunk(r->w, CHUNK_LOST, CODEC_ZSTD, r->lost.data, r->lost.len,
 					r->nlost);

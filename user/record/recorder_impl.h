@@ -113,6 +113,10 @@ int merge_flush(struct recorder *r, uint64_t limit, int all);
 void merge_compact(struct recorder *r);	/* every run into one */
 void merge_free(struct recorder *r);
 
+/* recorder.c: the pending THREADS records as a chunk (a MAPS chunk after
+ * them names its process's executable by the comm they carry). */
+int recorder_flush_threads(struct recorder *r);
+
 /* maps_snapshot.c: MAPS chunks of the target's /proc/PID/maps. */
 int maps_index(struct recorder *r, pid_t pid);
 int maps_snapshot(struct recorder *r, int i, uint64_t now);

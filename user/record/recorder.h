@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "memtrace/trace.h"	/* MEMTRACE_PASS_* */
 #include "uapi/memtrace.h"
 
 struct recorder;

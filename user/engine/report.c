@@ -609,9 +609,9 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 		return -1;
 	rep_fill_series(c, &r->data, &c->data);
 	rep_fill_series(c, &r->code, &c->code);
-	rep_fill_blind(c);
 	rep_fill_estimate(c, &r->data_est, &c->data, rep_sample_period(r));
 	rep_fill_estimate(c, &r->code_est, &c->code, rep_sample_period(r));
+	rep_fill_blind(c);
 	return 0;
 }
 

@@ -303,6 +303,24 @@ static const unsigned char *series_flags(struct rep_ctx *c, struct memtrace_seri
 	return f;
 }
 
+/* The estimate's means over the windows seen, as the series' (rows of s). */
+static void estimate_means(const struct memtrace_report *r, struct memtrace_estimate *e,
+			   const unsigned char *blind, size_t n)
+{
+	uint64_t seen = r->intervals - r->blind.intervals;
+	double a = 0, lo = 0, hi = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!blind[i]) {
+			a += e->est[i];
+			lo += e->lo[i];
+			hi += e->hi[i];
+		}
+	e->avg = seen ? a / (double)seen : 0;
+	e->avg_lo = seen ? lo / (double)seen : 0;
+	e->avg_hi = seen ? hi / (double)seen : 0;
+}
+
 void rep_fill_blind(struct rep_ctx *c)
 {
 	struct memtrace_report *r = c->r;
@@ -311,4 +329,6 @@ void rep_fill_blind(struct rep_ctx *c)
 		return;
 	r->data_blind = series_flags(c, &r->data);
 	r->code_blind = series_flags(c, &r->code);
+	estimate_means(r, &r->data_est, r->data_blind, r->data.n);
+	estimate_means(r, &r->code_est, r->code_blind, r->code.n);
 }

@@ -103,7 +103,8 @@ def draw_blind(ax, x_of, res, tr, label=True):
     """Hatches the first window's blind reports where the line draws them
     (the value of t_k from t_k to t_k + T, steps-post): where the line has its gap."""
     for j, (first, last) in enumerate(res.blind_info["runs"]):
-        ax.axvspan(x_of(first), x_of(last + res.interval), facecolor="none", edgecolor="0.55", hatch="///",
+        lo = 0 if first <= res.interval else first      # the first window: from the start (no line before it)
+        ax.axvspan(x_of(lo), x_of(last + res.interval), facecolor="none", edgecolor="0.55", hatch="///",
                    lw=0, label=blind_label(tr, res) if label and j == 0 else None)
 
 

@@ -158,8 +158,10 @@ static int seen_range(const struct memtrace_report *r, uint64_t p, uint64_t K, s
 {
 	uint64_t s = r->start_time, T = r->interval, tau = r->window;
 	uint64_t from = p > r->blind.lag ? p - r->blind.lag : 0;
-	uint64_t lo = from <= s + T || s + T < s ? 1 : (from - s + T - 1) / T;
-	uint64_t hi;
+	uint64_t lo = 1, hi;
+
+	if (from > s)	/* ceil((from - s) / T), without overflow */
+		lo = (from - s) / T + ((from - s) % T != 0);
 
 	if (p > UINT64_MAX - tau)
 		hi = K;

@@ -264,8 +264,8 @@ struct memtrace_report {
 	/* appended: blind windows (above).  With state KNOWN, intervals
 	 * reaches the recording's end, every blind report is a row of data and
 	 * code (WSS 0 where nothing was sampled), and data_blind[i],
-	 * code_blind[i] = 1 for a blind row; avg is the mean over the windows
-	 * seen.  NULL otherwise. */
+	 * code_blind[i] = 1 for a blind row; avg and peak of data and code
+	 * (and the estimates' avg) are over the windows seen.  NULL otherwise. */
 	struct memtrace_blind blind;
 	const unsigned char *data_blind, *code_blind;
 };

@@ -47,7 +47,7 @@ void render_text_blind(FILE *f, const struct memtrace_report *r)
 		return;
 	}
 	fprintf(f, "blind:     %" PRIu64 " of %" PRIu64 " windows saw no %s: re-accesses in them "
-		   "were not seen (gaps, not 0; averages leave them out)", b->intervals,
+		   "were not seen (gaps, not 0; avg and peak leave them out)", b->intervals,
 		r->intervals, b->pass);
 	for (size_t i = 0; i < b->nruns && i < TEXT_RUNS; i++) {
 		fmt_t(b->first[i] * r->interval, r->time_is_ns, t1, sizeof(t1));

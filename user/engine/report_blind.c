@@ -294,12 +294,16 @@ static const unsigned char *series_flags(struct rep_ctx *c, struct memtrace_seri
 	unsigned char *f = rep_alloc(c, s->n ? s->n : 1);
 	double sum = 0;
 
+	s->peak = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		f[i] = (unsigned char)is_blind(&r->blind, s->time[i] / r->interval);
-		if (!f[i])
-			sum += (double)s->wss[i];
+		if (f[i])
+			continue;
+		sum += (double)s->wss[i];
+		if (s->wss[i] > s->peak)
+			s->peak = s->wss[i];
 	}
-	/* the mean over the windows seen: a blind one is not a 0 */
+	/* the mean and the peak over the windows seen: a blind one is not a 0 */
 	uint64_t seen = r->intervals - r->blind.intervals;
 	s->avg = seen ? sum / (double)seen : 0;
 	return f;

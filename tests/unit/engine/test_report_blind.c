@@ -120,19 +120,22 @@ TEST(blind_flags_match_the_definition)
 				nb += want[k];
 			CHECK_EQ_U64(r->blind.intervals, nb);
 			/* every blind k is a row flagged 1; every row's flag is the definition's */
-			uint64_t rows_blind = 0;
+			uint64_t rows_blind = 0, peak = 0;
 			double sum = 0;
 			for (size_t i = 0; i < r->data.n; i++) {
 				uint64_t k = r->data.time[i] / c.interval;
 				CHECK(k >= 1 && k <= K);
 				CHECK_EQ_U64(r->data_blind[i], want[k]);
 				rows_blind += r->data_blind[i];
-				if (!r->data_blind[i])
+				if (!r->data_blind[i]) {
 					sum += (double)r->data.wss[i];
+					peak = r->data.wss[i] > peak ? r->data.wss[i] : peak;
+				}
 			}
 			CHECK_EQ_U64(rows_blind, nb);
 			double avg = K > nb ? sum / (double)(K - nb) : 0;
 			CHECK(r->data.avg > avg - 1e-9 && r->data.avg < avg + 1e-9);
+			CHECK_EQ_U64(r->data.peak, peak);
 			/* the runs cover exactly the blind ks, in order */
 			uint64_t covered = 0, prev = 0;
 			for (size_t i = 0; i < r->blind.nruns; i++) {

@@ -243,8 +243,9 @@ def add_args(p):
     p.add_argument("--peaks", default=None, help="also write the peak list (text) to this file")
     p.add_argument("--csv", default=None,
                    help="also write the series to this CSV file: time (from start), then wss_data and "
-                        "wss_code in buckets per τ as drawn (empty in a blind window), and blind per τ "
-                        "(1: the source saw no pass in the window, 0: it did, empty: not known)")
+                        "wss_code in buckets per τ as drawn (empty in a blind window), and for a pass-based "
+                        "source blind per τ (1: the source saw no pass in the window, 0: it did, empty: not "
+                        "known)")
     add_filter_args(p)
 
 
@@ -280,8 +281,8 @@ def write_csv(res, path):
         cols.append(("wss_data_tau%d" % tau, col(res.data[tau], bl)))
         if tau in res.code:
             cols.append(("wss_code_tau%d" % tau, col(res.code[tau], bl)))
-        cols.append(("blind_tau%d" % tau, [str(int(b)) if known else "" for b in bl.tolist()] if res.blind_state
-                     != "none" else ["0"] * len(bl)))
+        if res.blind_state != "none":   # a pass-based source's trace: which windows it saw
+            cols.append(("blind_tau%d" % tau, [str(int(b)) if known else "" for b in bl.tolist()]))
     with open(path, "w") as f:
         f.write(",".join(c[0] for c in cols) + "\n")
         for row in zip(*(c[1] for c in cols)):

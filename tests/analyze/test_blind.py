@@ -170,6 +170,9 @@ def test_default_window_holds_a_pass_period(tmp):
     assert j["window"] == 700 * MS and j["interval"] == 700 * MS     # 100 ms steps, at least the period
     j = report_json(path, "--window", "100ms")
     assert j["window"] == 100 * MS                                     # asked: as asked
+    # one pass: no period observed, the kernel's minimum scan period (HEADER scan_period_ms) instead
+    one = write(tmp / "one.mtrace", [150 * MS], passes[:1], 3000 * MS, {"scan_period_ms": 1000})
+    assert report_json(one)["window"] == 1000 * MS
 
 
 def test_old_trace_blindness_unknown(tmp):

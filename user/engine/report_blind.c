@@ -117,14 +117,24 @@ int rep_blind_setup(struct rep_ctx *c, struct trace_reader *tr, char *err, size_
 	b->pass = pass_name(b->what);
 	b->period = pass_period(c);
 	/* the default window holds at least one pass period (rounded up to the
-	 * default's multiple): a shorter one is blind between passes */
-	if (c->window_asked || c->agg_interval || !b->period || b->period <= r->window)
+	 * default's multiple): a shorter one is blind between passes.  The
+	 * period observed; fewer than two passes: the shortest the source
+	 * allows (hint faults: scan_period_ms, the kernel's minimum; DAMON:
+	 * its aggregation interval) */
+	uint64_t period = b->period;
+	if (!period && r->time_is_ns) {
+		uint64_t ms = trace_meta_u64(tr, "scan_period_ms", 0, 0);
+		uint64_t us = trace_meta_u64(tr, "damon_aggr_us", 0, 0);
+		period = ms && ms < UINT64_MAX / 1000000 ? ms * 1000000
+			 : us && us < UINT64_MAX / 1000 ? us * 1000 : 0;
+	}
+	if (c->window_asked || c->agg_interval || !period || period <= r->window)
 		return 0;
 	uint64_t unit = r->time_is_ns ? NS_DEFAULT_WINDOW : r->window;
-	uint64_t w = b->period / unit * unit;
-	if (w < b->period)
+	uint64_t w = period / unit * unit;
+	if (w < period)
 		w += unit;
-	if (w < b->period)	/* wrapped */
+	if (w < period)	/* wrapped */
 		return 0;
 	r->window = w;
 	if (!c->interval_asked)

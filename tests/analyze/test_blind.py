@@ -36,7 +36,7 @@ def write(path, times, passes, end, meta=None, pass_chunks=True):
         return orig(self, end_meta)
     lib.Writer.close = close
     try:
-        m = {"event": "hint-faults", "source": "hint-faults", "passes": "1"}
+        m = {"event": "hint-faults", "source": "hint-faults", "passes": str(passes[0][2] if passes else 1)}
         m.update(meta or {})
         tracegen.write_trace(str(path), times, [H + 4096 * (i % 8) for i in range(len(times))], time_unit="ns",
                              end_time=end, meta=m)
@@ -46,11 +46,23 @@ def write(path, times, passes, end, meta=None, pass_chunks=True):
 
 
 def simulate(passes, end, window, interval, lag=0, pid=None):
-    """{k: blind} for k = 1..ceil(end / T), start 0."""
+    """{k: blind} for k = 1..ceil(end / T), start 0.  A DAMON or accessed-bit
+    pass (what 2, 3) sees the window it may lie in; a NUMA scan advance (what
+    1) the windows that hold the whole sweep from its pid's previous advance."""
     K = -(-end // interval)
-    ps = [t for t, p, _ in passes if pid is None or p in (0, pid)]
-    return {k: not any(k * interval - window < p and p - lag <= k * interval for p in ps)
-            for k in range(1, K + 1)}
+    ps = [(t, p, w) for t, p, w in passes if pid is None or p in (0, pid)]
+    seen = set()
+    for t, p, w in ps:
+        for k in range(1, K + 1):
+            tk = k * interval
+            if w != 1:
+                if tk - window < t and t - lag <= tk:
+                    seen.add(k)
+                continue
+            prev = [u for u, q, x in ps if q == p and u < t]
+            if prev and t <= tk and tk - window <= max(prev) - lag:
+                seen.add(k)
+    return {k: k not in seen for k in range(1, K + 1)}
 
 
 def series(path, *args):
@@ -81,10 +93,11 @@ def test_blind_flags_match_simulation(tmp):
     rng = random.Random(33)
     for case in range(6):
         end = rng.randrange(1500, 4000) * MS
-        passes = sorted((rng.randrange(0, end), rng.choice([PID, PID, 0, OTHER]), 1)
+        what = 1 + case % 2       # NUMA scan sweeps, DAMON aggregations
+        passes = sorted((rng.randrange(0, end), rng.choice([PID, PID, 0, OTHER]), what)
                         for _ in range(rng.randrange(1, 8)))
         times = sorted(rng.randrange(0, end) for _ in range(rng.randrange(1, 40)))
-        window = rng.choice([100, 200, 300]) * MS
+        window = rng.choice([100, 200, 300]) * MS * (4 if what == 1 else 1)
         interval = rng.choice([window, 100 * MS])
         lag = rng.choice([0, 50 * MS])
         path = write(tmp / ("c%d.mtrace" % case), times, passes, end, {"pass_lag": lag})
@@ -100,7 +113,8 @@ def test_blind_flags_match_simulation(tmp):
             assert all(want[k] == b for k, b in got.items()), (case, pid)
             j = report_json(path, *a)
             b = j["blind"]
-            assert b["state"] == "known" and b["pass"] == "NUMA scan pass"
+            assert b["state"] == "known"
+            assert b["pass"] == ("whole NUMA scan sweep" if what == 1 else "DAMON aggregation")
             assert b["intervals"] == sum(want.values()) and j["intervals"] == len(want)
             assert [(r["first"] // interval, r["last"] // interval) for r in b["runs"]] == runs_of(want)
             assert b["passes"] == sum(1 for _, p, _ in passes if pid is None or p in (0, pid))
@@ -112,14 +126,14 @@ def test_blind_flags_match_simulation(tmp):
             text = subprocess.run([CTL, "report", path] + a, capture_output=True, text=True, check=True).stdout
             nb = sum(want.values())
             if nb:
-                assert "blind:     %d of %d windows saw no NUMA scan pass" % (nb, len(want)) in text
+                assert "blind:     %d of %d windows saw no %s" % (nb, len(want), b["pass"]) in text
             else:
                 assert "blind:     none of the %d windows" % len(want) in text
 
 
 def test_wss_plot_draws_gaps(tmp):
-    # passes at 40, 520, 1210 ms; 100 ms windows to 2 s: k = 1, 6, 13 seen, the other 17 blind
-    passes = [(40 * MS, PID, 1), (520 * MS, PID, 1), (1210 * MS, 0, 1)]
+    # DAMON aggregations at 40, 520, 1210 ms; 100 ms windows to 2 s: k = 1, 6, 13 seen, the other 17 blind
+    passes = [(40 * MS, PID, 2), (520 * MS, PID, 2), (1210 * MS, 0, 2)]
     times = [50 * MS, 55 * MS, 550 * MS, 1250 * MS, 1700 * MS]     # 1.7 s: samples in a blind window
     path = write(tmp / "g.mtrace", times, passes, 2000 * MS)
     want = simulate(passes, 2000 * MS, 100 * MS, 100 * MS)
@@ -163,16 +177,22 @@ def test_every_window_blind_without_samples(tmp):
 
 
 def test_default_window_holds_a_pass_period(tmp):
-    passes = [(t * MS, PID, 1) for t in (100, 800, 1500, 2200, 2900)]      # every 700 ms
+    passes = [(t * MS, PID, 2) for t in (100, 800, 1500, 2200, 2900)]      # every 700 ms
     path = write(tmp / "p.mtrace", [150 * MS, 850 * MS], passes, 3000 * MS)
     j = report_json(path)
     assert j["blind"]["pass_period"] == 700 * MS
     assert j["window"] == 700 * MS and j["interval"] == 700 * MS     # 100 ms steps, at least the period
+    # NUMA scan sweeps: two periods, so that every window holds a whole sweep
+    numa = write(tmp / "s.mtrace", [150 * MS, 850 * MS], [(t, p, 1) for t, p, _ in passes], 3000 * MS)
+    j = report_json(numa)
+    assert j["window"] == 1400 * MS
+    # only the window reaching past the recording's end (4.2 s) holds no whole sweep
+    assert j["blind"]["runs"] == [{"first": 4200 * MS, "last": 4200 * MS}]
     j = report_json(path, "--window", "100ms")
     assert j["window"] == 100 * MS                                     # asked: as asked
     # one pass: no period observed, the kernel's minimum scan period (HEADER scan_period_ms) instead
-    one = write(tmp / "one.mtrace", [150 * MS], passes[:1], 3000 * MS, {"scan_period_ms": 1000})
-    assert report_json(one)["window"] == 1000 * MS
+    one = write(tmp / "one.mtrace", [150 * MS], [(100 * MS, PID, 1)], 3000 * MS, {"scan_period_ms": 1000})
+    assert report_json(one)["window"] == 2000 * MS
 
 
 def test_old_trace_blindness_unknown(tmp):

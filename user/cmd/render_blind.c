@@ -39,8 +39,9 @@ void render_text_blind(FILE *f, const struct memtrace_report *r)
 		return;
 	if (b->period)
 		fmt_t(b->period, r->time_is_ns, t1, sizeof(t1));
-	fprintf(f, "passes:    %" PRIu64 " (%s)%s%s%s\n", b->passes, b->pass,
-		b->period ? ", median " : "", b->period ? t1 : "", b->period ? " apart" : "");
+	fprintf(f, "passes:    %" PRIu64 " recorded%s%s%s; a window is seen when it holds a %s\n",
+		b->passes, b->period ? ", median " : "", b->period ? t1 : "",
+		b->period ? " apart" : "", b->pass);
 	if (!b->intervals) {
 		fprintf(f, "blind:     none of the %" PRIu64 " windows (each saw a %s)\n",
 			r->intervals, b->pass);

@@ -16,7 +16,7 @@
 static const char *pass_name(uint32_t what)
 {
 	switch (what) {
-	case MEMTRACE_PASS_NUMA_SCAN: return "NUMA scan pass";
+	case MEMTRACE_PASS_NUMA_SCAN: return "whole NUMA scan sweep";
 	case MEMTRACE_PASS_DAMON: return "DAMON aggregation";
 	case MEMTRACE_PASS_ACCESSED_BIT: return "accessed-bit pass";
 	default: return "observation pass";
@@ -71,12 +71,14 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median time between consecutive passes of one pid (0: fewer than two). */
+/* Median time between consecutive passes of one pid (0: fewer than two);
+ * sorts the passes by (pid, time). */
 static uint64_t pass_period(struct rep_ctx *c)
 {
+	if (c->npasses)
+		qsort(c->passes, c->npasses, sizeof(*c->passes), by_pid_time);
 	if (c->npasses < 2)
 		return 0;
-	qsort(c->passes, c->npasses, sizeof(*c->passes), by_pid_time);
 	uint64_t *gap = mt_xmalloc(c->npasses * sizeof(*gap));
 	size_t n = 0;
 	for (size_t i = 1; i < c->npasses; i++)
@@ -121,11 +123,13 @@ int rep_blind_setup(struct rep_ctx *c, struct trace_reader *tr, char *err, size_
 	 * period observed; fewer than two passes: the shortest the source
 	 * allows (hint faults: scan_period_ms, the kernel's minimum; DAMON:
 	 * its aggregation interval) */
-	uint64_t period = b->period;
+	/* a NUMA scan sweep is seen whole only by a window of two periods */
+	uint64_t period = b->what == MEMTRACE_PASS_NUMA_SCAN && b->period < UINT64_MAX / 2
+				  ? 2 * b->period : b->period;
 	if (!period && r->time_is_ns) {
 		uint64_t ms = trace_meta_u64(tr, "scan_period_ms", 0, 0);
 		uint64_t us = trace_meta_u64(tr, "damon_aggr_us", 0, 0);
-		period = ms && ms < UINT64_MAX / 1000000 ? ms * 1000000
+		period = ms && ms < UINT64_MAX / 2000000 ? 2 * ms * 1000000
 			 : us && us < UINT64_MAX / 1000 ? us * 1000 : 0;
 	}
 	if (c->window_asked || c->agg_interval || !period || period <= r->window)
@@ -162,8 +166,44 @@ static int by_lo(const void *a, const void *b)
 	return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
+/*
+ * A NUMA scan sweep of one process: numa_scan_seq advances when the
+ * scanner has reached the end of the address space (task_numa_work's
+ * reset_ptenuma_scan), and a sweep of a large address space takes several
+ * scan periods, so the process's pages were made inaccessible at unknown
+ * times in (prev, p], the previous advance to this one.  The reports whose
+ * window holds that whole sweep (t_k - window <= prev - lag, p <= t_k) saw
+ * every page marked and its next access in the window.
+ */
+static int sweep_range(const struct memtrace_report *r, uint64_t prev, uint64_t p, uint64_t K,
+		       struct krange *out)
+{
+	uint64_t s = r->start_time, T = r->interval, tau = r->window;
+	uint64_t from = prev > r->blind.lag ? prev - r->blind.lag : 0;
+	uint64_t lo = 1, hi;
+
+	if (p > s)	/* t_k >= p: ceil((p - s) / T) */
+		lo = (p - s) / T + ((p - s) % T != 0);
+	if (from > UINT64_MAX - tau)
+		hi = K;
+	else if (from + tau < s + T)
+		return 0;
+	else	/* t_k <= from + tau */
+		hi = (from + tau - s) / T;
+	if (hi > K)
+		hi = K;
+	if (lo < 1)
+		lo = 1;
+	if (lo > hi)
+		return 0;
+	*out = (struct krange){ lo, hi };
+	return 1;
+}
+
 /* The reports k in [1, K] whose window a pass at p may lie in:
- * t_k >= p - lag and t_k - window < p, t_k = start + k T. */
+ * t_k >= p - lag and t_k - window < p, t_k = start + k T (DAMON
+ * aggregations, accessed-bit passes: each reports what it saw since the
+ * last one, at its end). */
 static int seen_range(const struct memtrace_report *r, uint64_t p, uint64_t K, struct krange *out)
 {
 	uint64_t s = r->start_time, T = r->interval, tau = r->window;
@@ -247,8 +287,14 @@ int rep_blind_rows(struct rep_ctx *c, char *err, size_t errlen)
 		K = kend;
 	struct krange *seen = mt_xmalloc((c->npasses ? c->npasses : 1) * sizeof(*seen));
 	size_t ns = 0;
-	for (size_t i = 0; i < c->npasses; i++)
-		ns += seen_range(r, c->passes[i].time, K, &seen[ns]);
+	for (size_t i = 0; i < c->npasses; i++) {	/* sorted by (pid, time) */
+		const struct memtrace_pass *p = &c->passes[i];
+		if (p->what != MEMTRACE_PASS_NUMA_SCAN)
+			ns += seen_range(r, p->time, K, &seen[ns]);
+		else if (i && c->passes[i - 1].pid == p->pid &&
+			 c->passes[i - 1].what == MEMTRACE_PASS_NUMA_SCAN)
+			ns += sweep_range(r, c->passes[i - 1].time, p->time, K, &seen[ns]);
+	}
 	qsort(seen, ns, sizeof(*seen), by_lo);
 	/* the complement of the seen ranges in [1, K]: the blind runs */
 	uint64_t *first = rep_alloc(c, (ns + 1) * sizeof(uint64_t));

@@ -178,10 +178,13 @@ struct memtrace_span_group {
  * Windows a pass-based source could not see (docs/analysis.md, "Blind
  * windows").  Hint faults, DAMON and module accessed bits see a re-access
  * only in the pass after it; the trace's PASSES chunks (format minor 3)
- * say when each pass ended.  Report k's window (t_k - window, t_k] is blind
- * when no pass of the target (pid 0 rows: every target; with a --pid
- * filter: that pid's) may have happened in it: no pass time p with
- * t_k - window < p and p - lag <= t_k (lag: HEADER pass_lag, how late a
+ * say when each pass ended.  Report k's window (t_k - window, t_k] is seen
+ * when a pass of the target (pid 0 rows: every target; with a --pid
+ * filter: that pid's) shows the source looked inside it, else blind: a
+ * DAMON or accessed-bit pass p (what it saw since the last one) seen where
+ * t_k - window < p and p - lag <= t_k; a NUMA scan sweep, from pid's
+ * previous advance p' to p, where the window holds it whole:
+ * t_k - window <= p' - lag and p <= t_k (lag: HEADER pass_lag, how late a
  * pass may be recorded after it happened).  A blind window's count is not
  * a working set of 0: the source was not looking.
  */

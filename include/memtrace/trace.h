@@ -215,8 +215,9 @@ struct memtrace_damon_region { uint64_t time, start, end; uint32_t pid, nr_acces
  * saw of re-accesses before time it has reported.  what: MEMTRACE_PASS_*.
  * A window of the report with no pass is blind (report.h, memtrace_blind).
  */
-#define MEMTRACE_PASS_NUMA_SCAN		1u	/* hint faults: the kernel began a new NUMA scan
-						 * sweep (/proc/PID/sched mm->numa_scan_seq advanced) */
+#define MEMTRACE_PASS_NUMA_SCAN		1u	/* hint faults: a NUMA scan sweep of pid ended
+						 * (/proc/PID/sched mm->numa_scan_seq advanced); it
+						 * began at pid's previous one */
 #define MEMTRACE_PASS_DAMON		2u	/* DAMON: an aggregation arrived */
 #define MEMTRACE_PASS_ACCESSED_BIT	3u	/* memtrace.ko: an accessed-bit pass ended */
 struct memtrace_pass { uint64_t time; uint32_t pid, what; };

@@ -43,9 +43,10 @@ void hint_meta(struct hint_state *h, struct recorder *r);
 /*
  * The NUMA scan passes seen since the last call, every HINT_POLL_NS: each
  * target process whose /proc/PID/sched mm->numa_scan_seq advanced (the
- * kernel began a new sweep of its address space, task_numa_work) gets a
+ * scanner reached the end of its address space, task_numa_work's
+ * reset_ptenuma_scan: a sweep since the previous advance ended) gets a
  * recorder_add_pass(MEMTRACE_PASS_NUMA_SCAN) at now (CLOCK_MONOTONIC ns, at
- * most HINT_POLL_NS after the sweep began: HEADER pass_lag).  -a: none.
+ * most HINT_POLL_NS after the advance: HEADER pass_lag).  -a: none.
  */
 void hint_passes(struct hint_state *h, struct recorder *r, uint64_t now);
 /* The data_src of one fault: its kind (MEMTRACE_FAULT_*) and load/store. */

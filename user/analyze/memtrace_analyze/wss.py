@@ -95,7 +95,7 @@ def plotted(res, kind, tau):
 
 
 def blind_label(tr, res):
-    """The legend of the hatched blind windows: 'not seen by hint-faults (no NUMA scan pass)'."""
+    """The legend of the hatched blind windows: 'not seen by hint-faults (no whole NUMA scan sweep ...)'."""
     return "not seen by %s (no %s in the window)" % (tr.meta("source", "the source"), res.blind_info["pass"])
 
 

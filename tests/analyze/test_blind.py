@@ -227,3 +227,23 @@ def test_passes_roundtrip_and_corrupt_chunk(tmp):
     bad.write_bytes(bytes(data))
     p = subprocess.run([CTL, "report", str(bad)], capture_output=True, text=True)
     assert p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+def test_heatmap_hatches_the_reports_blind_windows(tmp):
+    passes = [(40 * MS, PID, 2), (520 * MS, PID, 2), (1210 * MS, 0, 2)]
+    path = write(tmp / "h.mtrace", [50 * MS, 55 * MS, 550 * MS, 1250 * MS, 1700 * MS], passes, 2000 * MS)
+    from memtrace_analyze import heatmap as hm
+    from memtrace_analyze.select import make_selection
+    from memtrace_analyze.cli import build_parser
+    tr = lib.Trace(path)
+    args = build_parser().parse_args(["heatmap", path])
+    view = hm.View(tr, make_selection(tr, args))
+    view.set_blind()
+    runs = report_json(path)["blind"]["runs"]      # the default window: 100 ms, no period > it
+    w = report_json(path)["window"]
+    assert view.blind["spans"] == [(max(r["first"] - w, 0), r["last"]) for r in runs]
+    want = simulate(passes, 2000 * MS, w, w)
+    assert [(a // w + 1, b // w) for a, b in view.blind["spans"]] == runs_of(want)
+    out = str(tmp / "heat.png")
+    subprocess.run([PYTHON, CLI, "heatmap", path, "-o", out], check=True, capture_output=True)
+    assert_png(out)

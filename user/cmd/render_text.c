@@ -198,6 +198,7 @@ static void print_header(FILE *f, const char *path, const struct memtrace_report
 	fmt_time(r->interval, ns, t2, sizeof(t2));
 	fprintf(f, "windows:   bucket %s   window %s   interval %s   %zu intervals\n",
 		mt_fmt_bytes(r->bucket, b1, sizeof(b1)), t1, t2, (size_t)r->intervals);
+	render_text_blind(f, r);
 }
 
 static void print_peaks(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w)

@@ -152,6 +152,13 @@ int recorder_add_lost(struct recorder *r, uint64_t time, uint32_t cpu, uint64_t 
 	return 0;
 }
 
+int recorder_add_pass(struct recorder *r, uint64_t time, uint32_t pid, uint32_t what)
+{
+	trace_pass_rec_put(&r->passes, time, pid, what);
+	r->npasses++;
+	return 0;
+}
+
 int recorder_add_regions(struct recorder *r, const void *rows, size_t len, uint32_t n)
 {
 	if (!r->begun || r->failed)
@@ -228,6 +235,12 @@ static int flush_side_chunks(struct recorder *r, uint64_t now)
 					r->nlost);
 		r->lost.len = 0;
 		r->nlost = 0;
+	}
+	if (r->npasses) {
+		rc |= trace_write_chunk(r->w, CHUNK_PASSES, CODEC_ZSTD, r->passes.data,
+					r->passes.len, r->npasses);
+		r->passes.len = 0;
+		r->npasses = 0;
 	}
 	rc |= maps_flush_dirty(r, now);
 	return rc ? -1 : 0;
@@ -338,6 +351,7 @@ int recorder_close(struct recorder *r)
 	bytebuf_free(&r->meta);
 	bytebuf_free(&r->threads);
 	bytebuf_free(&r->lost);
+	bytebuf_free(&r->passes);
 	bytebuf_free(&r->spans);
 	span_enc_free(&r->spanenc);
 	free(r->command);

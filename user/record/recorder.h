@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "memtrace/trace.h"	/* MEMTRACE_PASS_* */
 #include "uapi/memtrace.h"
 
 struct recorder;
@@ -81,6 +82,14 @@ int recorder_add_lost(struct recorder *r, uint64_t time, uint32_t cpu,
  * now.  0 or -1.
  */
 int recorder_add_regions(struct recorder *r, const void *rows, size_t len, uint32_t n);
+
+/*
+ * A pass-based source finished one observation pass over pid's memory (0:
+ * every target) at time (the samples' clock): what is MEMTRACE_PASS_*
+ * (memtrace/trace.h).  Kept and written as a PASSES chunk with the next
+ * tick; a report calls a window with no pass blind.  0.
+ */
+int recorder_add_pass(struct recorder *r, uint64_t time, uint32_t pid, uint32_t what);
 
 /* Module ring drops, total so far (END chunk and status line). */
 void recorder_set_dropped(struct recorder *r, uint64_t dropped);

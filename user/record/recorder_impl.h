@@ -70,6 +70,8 @@ struct recorder {
 
 	struct bytebuf threads, lost, spans;	/* spans: a SPANS2 payload being built */
 	uint32_t nthreads, nlost;
+	struct bytebuf passes;			/* PASSES records not written yet */
+	uint32_t npasses;
 	struct span_enc spanenc;	/* spans not yet written (spans_enc.h) */
 	uint64_t spans_at;		/* wall clock of the last SPANS2 chunk */
 	uint64_t total_lost, total_throttled, dropped;

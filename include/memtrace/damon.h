@@ -59,6 +59,29 @@ int memtrace_damon_heatmap(const struct memtrace_damon_region *rows, size_t n, u
 long memtrace_damon_hot(const struct memtrace_damon_region *rows, size_t n, uint32_t pid,
 			uint64_t time, struct memtrace_damon_region *out, size_t k);
 
+/*
+ * Region-level working set per window: for windows (t - window, t] with t =
+ * origin + k interval (k >= 1, t <= end + interval), the bytes of the union
+ * of pid's regions (0: every pid; regions of different pids never merge)
+ * that some aggregation in the window found accessed (nr_accesses >=
+ * min_accesses).  A window without an aggregation is blind: DAMON did not
+ * report on it, which is not a working set of 0.  Only windows with an
+ * aggregation are written (up to max into out, time ascending); returns
+ * their number (call with max 0 to size out), *blind = the windows without
+ * one.  -1 when window or interval is 0, end < origin, or the windows with an
+ * aggregation could number more than 4 M (window / interval x aggregations).  Rows must be
+ * grouped by aggregation in time order, as the recorder writes them.
+ */
+struct memtrace_damon_window {
+	uint64_t time;		/* the window's end, absolute */
+	uint64_t wss_bytes;	/* union of the accessed regions' bytes */
+	uint32_t aggregations;	/* aggregations whose time lies in the window */
+};
+long memtrace_damon_windows(const struct memtrace_damon_region *rows, size_t n, uint32_t pid,
+			    uint32_t min_accesses, uint64_t origin, uint64_t end, uint64_t window,
+			    uint64_t interval, struct memtrace_damon_window *out, size_t max,
+			    uint64_t *blind);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

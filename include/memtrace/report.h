@@ -178,6 +178,40 @@ struct memtrace_span_group {
 };
 
 /*
+ * Windows a pass-based source could not see (docs/analysis.md, "Blind
+ * windows").  Hint faults, DAMON and module accessed bits see a re-access
+ * only in the pass after it; the trace's PASSES chunks (format minor 3)
+ * say when each pass ended.  Report k's window (t_k - window, t_k] is seen
+ * when a pass of the target (pid 0 rows: every target; with a --pid
+ * filter: that pid's) shows the source looked inside it, else blind: a
+ * DAMON or accessed-bit pass p (what it saw since the last one) seen where
+ * t_k - window < p and p - lag <= t_k; a NUMA scan sweep, from pid's
+ * previous advance p' to p, where the window holds it whole:
+ * t_k - window <= p' - lag and p <= t_k (lag: HEADER pass_lag, how late a
+ * pass may be recorded after it happened).  A blind window's count is not
+ * a working set of 0: the source was not looking.
+ */
+enum memtrace_blind_state {
+	MEMTRACE_BLIND_NONE = 0,	/* the source sees every window (PMU samples, page
+					 * faults, valgrind): no window is blind */
+	MEMTRACE_BLIND_UNKNOWN = 1,	/* a pass-based source whose trace records no passes
+					 * (written before format minor 3): not known */
+	MEMTRACE_BLIND_KNOWN = 2,	/* passes recorded: blind intervals below */
+};
+
+struct memtrace_blind {
+	int state;			/* enum memtrace_blind_state */
+	uint32_t what;			/* MEMTRACE_PASS_* of the passes, 0 if none */
+	const char *pass;		/* "NUMA scan pass", "DAMON aggregation", ... */
+	uint64_t passes;		/* passes that cover the series (target or --pid) */
+	uint64_t lag;			/* HEADER pass_lag, trace unit */
+	uint64_t period;		/* median time between one process's passes, 0: < 2 */
+	uint64_t intervals;		/* of the report's intervals, blind */
+	size_t nruns;			/* runs of consecutive blind reports k */
+	const uint64_t *first, *last;	/* run i: k = first[i]..last[i] (1-based, t_k = k T) */
+};
+
+/*
  * Buckets are address-space keys (include/memtrace/resolve.h): private
  * memory per process, shared mappings once by (device, inode, offset); in a
  * single-process trace they are the addresses.
@@ -238,6 +272,13 @@ struct memtrace_report {
 	 * the buckets); NULL, 0 without a region */
 	const char *region;
 	uint64_t region_bytes;
+	/* appended: blind windows (above).  With state KNOWN, intervals
+	 * reaches the recording's end, every blind report is a row of data and
+	 * code (WSS 0 where nothing was sampled), and data_blind[i],
+	 * code_blind[i] = 1 for a blind row; avg and peak of data and code
+	 * (and the estimates' avg) are over the windows seen.  NULL otherwise. */
+	struct memtrace_blind blind;
+	const unsigned char *data_blind, *code_blind;
 };
 
 /*

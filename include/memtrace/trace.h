@@ -178,6 +178,7 @@ enum memtrace_chunk_type {
 	MEMTRACE_CHUNK_THREADS, MEMTRACE_CHUNK_LOST, MEMTRACE_CHUNK_WINDOWS,
 	MEMTRACE_CHUNK_END,
 	MEMTRACE_CHUNK_REGIONS = 8,	/* DAMON regions (memtrace_trace_damon_regions) */
+	MEMTRACE_CHUNK_PASSES = 15,	/* observation passes (memtrace_trace_passes) */
 };
 
 struct memtrace_chunk {
@@ -224,6 +225,19 @@ struct memtrace_maps_snapshot { uint64_t time; uint32_t pid; const char *text; s
 struct memtrace_damon_region { uint64_t time, start, end; uint32_t pid, nr_accesses, age; };
 
 /*
+ * PASSES rows (format minor 3): a pass-based source finished one
+ * observation pass over pid's memory (0: every target) at time; what it
+ * saw of re-accesses before time it has reported.  what: MEMTRACE_PASS_*.
+ * A window of the report with no pass is blind (report.h, memtrace_blind).
+ */
+#define MEMTRACE_PASS_NUMA_SCAN		1u	/* hint faults: a NUMA scan sweep of pid ended
+						 * (/proc/PID/sched mm->numa_scan_seq advanced); it
+						 * began at pid's previous one */
+#define MEMTRACE_PASS_DAMON		2u	/* DAMON: an aggregation arrived */
+#define MEMTRACE_PASS_ACCESSED_BIT	3u	/* memtrace.ko: an accessed-bit pass ended */
+struct memtrace_pass { uint64_t time; uint32_t pid, what; };
+
+/*
  * SPANS records (record --mark): thread tid of pid ran between two probes
  * over [start, end] (absolute, trace unit); label: the probe's argument
  * (a query's text, a number).  open = 1: the recording ended before the
@@ -241,6 +255,8 @@ long memtrace_trace_maps(struct memtrace_trace *t, const struct memtrace_maps_sn
 			 char *err, size_t errlen);
 long memtrace_trace_damon_regions(struct memtrace_trace *t,
 				  const struct memtrace_damon_region **v, char *err, size_t errlen);
+long memtrace_trace_passes(struct memtrace_trace *t, const struct memtrace_pass **v, char *err,
+			   size_t errlen);
 
 long memtrace_trace_spans(struct memtrace_trace *t, const struct memtrace_span **v,
 			  char *err, size_t errlen);
@@ -277,6 +293,9 @@ int memtrace_writer_lost(struct memtrace_writer *w, uint64_t time, uint32_t cpu,
 int memtrace_writer_damon_regions(struct memtrace_writer *w,
 				  const struct memtrace_damon_region *r, size_t n, char *err,
 				  size_t errlen);
+/* n PASSES rows (one or more PASSES chunks). */
+int memtrace_writer_passes(struct memtrace_writer *w, const struct memtrace_pass *p, size_t n,
+			   char *err, size_t errlen);
 /* A LABELS chunk: text in the --labels format (checked first). */
 int memtrace_writer_labels(struct memtrace_writer *w, const char *text, size_t len,
 			   char *err, size_t errlen);

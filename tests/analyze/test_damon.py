@@ -60,3 +60,57 @@ def test_damon_verb_refuses_trace_without_regions(tmp):
     path = tracegen.write_trace(str(tmp / "s.mtrace"), [1, 2], [0x1000, 0x2000])
     r = subprocess.run([PYTHON, CLI, "damon", path, "-o", str(tmp / "x.png")], capture_output=True, text=True)
     assert r.returncode == 2 and "no DAMON regions" in r.stderr and r.stderr.count("\n") == 1
+
+
+def reference_windows(rows, origin, end, window, interval):
+    """Region-level WSS per window, independently: the bytes of the union of
+    the accessed regions of the aggregations in (t - window, t], by page
+    sets; None where no aggregation lies in the window (blind)."""
+    out = []
+    k = 1
+    while origin + k * interval <= end + interval and origin + (k - 1) * interval <= end:
+        t = origin + k * interval
+        inside = [r for r in rows if t - window < r[0] <= t]
+        if not inside:
+            out.append((t - origin, None, 0))
+        else:
+            pages = set()
+            for (_, s, e, p, a, _) in inside:
+                if a > 0:
+                    pages |= {(p, x) for x in range(s, e, 4096)}
+            out.append((t - origin, len(pages) * 4096, len({r[0] for r in inside})))
+        k += 1
+    return out
+
+
+def test_damon_windows_series_json_and_blind(tmp):
+    """report --window/--interval on a DAMON trace: a WSS per window (union
+    over its aggregations) and the windows without an aggregation flagged
+    blind, never 0 (it printed '0 intervals' before)."""
+    path = write(tmp / "d.mtrace")
+    mt = TOP + "/build/memtracectl"
+    for window, interval in ((100, 100), (200, 50), (50, 50), (300, 120)):
+        ref = reference_windows(ROWS, 1000000000, 1300000000, window * 1000000, interval * 1000000)
+        csv = subprocess.run([mt, "report", path, "--window", "%dms" % window, "--interval", "%dms" % interval,
+                              "--series", "-"], capture_output=True, text=True)
+        assert csv.returncode == 0, csv.stderr
+        lines = [l for l in csv.stdout.splitlines() if l and l[0].isdigit()]
+        got = []
+        for l in lines:
+            t, w, a, b = l.split(",")
+            got.append((int(t), None if b == "1" else int(w), int(a)))
+            assert (b == "1") == (w == "")
+        # rows: every window seen, and the first of each run of blind ones
+        want = [r for i, r in enumerate(ref) if r[1] is not None or i == 0 or ref[i - 1][1] is not None]
+        assert got == want, (window, interval, got, want)
+        js = subprocess.run([mt, "report", "--json", path, "--window", "%dms" % window,
+                             "--interval", "%dms" % interval], capture_output=True, text=True)
+        assert js.returncode == 0, js.stderr
+        w = json.loads(js.stdout)["damon_regions"]["windows"]
+        assert w["blind"] == sum(1 for r in ref if r[1] is None)
+        assert [(s["time"], s["wss_bytes"], s["aggregations"]) for s in w["series"]] == \
+            [r for r in ref if r[1] is not None]
+        txt = subprocess.run([mt, "report", path, "--window", "%dms" % window, "--interval", "%dms" % interval],
+                             capture_output=True, text=True).stdout
+        nb = w["blind"]
+        assert ("blind: %d of %d" % (nb, len(ref)) in txt) == (nb > 0), txt

@@ -26,6 +26,13 @@ static void use(const struct memtrace_report *r)
 		sink += strlen(r->regions[i].label);
 	for (size_t i = 0; i < r->nprocesses; i++)
 		sink += r->processes[i].data.n + strlen(r->processes[i].comm);
+	/* blind windows (PASSES chunks): every row's flag, every run */
+	for (size_t i = 0; r->data_blind && i < r->data.n; i++)
+		sink += r->data_blind[i];
+	for (size_t i = 0; r->code_blind && i < r->code.n; i++)
+		sink += r->code_blind[i];
+	for (size_t i = 0; i < r->blind.nruns; i++)
+		sink += r->blind.last[i] - r->blind.first[i];
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -33,6 +33,7 @@ static void side_records(struct memtrace_trace *t, char *err, size_t errlen)
 	const struct memtrace_lost *lo;
 	const struct memtrace_window_row *w;
 	const struct memtrace_maps_snapshot *m;
+	const struct memtrace_pass *ps;
 	long n;
 
 	if ((n = memtrace_trace_threads(t, &th, err, errlen)) > 0)
@@ -43,6 +44,8 @@ static void side_records(struct memtrace_trace *t, char *err, size_t errlen)
 		sink += w[n - 1].wss_data;
 	if ((n = memtrace_trace_maps(t, &m, err, errlen)) > 0)
 		sink += m[n - 1].len + strlen(m[n - 1].text);
+	if ((n = memtrace_trace_passes(t, &ps, err, errlen)) > 0)
+		sink += ps[n - 1].time + ps[n - 1].what;
 }
 
 static void reads(struct memtrace_trace *t, const struct memtrace_trace_info *info,

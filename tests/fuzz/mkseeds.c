@@ -143,6 +143,12 @@ static void side(struct trace_writer *w, unsigned codec, uint64_t t0)
 		put_le64(r + 16, 3);
 	}
 	chunk(w, CHUNK_WINDOWS, codec, win, sizeof(win), 3);
+	/* observation passes (blind windows): of pid 100, of every target, of another */
+	trace_pass_rec_put(&b, t0 + 50000000, 100, MEMTRACE_PASS_NUMA_SCAN);
+	trace_pass_rec_put(&b, t0 + 250000000, 0, MEMTRACE_PASS_DAMON);
+	trace_pass_rec_put(&b, t0 + 300000000, 101, MEMTRACE_PASS_ACCESSED_BIT);
+	chunk(w, CHUNK_PASSES, codec, b.data, b.len, 3);
+	bytebuf_free(&b);
 	chunk(w, 42, codec, "unknown chunk type", 18, 1);
 }
 

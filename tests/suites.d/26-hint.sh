@@ -7,9 +7,9 @@
 # Needs root and CONFIG_NUMA_BALANCING (each test says "skip" otherwise).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/suite-lib.sh
-MEMTRACE_BACKEND=perf run_scripts tests/integration 180 " (perf)" last hint_sets hint_restore
+MEMTRACE_BACKEND=perf run_scripts tests/integration 180 " (perf)" last hint_sets hint_restore hint_blind
 if build/memtracectl status 2>&1 | grep -q '^  bpf: hint-faults: available'; then
-	MEMTRACE_BACKEND=bpf run_scripts tests/integration 180 " (bpf)" last hint_sets hint_restore
+	MEMTRACE_BACKEND=bpf run_scripts tests/integration 180 " (bpf)" last hint_sets hint_restore hint_blind
 else
 	suite_skip bpf "hint_sets hint_restore (bpf)" "$(build/memtracectl status 2>&1 | grep '^  bpf: hint-faults: ')"
 fi

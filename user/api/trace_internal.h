@@ -29,6 +29,8 @@ struct memtrace_trace {
 	size_t nwindows;
 	struct memtrace_damon_region *regions;
 	size_t nregions;
+	struct memtrace_pass *passes;	/* PASSES rows, file order */
+	size_t npasses;
 	struct memtrace_maps_snapshot *maps;
 	size_t nmaps;
 	uint64_t maps_bytes;

@@ -30,13 +30,13 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 	return mt_xrealloc(p, n * size);
 }
 
-struct caps { size_t threads, lost, windows, maps, regions; uint64_t maps_lines; };
+struct caps { size_t threads, lost, windows, maps, regions, passes; uint64_t maps_lines; };
 
 /* More side records than a reader keeps (reader.h): refused before allocating. */
 static int too_many(const struct memtrace_trace *t, const struct trace_chunk *c, char *err,
 		    size_t errlen)
 {
-	if ((uint64_t)t->nthreads + t->nlost + t->nwindows + t->nregions + c->count <=
+	if ((uint64_t)t->nthreads + t->nlost + t->nwindows + t->nregions + t->npasses + c->count <=
 	    TRACE_MAX_SIDE_RECORDS)
 		return 0;
 	snprintf(err, errlen, "chunk at offset %" PRIu64 ": more than %u THREADS, LOST and "
@@ -140,6 +140,22 @@ static int side_regions(struct memtrace_trace *t, struct caps *cap, const struct
 	return 0;
 }
 
+static int side_passes(struct memtrace_trace *t, struct caps *cap, const struct trace_chunk *c,
+		       char *err, size_t errlen)
+{
+	if (c->len != (size_t)c->count * PASS_REC_SIZE)
+		return bad_records(c, "PASSES", err, errlen);
+	if (too_many(t, c, err, errlen))
+		return -1;
+	t->passes = grow(t->passes, &cap->passes, t->npasses + c->count, sizeof(*t->passes));
+	for (uint32_t i = 0; i < c->count; i++) {
+		const unsigned char *p = c->data + (size_t)i * PASS_REC_SIZE;
+		t->passes[t->npasses++] = (struct memtrace_pass){
+			.time = get_le64(p), .pid = get_le32(p + 8), .what = get_le32(p + 12) };
+	}
+	return 0;
+}
+
 static int side_maps(struct memtrace_trace *t, struct caps *cap, const struct trace_chunk *c,
 		     char *err, size_t errlen)
 {
@@ -229,6 +245,7 @@ static int scan_chunk(struct memtrace_trace *t, struct caps *cap, const struct t
 	case CHUNK_WINDOWS2: return side_windows(t, cap, c, err, errlen);
 	case CHUNK_MAPS: return side_maps(t, cap, c, err, errlen);
 	case CHUNK_REGIONS: return side_regions(t, cap, c, err, errlen);
+	case CHUNK_PASSES: return side_passes(t, cap, c, err, errlen);
 	case CHUNK_AGG: return scan_agg(t, c, err, errlen);
 	default: return 0;
 	}
@@ -268,6 +285,9 @@ void api_side_free(struct memtrace_trace *t)
 	free(t->regions);
 	t->regions = NULL;
 	t->nregions = 0;
+	free(t->passes);
+	t->passes = NULL;
+	t->npasses = 0;
 	trace_spans_free(&t->spans);
 	free(t->pub_spans);
 	t->pub_spans = NULL;
@@ -355,6 +375,15 @@ long memtrace_trace_damon_regions(struct memtrace_trace *t,
 		return -1;
 	*v = t->regions;
 	return (long)t->nregions;
+}
+
+long memtrace_trace_passes(struct memtrace_trace *t, const struct memtrace_pass **v, char *err,
+			   size_t errlen)
+{
+	if (api_scan(t, err, errlen))
+		return -1;
+	*v = t->passes;
+	return (long)t->npasses;
 }
 
 /* The span chunks, read on first use in a pass of their own (a verb that

@@ -205,6 +205,28 @@ int memtrace_writer_damon_regions(struct memtrace_writer *mw,
 	return rc;
 }
 
+int memtrace_writer_passes(struct memtrace_writer *mw, const struct memtrace_pass *p, size_t n,
+			   char *err, size_t errlen)
+{
+	const size_t per_chunk = CHUNK_MAX_LEN / PASS_REC_SIZE;
+	struct bytebuf b = { 0 };
+	int rc = 0;
+
+	if (flush_threads(mw, err, errlen))
+		return -1;
+	for (size_t i = 0; i < n && !rc; i += per_chunk) {
+		size_t k = n - i < per_chunk ? n - i : per_chunk;
+		b.len = 0;
+		for (size_t j = i; j < i + k; j++)
+			trace_pass_rec_put(&b, p[j].time, p[j].pid, p[j].what);
+		rc = trace_write_chunk(mw->w, CHUNK_PASSES, CODEC_ZSTD, b.data, b.len, (uint32_t)k);
+	}
+	bytebuf_free(&b);
+	if (rc)
+		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
+	return rc;
+}
+
 int memtrace_writer_labels(struct memtrace_writer *mw, const char *text, size_t len,
 			   char *err, size_t errlen)
 {

@@ -42,14 +42,22 @@ void render_text_kinds(FILE *f, const char *path, uint32_t pid);
 void render_json_kinds(FILE *f, const char *path, uint32_t pid);
 
 /* render_damon.c: the region-level part (nothing without REGIONS chunks) */
-void render_text_damon(FILE *f, const char *path);
-void render_json_damon(FILE *f, const char *path);
+void render_text_damon(FILE *f, const char *path, const struct memtrace_report *r);
+void render_json_damon(FILE *f, const char *path, const struct memtrace_report *r);
+/* --series of a trace of DAMON regions: region-level WSS per window, blind ones flagged. */
+int render_damon_series(FILE *f, const char *path, const struct memtrace_report *r);
 
 /* render_sites.c: report --by-site */
 void render_text_sites(FILE *f, const char *path, const struct memtrace_report *r,
 		       const struct memtrace_sites *s, uint32_t pid);
 void render_json_sites(FILE *f, const char *path, const struct memtrace_report *r,
 		       const struct memtrace_sites *s, uint32_t pid);
+
+/* render_blind.c: the windows a pass-based source did not see (memtrace_blind):
+ * "known", "unknown" or "none"; a text line or two; the JSON "blind" object */
+const char *render_blind_state(const struct memtrace_report *r);
+void render_text_blind(FILE *f, const struct memtrace_report *r);
+void render_json_blind(FILE *f, const struct memtrace_report *r);
 
 /* render_spans.c: --span (pattern, NULL if none) and --by-span */
 void render_text_spans(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w,

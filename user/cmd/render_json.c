@@ -160,6 +160,7 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 	fprintf(f, ",\n  \"wss_code\": {\"available\": %s, \"avg\": %.3f, \"peak\": %" PRIu64
 		   ", \"total\": %" PRIu64 "}",
 		r->have_ip ? "true" : "false", r->code.avg, r->code.peak, r->code.total);
+	render_json_blind(f, r);
 	json_est(f, "wss_data_est", &r->data_est, r->data.n, r->intervals);
 	json_est(f, "wss_code_est", &r->code_est, r->code.n, r->intervals);
 	fprintf(f, ",\n  \"hot_wss\": [");
@@ -190,7 +191,7 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 	render_json_procs(f, r, &a);
 	render_json_kinds(f, path, pid);
 	if (r->region_chunks)	/* another pass over the file: only where there are some */
-		render_json_damon(f, path);
+		render_json_damon(f, path, r);
 	render_json_spans(f, r);
 	fprintf(f, "\n}\n");
 }

@@ -198,6 +198,7 @@ static void print_header(FILE *f, const char *path, const struct memtrace_report
 	fmt_time(r->interval, ns, t2, sizeof(t2));
 	fprintf(f, "windows:   bucket %s   window %s   interval %s   %zu intervals\n",
 		mt_fmt_bytes(r->bucket, b1, sizeof(b1)), t1, t2, (size_t)r->intervals);
+	render_text_blind(f, r);
 }
 
 static void print_peaks(FILE *f, const struct memtrace_report *r, const struct memtrace_words *w)
@@ -234,7 +235,7 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r, uin
 	if (!r->samples) {
 		fprintf(f, "\nno samples in this trace\n");
 		if (r->region_chunks)	/* a damon trace has regions instead */
-			render_text_damon(f, path);
+			render_text_damon(f, path, r);
 		return;
 	}
 	render_text_kinds(f, path, pid);
@@ -271,5 +272,5 @@ void render_text(FILE *f, const char *path, const struct memtrace_report *r, uin
 	print_peaks(f, r, w);
 	render_text_procs(f, r, w, &a);
 	if (r->region_chunks)	/* another pass over the file: only where there are some */
-		render_text_damon(f, path);
+		render_text_damon(f, path, r);
 }

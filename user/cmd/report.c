@@ -50,7 +50,9 @@ static void usage(FILE *out)
 		"      --series FILE      write time,wss_data,wss_code (buckets) per interval as CSV\n"
 		"                         (intervals without a sample in the window: left out),\n"
 		"                         then the data estimate: samples,f1,f2,est_data,est_data_lo,\n"
-		"                         est_data_hi,est_flags (docs/accuracy.md)\n"
+		"                         est_data_hi,est_flags (docs/accuracy.md), and blind: 1 when\n"
+		"                         the source saw no pass in the window (a row even without\n"
+		"                         samples), 0 when it did, empty when the trace cannot say\n"
 		"      --sensitivity G    peak detection sensitivity (default 1.0; smaller finds more)\n"
 		"  -h, --help             this text\n"
 		"\n"
@@ -142,7 +144,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 	return 0;
 }
 
-static int write_series(const char *path, const struct memtrace_report *r)
+static int write_series(const char *path, const char *trace_path, const struct memtrace_report *r)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
 
@@ -153,10 +155,20 @@ static int write_series(const char *path, const struct memtrace_report *r)
 	const struct memtrace_estimate *e = &r->data_est;
 	char rl[512];
 
+	if (!r->samples && r->region_chunks) {	/* DAMON regions: their own series */
+		int rc = render_damon_series(f, trace_path, r);
+		if (f != stdout)
+			rc |= fclose(f);
+		return rc ? -1 : 0;
+	}
+
 	if (r->region)	/* a comment line first: what the rows count */
 		fprintf(f, "# %s\n", memtrace_report_region_line(r, rl, sizeof(rl)));
 	fprintf(f, "time,wss_data,wss_code,samples,f1,f2,est_data,est_data_lo,est_data_hi,"
-		   "est_flags\n");
+		   "est_flags,blind\n");
+	/* blind: 1 = the source saw no pass in the window, 0 = seen, empty = not known */
+	int known = r->blind.state == MEMTRACE_BLIND_KNOWN;
+	const char *blind = r->blind.state == MEMTRACE_BLIND_UNKNOWN ? "" : "0";
 	/* the series are sparse (memtrace/report.h): a row where either has one,
 	 * the intervals without a sample in either window are left out */
 	const struct memtrace_series *d = &r->data, *c = &r->code;
@@ -167,11 +179,15 @@ static int write_series(const char *path, const struct memtrace_report *r)
 		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64, t, hd ? d->wss[i] : 0,
 			hc ? c->wss[j] : 0);
 		if (hd)
-			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%u\n",
+			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%u",
 				e->samples[i], e->f1[i], e->f2[i], e->est[i], e->lo[i], e->hi[i],
 				e->flags[i]);
 		else
-			fprintf(f, ",0,0,0,0,0,0,0\n");
+			fprintf(f, ",0,0,0,0,0,0,0");
+		if (known)	/* blind rows are in both series (report.h) */
+			fprintf(f, ",%d\n", hd ? r->data_blind[i] : r->code_blind[j]);
+		else
+			fprintf(f, ",%s\n", blind);
 		i += hd;
 		j += hc;
 	}
@@ -266,7 +282,7 @@ int cmd_report(int argc, char **argv)
 		mt_warn("%s has no end record: the recording did not finish cleanly", path);
 	if (!o.top)	/* -n 0: no hot buckets (to the library 0 means its default) */
 		r->nhot_data = r->nhot_code = 0;
-	if (o.series && write_series(o.series, r)) {
+	if (o.series && write_series(o.series, path, r)) {
 		memtrace_report_free(r);
 		return 1;
 	}

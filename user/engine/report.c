@@ -386,6 +386,7 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 	c->filter = &cfg->filter;
 	c->span_pattern = cfg->span && *cfg->span ? cfg->span : NULL;
 	c->window_asked = cfg->window;
+	c->interval_asked = cfg->interval;
 	c->pid = cfg->filter.pid ? cfg->filter.pid : r->info.target_pid;
 	if (rep_agg_setup(c, cfg, err, errlen))
 		return -1;
@@ -452,6 +453,11 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 				rc = -1;
 				break;
 			}
+		} else if (ch.type == CHUNK_PASSES) {
+			if (rep_blind_chunk(c, &ch, err, errlen)) {
+				rc = -1;
+				break;
+			}
 		} else if (ch.type == CHUNK_LABELS) {
 			char where[64];
 			snprintf(where, sizeof(where), "LABELS chunk at offset %llu",
@@ -483,6 +489,8 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 		if (tc && *tc && c->r->info.target_pid)
 			resolver_set_comm(c->res, c->r->info.target_pid, tc);
 	}
+	if (rc >= 0 && rep_blind_setup(c, tr, err, errlen))
+		rc = -1;
 	c->has_agg = !!(trace_skipped(tr) & (1u << CHUNK_AGG));
 	trace_close(tr);
 	return rc < 0 ? -1 : 0;
@@ -565,10 +573,13 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 	r->threads = c->ntids;
 	r->have_tid = !c->tid_missing;
 	r->intervals = wss_intervals(&c->data);
+	if (rep_blind_rows(c, err, errlen))
+		return -1;
 	rep_fill_series(c, &r->data, &c->data);
 	rep_fill_series(c, &r->code, &c->code);
 	rep_fill_estimate(c, &r->data_est, &c->data, rep_sample_period(r));
 	rep_fill_estimate(c, &r->code_est, &c->code, rep_sample_period(r));
+	rep_fill_blind(c);
 	return 0;
 }
 
@@ -662,6 +673,7 @@ static void ctx_free(struct rep_ctx *c, int wss_ready)
 	free(c->hot_code);
 	sample_filter_free(&c->filt);
 	free(c->agg_buf);
+	free(c->passes);
 	rep_procs_free(c);
 	rep_spans_free(c);
 	if (c->res)

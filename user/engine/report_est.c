@@ -41,6 +41,8 @@ void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const s
 	uint64_t stride = (w->cfg.window + w->cfg.interval - 1) / w->cfg.interval;
 
 	uint64_t all = wss_intervals(w);	/* every report: those not stored are 0 */
+	if (all < n)	/* blind rows after the last sample (report_blind.c) */
+		all = n;
 	uint64_t gaps = all > n ? all - n : 0;
 	/* a gap's row: nothing seen, no samples (engine/wss_est.h) */
 	struct wss_est gap = wss_est_one(0, 0, 0, 0, 0, 0, period);

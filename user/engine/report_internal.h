@@ -97,6 +97,11 @@ struct rep_ctx {
 	int has_agg;			/* AGG chunks in the file (read_maps passed some) */
 	struct memtrace_sample *agg_buf;
 	size_t agg_cap;
+	/* blind windows (report_blind.c): the PASSES rows of the series' pids */
+	struct memtrace_pass *passes;
+	size_t npasses, passes_cap;
+	int passes_chunk;		/* the file has PASSES chunks */
+	uint64_t interval_asked;	/* cfg->interval: 0 = the window */
 };
 
 /* report_ctx.c */
@@ -152,6 +157,14 @@ void rep_spans_free(struct rep_ctx *c);
 int rep_agg_setup(struct rep_ctx *c, const struct memtrace_report_config *cfg, char *err,
 		  size_t errlen);
 void rep_agg_pass1(struct rep_ctx *c, const struct trace_chunk *ch);
+
+/* report_blind.c: PASSES chunks (read_maps), the state and default window
+ * (after read_maps, before pass 1), the blind rows (after wss_finish) and
+ * the flags of the filled series */
+int rep_blind_chunk(struct rep_ctx *c, const struct trace_chunk *ch, char *err, size_t errlen);
+int rep_blind_setup(struct rep_ctx *c, struct trace_reader *tr, char *err, size_t errlen);
+int rep_blind_rows(struct rep_ctx *c, char *err, size_t errlen);
+void rep_fill_blind(struct rep_ctx *c);
 
 /* report_regions.c */
 void rep_fill_curve(struct rep_ctx *c);

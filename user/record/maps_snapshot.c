@@ -97,6 +97,9 @@ int recorder_put_maps(struct recorder *r, uint64_t time, pid_t pid, const char *
 {
 	if (len + MAPS_HDR_SIZE > CHUNK_MAX_LEN)
 		len = CHUNK_MAX_LEN - MAPS_HDR_SIZE;
+	/* the process's name first (the resolver names its executable by it) */
+	if (recorder_flush_threads(r))
+		return -1;
 	return trace_write_maps(r->w, time, (uint32_t)pid, text, len);
 }
 
@@ -188,6 +191,15 @@ uint64_t recorder_maps_time(struct recorder *r, pid_t pid)
 	for (int i = 0; i < r->nmaps; i++)
 		if (r->maps_pid[i] == pid)
 			return r->maps_at[i];
+	return 0;
+}
+
+int recorder_inherit_maps(struct recorder *r, pid_t pid, pid_t ppid, uint64_t time)
+{
+	for (int i = 0; i < r->nmaps; i++)
+		if (r->maps_pid[i] == ppid && r->maps_text[i])
+			return recorder_put_maps(r, time, pid, r->maps_text[i],
+						 strlen(r->maps_text[i]));
 	return 0;
 }
 

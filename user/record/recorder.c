@@ -152,6 +152,13 @@ int recorder_add_lost(struct recorder *r, uint64_t time, uint32_t cpu, uint64_t 
 	return 0;
 }
 
+int recorder_add_pass(struct recorder *r, uint64_t time, uint32_t pid, uint32_t what)
+{
+	trace_pass_rec_put(&r->passes, time, pid, what);
+	r->npasses++;
+	return 0;
+}
+
 int recorder_add_regions(struct recorder *r, const void *rows, size_t len, uint32_t n)
 {
 	if (!r->begun || r->failed)
@@ -203,23 +210,37 @@ int recorder_add_span(struct recorder *r, uint64_t start, uint64_t end, uint32_t
 	return 0;
 }
 
+int recorder_flush_threads(struct recorder *r)
+{
+	int rc = 0;
+
+	if (r->nthreads) {
+		rc = trace_write_chunk(r->w, CHUNK_THREADS, CODEC_ZSTD, r->threads.data,
+				       r->threads.len, r->nthreads);
+		r->threads.len = 0;
+		r->nthreads = 0;
+	}
+	return rc;
+}
+
 static int flush_side_chunks(struct recorder *r, uint64_t now)
 {
 	int rc = 0;
 
 	if (mt_now_ns() - r->spans_at >= FLUSH_EVERY_NS)
 		rc |= flush_spans(r, 1);
-	if (r->nthreads) {
-		rc |= trace_write_chunk(r->w, CHUNK_THREADS, CODEC_ZSTD, r->threads.data,
-					r->threads.len, r->nthreads);
-		r->threads.len = 0;
-		r->nthreads = 0;
-	}
+	rc |= recorder_flush_threads(r);
 	if (r->nlost) {
 		rc |= trace_write_chunk(r->w, CHUNK_LOST, CODEC_ZSTD, r->lost.data, r->lost.len,
 					r->nlost);
 		r->lost.len = 0;
 		r->nlost = 0;
+	}
+	if (r->npasses) {
+		rc |= trace_write_chunk(r->w, CHUNK_PASSES, CODEC_ZSTD, r->passes.data,
+					r->passes.len, r->npasses);
+		r->passes.len = 0;
+		r->npasses = 0;
 	}
 	rc |= maps_flush_dirty(r, now);
 	return rc ? -1 : 0;
@@ -330,6 +351,7 @@ int recorder_close(struct recorder *r)
 	bytebuf_free(&r->meta);
 	bytebuf_free(&r->threads);
 	bytebuf_free(&r->lost);
+	bytebuf_free(&r->passes);
 	bytebuf_free(&r->spans);
 	span_enc_free(&r->spanenc);
 	free(r->command);

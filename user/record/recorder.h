@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "memtrace/trace.h"	/* MEMTRACE_PASS_* */
 #include "uapi/memtrace.h"
 
 struct recorder;
@@ -82,6 +83,14 @@ int recorder_add_lost(struct recorder *r, uint64_t time, uint32_t cpu,
  */
 int recorder_add_regions(struct recorder *r, const void *rows, size_t len, uint32_t n);
 
+/*
+ * A pass-based source finished one observation pass over pid's memory (0:
+ * every target) at time (the samples' clock): what is MEMTRACE_PASS_*
+ * (memtrace/trace.h).  Kept and written as a PASSES chunk with the next
+ * tick; a report calls a window with no pass blind.  0.
+ */
+int recorder_add_pass(struct recorder *r, uint64_t time, uint32_t pid, uint32_t what);
+
 /* Module ring drops, total so far (END chunk and status line). */
 void recorder_set_dropped(struct recorder *r, uint64_t dropped);
 
@@ -107,6 +116,9 @@ int recorder_snapshot_maps(struct recorder *r, pid_t pid, uint64_t time);
 /* Time of the last /proc/PID/maps snapshot written of pid, 0 if none (or
  * none remembered: gone processes leave the table, maps_snapshot.c). */
 uint64_t recorder_maps_time(struct recorder *r, pid_t pid);
+/* pid, forked from ppid at time and gone before its maps were read: ppid's
+ * last /proc snapshot as pid's MAPS chunk at time (nothing without one). */
+int recorder_inherit_maps(struct recorder *r, pid_t pid, pid_t ppid, uint64_t time);
 
 
 /*

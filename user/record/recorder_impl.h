@@ -70,6 +70,8 @@ struct recorder {
 
 	struct bytebuf threads, lost, spans;	/* spans: a SPANS2 payload being built */
 	uint32_t nthreads, nlost;
+	struct bytebuf passes;			/* PASSES records not written yet */
+	uint32_t npasses;
 	struct span_enc spanenc;	/* spans not yet written (spans_enc.h) */
 	uint64_t spans_at;		/* wall clock of the last SPANS2 chunk */
 	uint64_t total_lost, total_throttled, dropped;
@@ -112,6 +114,10 @@ void live_wss_free(struct recorder *r);
 int merge_flush(struct recorder *r, uint64_t limit, int all);
 void merge_compact(struct recorder *r);	/* every run into one */
 void merge_free(struct recorder *r);
+
+/* recorder.c: the pending THREADS records as a chunk (a MAPS chunk after
+ * them names its process's executable by the comm they carry). */
+int recorder_flush_threads(struct recorder *r);
 
 /* maps_snapshot.c: MAPS chunks of the target's /proc/PID/maps. */
 int maps_index(struct recorder *r, pid_t pid);

@@ -54,6 +54,89 @@ static void seed_targets(struct hint_state *h, const struct record_opts *o)
 	}
 }
 
+/* mm->numa_scan_seq of pid's /proc/PID/sched; -1 when gone or absent. */
+static int64_t scan_seq(pid_t pid)
+{
+	char path[64], line[256];
+	int64_t v = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "mm->numa_scan_seq", 17)) {
+			const char *c = strchr(line, ':');
+			if (c)
+				v = strtoll(c + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static void watch_pid(struct hint_state *h, pid_t pid)
+{
+	for (int i = 0; i < h->nwatch; i++)
+		if (h->watch[i].pid == pid)
+			return;
+	int64_t seq = scan_seq(pid);
+	if (seq < 0 || h->nwatch == HINT_MAX_WATCHED)
+		return;
+	h->watch[h->nwatch++] = (struct hint_watch){ pid, (uint64_t)seq };
+}
+
+/* The targets' processes now: -p trees, --cgroup, the command. */
+static void rescan_targets(struct hint_state *h, struct recorder *r)
+{
+	const struct record_opts *o = h->o;
+
+	if (o->npids > 0) {
+		struct target_tasks t = { 0 };
+		target_tree(o->pids, o->npids, !o->no_children, &t);
+		for (size_t i = 0; i < t.n; i++)
+			if (t.t[i].pid == t.t[i].tid)
+				watch_pid(h, t.t[i].pid);
+		target_tasks_free(&t);
+	} else if (o->cgroup) {
+		pid_t pids[4096];
+		char dir[4096];
+		int fd = target_cgroup_open(o->cgroup, dir, sizeof(dir));
+		if (fd < 0)
+			return;
+		close(fd);
+		int n = target_cgroup_procs(dir, pids, 4096);
+		for (int i = 0; i < n && i < 4096; i++)
+			watch_pid(h, pids[i]);
+	} else if (recorder_target(r) > 0) {
+		watch_pid(h, recorder_target(r));
+	}
+}
+
+void hint_passes(struct hint_state *h, struct recorder *r, uint64_t now)
+{
+	if (!h->active || !h->o || now - h->polled_at < HINT_POLL_NS)
+		return;
+	h->polled_at = now;
+	if (now - h->rescanned_at >= HINT_RESCAN_NS) {
+		h->rescanned_at = now;
+		rescan_targets(h, r);
+	}
+	for (int i = 0; i < h->nwatch;) {
+		int64_t seq = scan_seq(h->watch[i].pid);
+		if (seq < 0) {	/* gone */
+			h->watch[i] = h->watch[--h->nwatch];
+			continue;
+		}
+		if ((uint64_t)seq != h->watch[i].seq) {
+			h->watch[i].seq = (uint64_t)seq;
+			recorder_add_pass(r, now, (uint32_t)h->watch[i].pid, MEMTRACE_PASS_NUMA_SCAN);
+			h->passes++;
+		}
+		i++;
+	}
+}
+
 int hint_open(struct hint_state *h, const struct record_opts *o)
 {
 	char why[512];
@@ -82,6 +165,7 @@ int hint_open(struct hint_state *h, const struct record_opts *o)
 		fprintf(stderr, "memtracectl: hint-faults with -a: pages resident before the recording "
 			"count their first fault as a first touch\n");
 	seed_targets(h, o);
+	h->o = o->system_wide ? NULL : o;
 	return 0;
 }
 
@@ -99,6 +183,10 @@ void hint_meta(struct hint_state *h, struct recorder *r)
 	long ms = nb_scan_period_min_ms();
 	if (ms > 0)
 		recorder_meta(r, "scan_period_ms", "%ld", ms);
+	if (h->o) {	/* PASSES chunks: the blind windows (hint_passes) */
+		recorder_meta(r, "passes", "%u", MEMTRACE_PASS_NUMA_SCAN);
+		recorder_meta(r, "pass_lag", "%llu", HINT_POLL_NS);
+	}
 }
 
 void hint_close(struct hint_state *h, bool report)
@@ -116,4 +204,7 @@ void hint_close(struct hint_state *h, bool report)
 			(unsigned long long)h->fk.count[MEMTRACE_FAULT_WRITE_PROTECT],
 			(unsigned long long)kernel);
 	fault_kinds_free(&h->fk);
+	if (report && h->o)
+		fprintf(stderr, "memtracectl: %llu NUMA scan passes of the targets seen "
+			"(/proc/PID/sched numa_scan_seq)\n", (unsigned long long)h->passes);
 }

@@ -15,11 +15,24 @@
 
 struct recorder;
 
+/* /proc/PID/sched polled for the NUMA scan passes (hint_passes) */
+#define HINT_POLL_NS		100000000ull	/* each target's numa_scan_seq this often */
+#define HINT_RESCAN_NS		1000000000ull	/* the targets' processes this often */
+#define HINT_MAX_WATCHED	64		/* processes polled: ~27 us a read, 1.7 % of a CPU at most */
+
+struct hint_watch { pid_t pid; uint64_t seq; };
+
 struct hint_state {
 	struct numa_balancing nb;
 	bool active;			/* hint_open ran: restore at the end */
 	struct fault_kinds fk;
 	uint64_t vm_hint_start;		/* /proc/vmstat numa_hint_faults at the start */
+	/* NUMA scan passes: the targets' processes and their last numa_scan_seq */
+	const struct record_opts *o;	/* -p, --cgroup (NULL: -a, nothing polled) */
+	struct hint_watch watch[HINT_MAX_WATCHED];
+	int nwatch;
+	uint64_t polled_at, rescanned_at;	/* CLOCK_MONOTONIC ns */
+	uint64_t passes;
 };
 
 /* NUMA balancing on (scan period from o), the targets' resident pages
@@ -27,6 +40,15 @@ struct hint_state {
 int hint_open(struct hint_state *h, const struct record_opts *o);
 /* The trace's fault_kinds, numa_balancing, numa_nodes, scan_period_ms. */
 void hint_meta(struct hint_state *h, struct recorder *r);
+/*
+ * The NUMA scan passes seen since the last call, every HINT_POLL_NS: each
+ * target process whose /proc/PID/sched mm->numa_scan_seq advanced (the
+ * scanner reached the end of its address space, task_numa_work's
+ * reset_ptenuma_scan: a sweep since the previous advance ended) gets a
+ * recorder_add_pass(MEMTRACE_PASS_NUMA_SCAN) at now (CLOCK_MONOTONIC ns, at
+ * most HINT_POLL_NS after the advance: HEADER pass_lag).  -a: none.
+ */
+void hint_passes(struct hint_state *h, struct recorder *r, uint64_t now);
 /* The data_src of one fault: its kind (MEMTRACE_FAULT_*) and load/store. */
 uint64_t hint_classify(struct hint_state *h, pid_t pid, uint64_t addr, uint64_t error_code);
 /* Restores NUMA balancing (idempotent); report: one line of counts. */

@@ -3,6 +3,7 @@
 #include "source/side_maps.h"
 
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,9 +15,18 @@ static int gone(struct perf_maps *pm, struct recorder *r, uint32_t pid)
 	struct perf_pid_maps *p = perf_maps_find(pm, pid);
 	int rc = 0;
 
-	if (p && p->whole && p->n && recorder_maps_time(r, (pid_t)pid) < p->born) {
+	if (p && !p->whole && p->ppid && recorder_maps_time(r, (pid_t)pid) < p->born) {
+		/* forked from a process known from /proc only: it had its
+		 * parent's mappings (its own later mmaps are not known) */
+		rc = recorder_inherit_maps(r, (pid_t)pid, (pid_t)p->ppid, p->born);
+	} else if (p && p->whole && p->n && recorder_maps_time(r, (pid_t)pid) < p->born) {
 		size_t len;
 		char *text = perf_maps_text(p, &len);
+
+		/* its name as the records tell it (/proc may have been gone when
+		 * its fork was read): the resolver names the executable by it */
+		if (p->comm[0])
+			recorder_note_thread(r, p->born, pid, pid, p->comm);
 
 		rc = recorder_put_maps(r, p->born, (pid_t)pid, text, len);
 		free(text);
@@ -38,10 +48,16 @@ int side_maps_record(struct perf_maps *pm, struct recorder *r,
 		perf_maps_mmap_record(pm, h, time);
 		break;
 	case PERF_RECORD_COMM:
-		if (len >= 8 && (h->misc & PERF_RECORD_MISC_COMM_EXEC)) {
-			memcpy(w, p, 8);	/* pid, tid */
-			if (w[0] == w[1])
+		if (len > 8) {
+			memcpy(w, p, 8);	/* pid, tid, comm */
+			if (w[0] != w[1])
+				break;
+			if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
 				perf_maps_exec(pm, w[0], time);
+			struct perf_pid_maps *x = perf_maps_find(pm, w[0]);
+			if (x)
+				snprintf(x->comm, sizeof(x->comm), "%.*s",
+					 (int)strnlen((const char *)p + 8, len - 8), (const char *)p + 8);
 		}
 		break;
 	case PERF_RECORD_FORK:

@@ -7,7 +7,7 @@
 
 #define TRACE_MAGIC		"MEMTRACE"
 #define TRACE_MAJOR		1
-#define TRACE_MINOR		2
+#define TRACE_MINOR		3
 #define TRACE_FILE_HDR_SIZE	16
 
 #define CHUNK_MAGIC		0x4B43544Du	/* "MTCK" little-endian */
@@ -30,6 +30,7 @@ enum chunk_type {
 	CHUNK_SPANS = 12,	/* --mark: per-thread spans between two probes */
 	CHUNK_LABELS = 13,	/* --labels: the labels file's text */
 	CHUNK_SPANS2 = 14,	/* SPANS with a label dictionary, delta-coded columns */
+	CHUNK_PASSES = 15,	/* a pass-based source's observation passes (minor 3) */
 };
 
 enum chunk_codec {
@@ -63,6 +64,7 @@ enum sample_column {
 #define SPAN2_HDR_SIZE	24	/* SPANS2: flags, base, labels, threads, t0 */
 #define SPAN2_RESET	1u	/* SPANS2 flags: the label dictionary starts empty */
 #define SPAN2_MAX_SPANS	CHUNK_MAX_SAMPLES	/* spans in one SPANS2 chunk */
+#define PASS_REC_SIZE	16	/* PASSES: time, pid (0: every target), what */
 
 struct chunk_hdr {
 	uint32_t magic;

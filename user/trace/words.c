@@ -46,17 +46,19 @@ static const struct memtrace_words words[] = {
 	},
 	[WORDS_HINT_FAULT] = {
 		.sample_class = "hint-fault",
-		.measure = "each sample is one page fault with its kind: mostly NUMA-balancing hint "
-			   "faults, the first access to a page after each scan pass (access-bit sampling "
-			   "with addresses: at most one per page per pass), plus first touches and "
-			   "copy-on-write faults; wss_data with a window of at least the scan period "
-			   "counts the pages accessed (the working set), hot_* and hot_wss count faults "
-			   "(about the scan passes a page was accessed in)",
+		.measure = "each sample is one page fault with its kind: NUMA-balancing hint faults, "
+			   "the first access to a page after a scan pass (access-bit sampling with "
+			   "addresses: at most one per page per pass), first touches and copy-on-write "
+			   "faults (fault_kinds splits them); wss_data counts the distinct buckets that "
+			   "faulted per window, of every kind: the pages accessed only where the window "
+			   "holds a scan pass (blind = 0) and hint faults dominate, never in a blind "
+			   "window; hot_* and hot_wss count faults",
 		.sample = "page fault", .samples = "page faults", .count = "faults",
-		.verb = "accessed", .wss = "WSS", .code_wss = "at page faults",
-		.data_series = "data working set (hint faults)", .code_series = "code at page faults",
-		.series_title = "Working-set size (NUMA hint faults)", .hot = "Hot",
-		.curve = "Buckets by hint-fault count", .activity = "Page faults",
+		.verb = "faulted", .wss = "pages faulted", .code_wss = "at page faults",
+		.data_series = "data pages faulted (hint faults + first touches)",
+		.code_series = "code at page faults",
+		.series_title = "Pages faulted (NUMA hint faults after scan passes, first touches)",
+		.hot = "Most-faulted", .curve = "Buckets by page-fault count", .activity = "Page faults",
 	},
 	[WORDS_DAMON_REGIONS] = {
 		.sample_class = "damon-regions",

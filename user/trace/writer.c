@@ -329,6 +329,16 @@ void trace_region_rec_put(struct bytebuf *b, uint64_t time, uint64_t start, uint
 	bytebuf_put(b, rec, sizeof(rec));
 }
 
+void trace_pass_rec_put(struct bytebuf *b, uint64_t time, uint32_t pid, uint32_t what)
+{
+	unsigned char rec[PASS_REC_SIZE];
+
+	put_le64(rec, time);
+	put_le32(rec + 8, pid);
+	put_le32(rec + 12, what);
+	bytebuf_put(b, rec, sizeof(rec));
+}
+
 int trace_write_maps(struct trace_writer *w, uint64_t time, uint32_t pid, const char *text,
 		     size_t len)
 {

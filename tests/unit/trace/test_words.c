@@ -20,7 +20,9 @@ TEST(words_from_the_header_key)
 	CHECK_STR(cls("sample_class=first-touch\n"), "first-touch");
 	CHECK_STR(cls("sample_class=every-access\nsource=pebs\n"), "every-access");
 	CHECK_STR(cls("source=hint-faults\nsample_class=hint-fault\n"), "hint-fault");
-	CHECK_STR(memtrace_words_of_meta("sample_class=hint-fault\n")->wss, "WSS");
+	/* hint faults and first touches counted together: never called a working set */
+	CHECK_STR(memtrace_words_of_meta("sample_class=hint-fault\n")->wss, "pages faulted");
+	CHECK_STR(memtrace_words_of_meta("sample_class=first-touch\n")->wss, "pages first touched");
 	CHECK_STR(words_class_name(WORDS_HINT_FAULT), "hint-fault");
 }
 

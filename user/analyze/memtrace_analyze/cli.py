@@ -69,7 +69,9 @@ def main(argv=None):
                 print("memtrace-analyze: warning: %s: no END chunk (recording cut short?)%s" % (
                     tr.name, ", %d bytes of an incomplete chunk ignored" % tr.info.truncated_bytes
                     if tr.info.truncated_bytes else ""), file=sys.stderr)
-            if tr.n == 0 and args.verb not in ("report", "info", "damon"):
+            # wss of a pass-based trace without samples: its blind windows are drawn
+            if tr.n == 0 and args.verb not in ("report", "info", "damon") and not (
+                    args.verb == "wss" and tr.meta("passes")):
                 need_samples(0, tr, None, args.verb)
         outs = mod.run(args, traces)
     except EmptyTrace as e:

@@ -68,6 +68,18 @@ class View:
                 layout = []
         self.layout = layout
         self.site_blocks = None     # set_sites()
+        self.blind = None           # set_blind(): the report's blind windows
+
+    def set_blind(self):
+        """A pass-based source's blind windows (memtrace_report_compute's, at
+        its default window of at least one pass period): drawn hatched."""
+        if not (self.tr.meta("passes") or self.tr.passes()):
+            return
+        r = lib.report(self.tr.path, top=1, sel=self.sel, flags=lib.REPORT_NO_SOURCE)
+        b = r["blind"]
+        if b["state"] == "known" and b["runs"]:
+            self.blind = dict(b, window=r["window"],
+                              spans=[(max(f - r["window"], 0), l) for f, l in b["runs"]])
 
     def set_sites(self, s):
         """Names the ranges by allocation site: s from sites.sites()."""
@@ -254,7 +266,7 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
     x0, x1 = tax(data.t0 - tr.start_time), tax(data.t1 - tr.start_time)
     axis = data.axis
     cmap = plt.get_cmap("viridis").copy()
-    cmap.set_bad("white")
+    cmap.set_bad("white", 0.0)     # empty cells show the axes (white) or a blind window's hatching
     vmax = max(int(data.counts.max()) if data.counts.size else 1, 1) if vmax is None else vmax
     norm = mcolors.LogNorm(vmin=1, vmax=max(vmax, 2))
     n = len(axis.ranges)
@@ -290,6 +302,13 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
         y += h
     if view.site_blocks:
         _draw_blocks(ax, data, view, tax, spans)
+    if view.blind:      # windows (t_k - τ, t_k] the source saw no pass in: hatched behind the cells
+        for j, (lo, hi) in enumerate(view.blind["spans"]):
+            ax.axvspan(tax(lo), tax(hi), facecolor="none", edgecolor="0.6", hatch="///", lw=0, zorder=0.5,
+                       label=None if j else "not seen by %s (no %s in the %s window)" % (
+                           tr.meta("source", "the source"), view.blind["pass"],
+                           fmt_time(view.blind["window"], tr.time_unit)))
+        ax.legend(loc="upper right", fontsize=7.5, framealpha=0.9)
     ax.set_xlim(x0, x1)
     ax.set_ylim(0, max(y, 1))
     ax.set_xlabel(tax.label())
@@ -380,5 +399,6 @@ def run(args, traces):
     bucket = lib.parse_size(args.bucket) if args.bucket else tr.bucket_default
     gap = lib.parse_size(args.gap) if args.gap else None
     out = args.output or "heatmap.png"
+    view.set_blind()
     plot(view, out, bucket, args.width, args.max_rows, gap)
     return [out]

@@ -97,7 +97,9 @@ def summarize(tr, res=None):
                     "data": {str(r["window"]): {"avg": r["data"]["avg"], "peak": r["data"]["peak"]}
                              for r in res.reps},
                     "code": {str(r["window"]): {"avg": r["code"]["avg"], "peak": r["code"]["peak"]}
-                             for r in res.reps} if r0["have_ip"] else {}}
+                             for r in res.reps} if r0["have_ip"] else {},
+                    # the library's blind windows of the first τ (report.h struct memtrace_blind)
+                    "blind": dict(r0["blind"], window=r0["window"], intervals_all=r0["intervals"])}
         if estimated(tr):
             s["wss"]["data_est"] = {str(r["window"]): est_summary(r["data_est"]) for r in res.reps}
     return s
@@ -177,6 +179,13 @@ def format_summary(s, tr):
                     fmt_bytes(v["avg"] * w["bucket"]), fmt_bytes(v["peak"] * w["bucket"]),
                     fmt_bytes(total * w["bucket"])))
         lines += format_est(w, u)
+        b = w.get("blind", {})
+        if b.get("state") == "unknown":
+            lines.append("blind      unknown: %s sees re-accesses only in its passes and this trace records none "
+                         "(format < 1.3)" % s["source"])
+        elif b.get("state") == "known":
+            lines.append("blind      %d of %d windows (τ=%s) saw no %s: not seen, not 0 (%d passes)" % (
+                b["intervals"], b["intervals_all"], fmt_time(b["window"], u), b["pass"], b["passes"]))
     for c in s["windows_check"]:
         if "error" in c:
             lines.append("live WSS   recorder's WINDOWS series (τ=%s, T=%s): not recomputed: %s" % (

@@ -90,6 +90,13 @@ class DamonRegion(C.Structure):    # struct memtrace_damon_region (trace.h)
                 ("pid", C.c_uint32), ("nr_accesses", C.c_uint32), ("age", C.c_uint32)]
 
 
+class Pass(C.Structure):    # struct memtrace_pass (trace.h)
+    _fields_ = [("time", C.c_uint64), ("pid", C.c_uint32), ("what", C.c_uint32)]
+
+
+PASS_NUMA_SCAN, PASS_DAMON, PASS_ACCESSED_BIT = 1, 2, 3     # MEMTRACE_PASS_*
+
+
 class DamonWssPoint(C.Structure):  # struct memtrace_damon_wss_point (damon.h)
     _fields_ = [("time", C.c_uint64), ("wss_bytes", C.c_uint64), ("monitored_bytes", C.c_uint64),
                 ("regions", C.c_uint32), ("accessed_regions", C.c_uint32)]
@@ -166,6 +173,15 @@ REPORT_BY_SPAN = 16     # MEMTRACE_REPORT_BY_SPAN
 REPORT_NO_SOURCE = 32   # MEMTRACE_REPORT_NO_SOURCE: no file:line of instructions (no DWARF read)
 
 
+class Blind(C.Structure):   # struct memtrace_blind (report.h)
+    _fields_ = [("state", C.c_int), ("what", C.c_uint32), ("pass_", C.c_char_p), ("passes", C.c_uint64),
+                ("lag", C.c_uint64), ("period", C.c_uint64), ("intervals", C.c_uint64),
+                ("nruns", C.c_size_t), ("first", u64p), ("last", u64p)]
+
+
+BLIND_STATES = {0: "none", 1: "unknown", 2: "known"}   # enum memtrace_blind_state
+
+
 class Report(C.Structure):
     _fields_ = [("bucket", C.c_uint64), ("window", C.c_uint64), ("interval", C.c_uint64),
                 ("bucket_shift", C.c_uint), ("time_is_ns", C.c_int), ("start_time", C.c_uint64),
@@ -186,7 +202,8 @@ class Report(C.Structure):
                 ("span_samples", C.c_uint64), ("region_chunks", C.c_uint64),
                 ("threads", C.c_uint64), ("have_tid", C.c_int),
                 ("nspace_pids", C.c_size_t), ("space_pids", u32p),
-                ("intervals", C.c_uint64), ("region", C.c_char_p), ("region_bytes", C.c_uint64)]
+                ("intervals", C.c_uint64), ("region", C.c_char_p), ("region_bytes", C.c_uint64),
+                ("blind", Blind), ("data_blind", C.POINTER(C.c_uint8)), ("code_blind", C.POINTER(C.c_uint8))]
 
 
 # --- resolve.h ---------------------------------------------------------------
@@ -243,6 +260,8 @@ _PROTOS = {
     "memtrace_damon_hot": (C.c_long, (C.POINTER(DamonRegion), C.c_size_t, C.c_uint32, C.c_uint64,
                                       C.POINTER(DamonRegion), C.c_size_t)),
     "memtrace_writer_damon_regions": (C.c_int, (_P, C.POINTER(DamonRegion), C.c_size_t) + _E),
+    "memtrace_trace_passes": (C.c_long, (_P, C.POINTER(C.POINTER(Pass))) + _E),
+    "memtrace_writer_passes": (C.c_int, (_P, C.POINTER(Pass), C.c_size_t) + _E),
     "memtrace_writer_open": (_P, (C.c_char_p, C.c_char_p) + _E),
     "memtrace_writer_samples": (C.c_int, (_P, C.POINTER(Columns), C.c_size_t) + _E),
     "memtrace_writer_maps": (C.c_int, (_P, C.c_uint64, C.c_uint32, C.c_char_p, C.c_size_t) + _E),
@@ -589,6 +608,10 @@ class Trace(_Handle):
         return [(m.time, m.pid, C.string_at(m.text, m.len).decode("utf-8", "replace"))
                 for m in self._records("memtrace_trace_maps", MapsSnapshot)]
 
+    def passes(self):
+        """[(time, pid, what)] of the PASSES chunks: a pass-based source's observation passes."""
+        return [(p.time, p.pid, p.what) for p in self._records("memtrace_trace_passes", Pass)]
+
     def damon_regions(self):
         """DamonRegions of the trace's REGIONS chunks (the damon source)."""
         v = C.POINTER(DamonRegion)()
@@ -650,11 +673,23 @@ def _hot(arr, k):
     return out
 
 
-def _series(se):
+def _series(se, blind=None):
+    """blind: the report's per-row flags (NULL pointer: none known): a
+    "blind" array of bools, True where the source saw no pass in the window."""
     n = se.n
     t = np.ctypeslib.as_array(se.time, (n,)).copy() if n else np.zeros(0, np.uint64)
     w = np.ctypeslib.as_array(se.wss, (n,)).copy() if n else np.zeros(0, np.uint64)
-    return {"n": n, "time": t, "wss": w, "avg": se.avg, "peak": se.peak, "total": se.total}
+    b = np.ctypeslib.as_array(blind, (n,)).astype(bool) if n and blind else np.zeros(n, bool)
+    return {"n": n, "time": t, "wss": w, "blind": b, "avg": se.avg, "peak": se.peak, "total": se.total}
+
+
+def _blind(r):
+    """struct memtrace_blind: state "known" / "unknown" / "none", the pass
+    name and the blind runs as (first, last) report times (relative)."""
+    b = r.blind
+    return {"state": BLIND_STATES.get(b.state, "none"), "what": b.what, "pass": s(b.pass_),
+            "passes": b.passes, "lag": b.lag, "period": b.period, "intervals": b.intervals,
+            "runs": [(b.first[i] * r.interval, b.last[i] * r.interval) for i in range(b.nruns)]}
 
 
 def _estimate(e, n, intervals):
@@ -679,7 +714,8 @@ def report_dict(r):
            "time_is_ns": bool(r.time_is_ns), "start_time": r.start_time,
            "samples": r.samples, "first_time": r.first_time, "last_time": r.last_time,
            "reordered": r.reordered, "have_ip": bool(r.have_ip), "intervals": r.intervals,
-           "data": _series(r.data), "code": _series(r.code), "peaks_found": r.peaks_found,
+           "data": _series(r.data, r.data_blind), "code": _series(r.code, r.code_blind),
+           "blind": _blind(r), "peaks_found": r.peaks_found,
            "data_est": _estimate(r.data_est, r.data.n, r.intervals),
            "code_est": _estimate(r.code_est, r.code.n, r.intervals)}
     out["peaks"] = [{"index": p.index, "first": p.first, "last": p.last, "time": p.time, "value": p.value,
@@ -835,6 +871,13 @@ class Writer:
         err = _errbuf()
         if fn("memtrace_writer_damon_regions")(self._h, v, len(rows), err, ERRLEN) != 0:
             _raise(err, self.path if hasattr(self, "path") else "")
+
+    def passes(self, rows):
+        """rows: (time, pid, what) tuples: PASSES chunks."""
+        v = (Pass * max(len(rows), 1))(*[Pass(*r) for r in rows])
+        err = _errbuf()
+        if fn("memtrace_writer_passes")(self._h, v, len(rows), err, ERRLEN) != 0:
+            _raise(err, "writer")
 
     def labels(self, text):
         """A LABELS chunk (the --labels format)."""

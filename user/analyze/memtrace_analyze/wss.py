@@ -58,6 +58,10 @@ class WssResult:
         self.data = {r["window"]: _on_grid(g, r["data"]["time"], r["data"]["wss"]) for r in reps}
         self.code = {r["window"]: _on_grid(g, r["code"]["time"], r["code"]["wss"]) for r in reps} \
             if r0["have_ip"] else {}
+        # windows the source could not see (the library's blind rows): gaps, never 0
+        self.blind_state = r0["blind"]["state"]
+        self.blind_info = r0["blind"]
+        self.blind = {r["window"]: _on_grid(g, r["data"]["time"], r["data"]["blind"], False) for r in reps}
         # estimates of what one access in N sampled did not see (docs/accuracy.md);
         # an interval without samples: nothing seen, < 100 samples where N > 1
         self.period = r0["data_est"]["period"]
@@ -82,6 +86,28 @@ def compute(tr, args, sel, flags=0, top_n=None):
     return WssResult(options.compute(tr, args, sel, flags, top_n))
 
 
+def plotted(res, kind, tau):
+    """The values drawn for one series (buckets, float): NaN in the windows
+    the source could not see, so the line has a gap there, not a 0."""
+    y = (res.data if kind == "data" else res.code)[tau].astype(np.float64)
+    y[res.blind[tau]] = np.nan
+    return y
+
+
+def blind_label(tr, res):
+    """The legend of the hatched blind windows: 'not seen by hint-faults (no whole NUMA scan sweep ...)'."""
+    return "not seen by %s (no %s in the window)" % (tr.meta("source", "the source"), res.blind_info["pass"])
+
+
+def draw_blind(ax, x_of, res, tr, label=True):
+    """Hatches the first window's blind reports where the line draws them
+    (the value of t_k from t_k to t_k + T, steps-post): where the line has its gap."""
+    for j, (first, last) in enumerate(res.blind_info["runs"]):
+        lo = 0 if first <= res.interval else first      # the first window: from the start (no line before it)
+        ax.axvspan(x_of(lo), x_of(last + res.interval), facecolor="none", edgecolor="0.55", hatch="///",
+                   lw=0, label=blind_label(tr, res) if label and j == 0 else None)
+
+
 def plot(tr, res, out, title_extra=""):
     from .plotting import byte_axis, plt, save, trace_title
     has_code = bool(res.code) and any(v.size and v.max() > 0 for v in res.code.values())
@@ -97,8 +123,8 @@ def plot(tr, res, out, title_extra=""):
         ax = axes[row][0]
         ymax = 1
         for j, tau in enumerate(res.taus):
-            y = series[tau].astype(np.float64) * res.bucket
-            ymax = max(ymax, float(y.max()) if y.size else 1)
+            y = plotted(res, kind, tau) * res.bucket
+            ymax = max(ymax, float(np.nanmax(y)) if y.size and not np.isnan(y).all() else 1)
             colour = colours[j % len(colours)]
             steps = "steps-post" if res.nrep < 80 else None
             if res.period > 1:
@@ -115,6 +141,12 @@ def plot(tr, res, out, title_extra=""):
                 ax.plot([x[i]], [v], "v", color="black", ms=4)
                 if p["last"] > p["first"]:
                     ax.axvspan(x[p["first"]], x[p["last"]], color="0.5", alpha=0.08, lw=0)
+        if res.blind_state == "known" and res.blind_info["runs"]:
+            draw_blind(ax, lambda t: tax(float(t)), res, tr)
+        elif res.blind_state == "unknown":
+            ax.text(0.005, 0.03, "blind windows unknown: %s sees re-accesses only in its passes and this trace "
+                    "records none (format < 1.3); an empty window may be unseen, not idle"
+                    % tr.meta("source", "the source"), transform=ax.transAxes, fontsize=7, color="darkred")
         head = 1.35 if res.period > 1 else 1.18     # room for the estimate's note
         ax.set_ylim(0, ymax * head)
         ax.set_ylabel(tr.words["%s_series" % kind])
@@ -211,7 +243,9 @@ def add_args(p):
     p.add_argument("--peaks", default=None, help="also write the peak list (text) to this file")
     p.add_argument("--csv", default=None,
                    help="also write the series to this CSV file: time (from start), then wss_data and "
-                        "wss_code in buckets per τ")
+                        "wss_code in buckets per τ as drawn (empty in a blind window), and for a pass-based "
+                        "source blind per τ (1: the source saw no pass in the window, 0: it did, empty: not "
+                        "known)")
     add_filter_args(p)
 
 
@@ -220,7 +254,8 @@ def run(args, traces):
     tr = traces[0]
     sel = make_selection(tr, args)
     res = compute(tr, args, sel)
-    need_samples(res.reps[0]["samples"], tr, sel, "wss")
+    if res.blind_state != "known" or not res.nrep:    # every window blind: drawn as such
+        need_samples(res.reps[0]["samples"], tr, sel, "wss")
     out = args.output or "wss.png"
     region = res.reps[0].get("region_line")    # the library's "WSS of region ..." line
     # in the title, the line up to its explanation: 'WSS of region "X" (N pages of M, ...)'
@@ -241,14 +276,21 @@ def run(args, traces):
 
 
 def write_csv(res, path):
-    cols = [("time", res.times)]
+    """The plotted values: a blind window's WSS is empty (a gap), not 0."""
+    def col(v, blind):
+        return ["" if b else str(int(x)) for x, b in zip(v.tolist(), blind.tolist())]
+    known = res.blind_state == "known"
+    cols = [("time", [str(int(t)) for t in res.times.tolist()])]
     for tau in res.taus:
-        cols.append(("wss_data_tau%d" % tau, res.data[tau]))
+        bl = res.blind[tau]
+        cols.append(("wss_data_tau%d" % tau, col(res.data[tau], bl)))
         if tau in res.code:
-            cols.append(("wss_code_tau%d" % tau, res.code[tau]))
+            cols.append(("wss_code_tau%d" % tau, col(res.code[tau], bl)))
+        if res.blind_state != "none":   # a pass-based source's trace: which windows it saw
+            cols.append(("blind_tau%d" % tau, [str(int(b)) if known else "" for b in bl.tolist()]))
     with open(path, "w") as f:
         if res.reps[0].get("region_line"):     # a comment line first: what the rows count
             f.write("# %s\n" % res.reps[0]["region_line"])
         f.write(",".join(c[0] for c in cols) + "\n")
-        for row in zip(*(c[1].tolist() for c in cols)):
-            f.write(",".join(str(v) for v in row) + "\n")
+        for row in zip(*(c[1] for c in cols)):
+            f.write(",".join(row) + "\n")

@@ -613,6 +613,8 @@ static int bpf_drain(void *state, struct recorder *r, const struct pollfd *p, in
 	(void)p;
 	(void)n;
 	int rc = drain(s, step->wall, false);
+	if (s->ev.hint_faults)
+		hint_passes(&s->hint, r, step->wall);
 	step->now = step->wall;
 	step->tick = true;
 	return rc;

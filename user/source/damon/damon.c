@@ -217,6 +217,7 @@ static void damon_meta(struct damon_session *s)
 	recorder_meta(r, "fields", "%s", "");
 	recorder_meta(r, "damon_sample_us", "%lu", s->attrs.sample_us);
 	recorder_meta(r, "damon_aggr_us", "%lu", s->attrs.aggr_us);
+	recorder_meta(r, "passes", "%u", MEMTRACE_PASS_DAMON);
 	recorder_meta(r, "damon_update_us", "%lu", s->attrs.update_us);
 	recorder_meta(r, "damon_min_regions", "%lu", s->attrs.min_regions);
 	recorder_meta(r, "damon_max_regions", "%lu", s->attrs.max_regions);
@@ -370,6 +371,8 @@ static void on_region(struct damon_session *s, uint64_t time, const unsigned cha
 	if (!s->aggregations || time > s->agg_time + s->attrs.aggr_us * 500) {
 		s->aggregations++;
 		s->agg_time = time;
+		/* each aggregation is a pass over every target (blind windows) */
+		recorder_add_pass(s->r, time, 0, MEMTRACE_PASS_DAMON);
 		s->wss_last = s->wss_now;
 		s->wss_now = 0;
 	}

@@ -437,6 +437,8 @@ static int mod_drain_step(void *state, struct recorder *r, const struct pollfd *
 	if (mod_drain(&m->s, r))
 		return -1;
 	mod_account(&m->s, r, step->wall);
+	if (m->s.hint)
+		hint_passes(m->s.hint, r, step->wall);
 	step->now = step->wall;
 	step->tick = true;
 	return 0;

@@ -362,6 +362,8 @@ static int perf_drain(void *state, struct recorder *r, const struct pollfd *p, i
 	(void)p;
 	(void)n;
 	int rc = drain(s, false);
+	if (s->ev.hint_faults)
+		hint_passes(&s->hint, r, step->wall);
 	/* samples held back for the duplicate check are not behind the horizon */
 	uint64_t oldest = dedupe_oldest(&s->dd);
 	step->now = oldest < step->wall ? oldest : step->wall;

@@ -1,0 +1,56 @@
+"""Checks report --series's blind column of a hint-faults recording against
+the NUMA scan sweeps the test read itself (scan_seq_poll.py: the times
+numa_scan_seq advanced, i.e. the scanner reached the end of the address
+space; a sweep runs from one advance to the next).  A window that holds a
+whole sweep with 150 ms to spare on both sides (memtracectl polls every
+100 ms, the test every 20 ms) must say blind=0; a window that cannot hold
+any whole sweep even 150 ms off must say blind=1; the others are not
+judged.  Usage: check_blind.py SERIES.csv PASSES.txt START_TIME WINDOW_NS INTERVAL_NS"""
+import csv
+import sys
+
+series, passes_file = sys.argv[1], sys.argv[2]
+start, window, interval = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+MARGIN = 150_000_000
+q = [int(l) for l in open(passes_file) if l.strip()]
+sweeps = list(zip(q, q[1:]))
+rows = list(csv.DictReader(open(series)))
+if not rows:
+    sys.exit("no rows in the series")
+if "blind" not in rows[0]:
+    sys.exit("no blind column")
+ks = [int(r["time"]) // interval for r in rows]
+seen_ok = blind_ok = unjudged = 0
+for r in rows:
+    end = start + int(r["time"])
+    lo = end - window
+    b = r["blind"]
+    if b not in ("0", "1"):
+        sys.exit("blind is %r at %s, not 0 or 1" % (b, r["time"]))
+    surely = any(lo <= a - MARGIN and z + MARGIN <= end for a, z in sweeps)
+    maybe = any(lo <= a + MARGIN and z - MARGIN <= end for a, z in sweeps)
+    if surely:
+        if b != "0":
+            sys.exit("window ending %.3f s holds the whole sweep %s but says blind=1" % (
+                (end - start) / 1e9, [((a - start) / 1e9, (z - start) / 1e9) for a, z in sweeps
+                                      if lo <= a - MARGIN and z + MARGIN <= end][0]))
+        seen_ok += 1
+    elif not maybe:
+        if b != "1":
+            sys.exit("window ending %.3f s holds no whole sweep but says blind=0 (sweeps %s)" % (
+                (end - start) / 1e9, [((a - start) / 1e9, (z - start) / 1e9) for a, z in sweeps]))
+        blind_ok += 1
+    else:
+        unjudged += 1
+# every interval without a row must be one that is not blind (rows: samples or blind)
+for k in range(1, max(ks) + 1):
+    if k not in set(ks):
+        end = start + k * interval
+        if not any(end - window <= a + MARGIN and z - MARGIN <= end for a, z in sweeps):
+            sys.exit("interval %d holds no whole sweep but is not a row (a blind window must be)" % k)
+print("windows: %d rows; whole sweep and seen: %d; no sweep and blind: %d; near a sweep's edge, not "
+      "judged: %d; sweeps read from /proc: %d" % (len(rows), seen_ok, blind_ok, unjudged, len(sweeps)))
+if not sweeps:
+    sys.exit("the kernel made fewer than two NUMA scan passes of the target: nothing to check against")
+if not blind_ok or not seen_ok:
+    sys.exit("need a window of each kind to check (seen %d, blind %d)" % (seen_ok, blind_ok))

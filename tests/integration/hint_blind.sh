@@ -1,0 +1,30 @@
+#!/bin/bash
+# Blind windows of hint faults against the kernel's own count of its NUMA
+# scan sweeps: hintsets under record -p -e hint-faults for 24 s, 8 s windows
+# every 500 ms (the kernel's scan period is 1 s at least and doubles while
+# nothing migrates: some windows hold a whole sweep, others none); the test
+# polls /proc/PID/sched's numa_scan_seq itself (scan_seq_poll.py) and
+# check_blind.py compares every window's blind flag with those times.
+# numa_balancing is put back.
+. "$(dirname "$0")/lib.sh"
+NB=/proc/sys/kernel/numa_balancing
+[ -w $NB ] || { echo "skip: no writable $NB"; exit 0; }
+grep -q numa_scan_seq /proc/self/sched || { echo "skip: no numa_scan_seq in /proc/PID/sched"; exit 0; }
+before=$(cat $NB)
+"$WL/hintsets" -n 2048 -t 2 -s 24 -w >"$TMP/wl.txt" &
+wl=$!
+wait_file "$TMP/wl.txt" 10 || fail "hintsets did not start"
+$PY "$TOP/tests/integration/scan_seq_poll.py" $wl >"$TMP/passes.txt" &
+"$MT" record -e hint-faults -p $wl -o "$TMP/h.mtrace" >"$TMP/out.txt" 2>"$TMP/err.txt" &
+rec=$!
+wait_file "$TMP/h.mtrace" 100 || fail "record did not start: $(cat "$TMP/err.txt")"
+kill -USR1 $wl
+wait $rec || fail "record failed: $(cat "$TMP/err.txt")"
+wait
+[ "$(cat $NB)" = "$before" ] || fail "numa_balancing is $(cat $NB), was $before"
+grep -qx "passes=1" <("$MT" dump --meta "$TMP/h.mtrace") || fail "no HEADER passes=1"
+"$MT" report "$TMP/h.mtrace" --window 8s --interval 500ms --series "$TMP/s.csv" >"$TMP/r.txt" ||
+	fail "report failed"
+grep -q "^blind: .* windows saw no whole NUMA scan sweep" "$TMP/r.txt" || fail "no blind line: $(cat "$TMP/r.txt")"
+start=$("$MT" dump --meta "$TMP/h.mtrace" | sed -n 's/^start_time=//p')
+$PY "$TOP/tests/integration/check_blind.py" "$TMP/s.csv" "$TMP/passes.txt" "$start" 8000000000 500000000

@@ -58,6 +58,9 @@
  * no target.  rmmod cannot happen mid-pass: the open session holds a
  * module reference and release() stops the thread first.
  *
+ * The first pass is a baseline: it clears the bits (set by accesses before
+ * the session) and records no page, only its pass records.
+ *
  * Records: time = when that mm's scan started (CLOCK_MONOTONIC ns; every
  * page of the mm in the pass carries it), addr = the page, pid = tid = the
  * tgid, ip = 0, weight = 0, data_src = MEMTRACE_ACC_* kind (| THP).  At the
@@ -113,6 +116,7 @@ struct mt_scan_mm {
 	bool cleared;		/* a bit cleared since the last flush */
 	unsigned int slice;	/* PTEs in the current slice */
 	bool no_flush;
+	bool baseline;		/* first pass: clear, record no page */
 };
 
 static int mt_pid_cmp(const void *key, const void *elt)
@@ -214,13 +218,15 @@ static void mt_scan_emit(struct memtrace_session *s, struct mt_scan_mm *m,
 	};
 	unsigned int i;
 
+	m->young += pages;
+	if (m->baseline)
+		return;
 	smp.cpu = get_cpu();
 	for (i = 0; i < pages; i++) {
 		smp.addr = addr + (unsigned long)i * PAGE_SIZE;
 		memtrace_ring_push(s, &smp);
 	}
 	put_cpu();
-	m->young += pages;
 }
 
 /* Reclaim still sees the page as referenced (see the top of the file). */
@@ -429,14 +435,20 @@ done:
 	rec.ip = m->ptes;
 	rec.weight = (u32)min_t(u64, m->young, U32_MAX);
 	rec.data_src = MEMTRACE_ACC_PASS |
-		       (m->partial ? MEMTRACE_ACC_PASS_PARTIAL : 0);
+		       (m->partial ? MEMTRACE_ACC_PASS_PARTIAL : 0) |
+		       (m->baseline ? MEMTRACE_ACC_PASS_BASELINE : 0);
 	rec.cpu = get_cpu();
 	memtrace_ring_push(s, &rec);
 	put_cpu();
 }
 
-/* One pass over every target process; returns how many were found. */
-static unsigned int mt_scan_pass(struct memtrace_session *s)
+/*
+ * One pass over every target process; returns how many were found.
+ * baseline: the first pass, which only clears the bits (they hold accesses
+ * from before the session).  A process forked later needs none: fork makes
+ * the child's PTEs old (copy_present_pte()).
+ */
+static unsigned int mt_scan_pass(struct memtrace_session *s, bool baseline)
 {
 	unsigned int n = mt_scan_collect(s), i;
 	const struct cred *saved;
@@ -446,6 +458,7 @@ static unsigned int mt_scan_pass(struct memtrace_session *s)
 		struct mt_scan_mm m = {
 			.tgid = t->tgid,
 			.no_flush = s->cfg.flags & MEMTRACE_CFG_ACCESSED_NO_FLUSH,
+			.baseline = baseline,
 		};
 		bool ok;
 
@@ -469,11 +482,13 @@ static int mt_scan_thread(void *arg)
 {
 	struct memtrace_session *s = arg;
 	u64 period = s->cfg.sample_period * NSEC_PER_MSEC;
+	bool baseline = true;
 
 	while (!kthread_should_stop()) {
 		u64 t0 = ktime_get_ns(), spent;
 
-		WRITE_ONCE(s->scan_procs, mt_scan_pass(s));
+		WRITE_ONCE(s->scan_procs, mt_scan_pass(s, baseline));
+		baseline = false;
 		spent = ktime_get_ns() - t0;
 		if (spent < period)
 			schedule_timeout_interruptible(

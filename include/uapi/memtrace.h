@@ -102,7 +102,9 @@ struct memtrace_sample {
  * pid = the process, addr = the scan's duration in ns, ip = present 4 KiB
  * pages looked at, weight = pages found accessed; with
  * MEMTRACE_ACC_PASS_PARTIAL the process's mm was busy (its mmap lock held
- * by a writer) and not all of it was scanned.
+ * by a writer) and not all of it was scanned; with MEMTRACE_ACC_PASS_BASELINE
+ * it is the session's first pass, which clears the bits set before the
+ * session and records no page (weight: the pages it found accessed).
  */
 #define MEMTRACE_ACC_ANON		1ULL	/* private anonymous */
 #define MEMTRACE_ACC_SHMEM		2ULL	/* shared anonymous, SysV shm,
@@ -112,6 +114,7 @@ struct memtrace_sample {
 #define MEMTRACE_ACC_THP		0x10ULL
 #define MEMTRACE_ACC_PASS		0x100ULL
 #define MEMTRACE_ACC_PASS_PARTIAL	0x200ULL
+#define MEMTRACE_ACC_PASS_BASELINE	0x400ULL
 
 /*
  * Session configuration, MEMTRACE_IOC_CONFIGURE.  The caller sets size to

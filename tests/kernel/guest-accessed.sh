@@ -1,0 +1,112 @@
+#!/bin/sh
+# guest-accessed.sh - memtrace.ko's accessed-bit source (-e accessed) in a
+# guest without a PMU, on pglike (tests/workloads/pglike.c: a parent, forked
+# single-threaded children sharing a MAP_SHARED|MAP_ANONYMOUS segment, a hot
+# subset re-read every 100 ms, private hot and cold pages, a THP region):
+#   accessed:       record -p PARENT -e accessed, TLB flush on;
+#   accessed-noflush: the same with --no-tlb-flush (what is lost: reported);
+#   accessed-churn: children forking, exiting and unmapping during 50 ms
+#                   passes; rmmod refused while the session is open;
+#   accessed-cost:  a 256 MiB shared segment: ns per page, the scan
+#                   thread's and memtracectl's CPU.
+# Ships each trace (dump CSV), the workload's output (the oracle) and
+# memtracectl's stderr to the host (tests/kernel/check-accessed.sh), which
+# checks the page sets with tests/integration/check_accessed.py.
+MT=/bin/memtracectl
+ship() {
+	echo "BEGIN-FILE $1"
+	base64 "$2"
+	echo "END-FILE"
+}
+# waits for pglike's "ready" (its oracle printed); prints its pid
+start_pglike() {
+	out=$1; shift
+	/bin/pglike "$@" >$out 2>&1 &
+	pid=$!
+	i=0
+	while ! grep -qx ready $out && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	echo $pid
+}
+# acc NAME RECORD-OPTIONS... : one recording of pglike, its files shipped
+acc() {
+	n=$1; shift
+	h=/tmp/$n
+	pid=$(start_pglike $h.oracle -n 3 -s 1024 -q 64 -Q 192 -t 12)
+	if ! grep -qx ready $h.oracle; then
+		echo "FAIL $n-workload: pglike not ready: $(tr '\n' ' ' <$h.oracle)"
+		return
+	fi
+	if $MT record -p $pid -e accessed "$@" -d 6 -o $h.mtrace >$h.rec 2>$h.err; then
+		echo "ok   $n-record: $(grep 'accessed bits:' $h.err | sed 's/^memtracectl: //')"
+	else
+		echo "FAIL $n-record: $(tr '\n' ' ' <$h.err)"
+	fi
+	kill $pid 2>/dev/null
+	wait $pid
+	$MT dump $h.mtrace >$h.csv 2>/dev/null
+	$MT dump --meta $h.mtrace >$h.meta 2>/dev/null
+	$MT report --window 1s $h.mtrace >$h.report 2>&1
+	gzip -1 $h.csv
+	ship $n.csv.gz $h.csv.gz
+	ship $n.meta $h.meta
+	ship $n.oracle $h.oracle
+	ship $n.err $h.err
+	ship $n.report $h.report
+}
+if $MT status >/tmp/as.out 2>&1 && grep -q 'module: accessed bits: available' /tmp/as.out; then
+	echo "ok   accessed-status: $(grep 'module: accessed' /tmp/as.out | sed 's/^ *//')"
+else
+	echo "FAIL accessed-status: $(grep 'module' /tmp/as.out | tr '\n' ' ')"
+fi
+# no PMU here: the source must not need one
+acc accessed
+acc accessed-noflush --no-tlb-flush
+
+# churn: 50 ms passes over processes that fork, exit and unmap all along
+n=accessed-churn h=/tmp/$n
+pid=$(start_pglike $h.oracle -c -n 3 -s 512 -q 32 -Q 32 -t 12)
+$MT record -p $pid -e accessed --scan-period 50ms -d 6 -o $h.mtrace >$h.rec 2>$h.err &
+rec=$!
+sleep 3
+if rmmod memtrace 2>/tmp/rmmod.err; then
+	echo "FAIL $n-rmmod: memtrace unloaded while a session was open"
+	insmod /memtrace.ko
+else
+	echo "ok   $n-rmmod: refused while the session is open ($(head -1 /tmp/rmmod.err))"
+fi
+if wait $rec; then
+	echo "ok   $n-record: $(grep 'accessed bits:' $h.err | sed 's/^memtracectl: //')"
+else
+	echo "FAIL $n-record: $(tr '\n' ' ' <$h.err)"
+fi
+# every record of the workload's tree: pids seen (the grandchildren come and go)
+$MT dump $h.mtrace 2>/dev/null | awk -F, 'NR > 1 { p[$2] = 1 } END { print length(p) }' >$h.pids
+if [ "$(cat $h.pids)" -gt 4 ]; then
+	echo "ok   $n-descendants: pages of $(cat $h.pids) processes (parent, children, short-lived grandchildren)"
+else
+	echo "FAIL $n-descendants: pages of $(cat $h.pids) processes only"
+fi
+kill $pid 2>/dev/null
+wait $pid
+
+# cost: 256 MiB shared, 1/4 of it hot, two children
+n=accessed-cost h=/tmp/$n
+pid=$(start_pglike $h.oracle -n 2 -s 65536 -q 1024 -Q 4096 -t 30)
+$MT record -p $pid -e accessed -d 11 -o $h.mtrace >$h.rec 2>$h.err &
+rec=$!
+sleep 2
+kt=$(for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = memtrace_scan ] && echo ${p#/proc/}; done | head -1)
+ticks() { awk '{ print $14 + $15 }' /proc/$1/stat 2>/dev/null || echo 0; }
+k0=$(ticks $kt) m0=$(ticks $rec) t0=$(awk '{ print $1 }' /proc/uptime)
+sleep 8
+k1=$(ticks $kt) m1=$(ticks $rec) t1=$(awk '{ print $1 }' /proc/uptime)
+wait $rec
+hz=100
+echo "    cost: scan thread $(awk -v a=$k0 -v b=$k1 -v s=$t0 -v e=$t1 -v hz=$hz 'BEGIN { printf "%.2f", 100 * (b - a) / hz / (e - s) }') % of a CPU, memtracectl $(awk -v a=$m0 -v b=$m1 -v s=$t0 -v e=$t1 -v hz=$hz 'BEGIN { printf "%.2f", 100 * (b - a) / hz / (e - s) }') % over $(awk -v s=$t0 -v e=$t1 'BEGIN { printf "%.1f", e - s }') s"
+if grep -q 'accessed bits:' $h.err; then
+	echo "ok   $n: $(grep 'accessed bits:' $h.err | sed 's/^memtracectl: //')"
+else
+	echo "FAIL $n: $(tr '\n' ' ' <$h.err)"
+fi
+kill $pid 2>/dev/null
+wait $pid

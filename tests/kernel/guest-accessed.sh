@@ -18,20 +18,20 @@ ship() {
 	base64 "$2"
 	echo "END-FILE"
 }
-# waits for pglike's "ready" (its oracle printed); prints its pid
+# starts pglike (a child of this shell: $pid), waits for its "ready" (its
+# oracle printed)
 start_pglike() {
 	out=$1; shift
 	/bin/pglike "$@" >$out 2>&1 &
 	pid=$!
 	i=0
 	while ! grep -qx ready $out && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-	echo $pid
 }
 # acc NAME RECORD-OPTIONS... : one recording of pglike, its files shipped
 acc() {
 	n=$1; shift
 	h=/tmp/$n
-	pid=$(start_pglike $h.oracle -n 3 -s 1024 -q 64 -Q 192 -t 12)
+	start_pglike $h.oracle -n 3 -s 1024 -q 64 -Q 192 -t 12
 	if ! grep -qx ready $h.oracle; then
 		echo "FAIL $n-workload: pglike not ready: $(tr '\n' ' ' <$h.oracle)"
 		return
@@ -64,7 +64,7 @@ acc accessed-noflush --no-tlb-flush
 
 # churn: 50 ms passes over processes that fork, exit and unmap all along
 n=accessed-churn h=/tmp/$n
-pid=$(start_pglike $h.oracle -c -n 3 -s 512 -q 32 -Q 32 -t 12)
+start_pglike $h.oracle -c -n 3 -s 512 -q 32 -Q 32 -t 12
 $MT record -p $pid -e accessed --scan-period 50ms -d 6 -o $h.mtrace >$h.rec 2>$h.err &
 rec=$!
 sleep 3
@@ -91,12 +91,13 @@ wait $pid
 
 # cost: 256 MiB shared, 1/4 of it hot, two children
 n=accessed-cost h=/tmp/$n
-pid=$(start_pglike $h.oracle -n 2 -s 65536 -q 1024 -Q 4096 -t 30)
-$MT record -p $pid -e accessed -d 11 -o $h.mtrace >$h.rec 2>$h.err &
+start_pglike $h.oracle -n 2 -s 65536 -q 1024 -Q 4096 -t 40
+$MT record -p $pid -e accessed -d 20 -o $h.mtrace >$h.rec 2>$h.err &
 rec=$!
-sleep 2
+sleep 3
 kt=$(for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = memtrace_scan ] && echo ${p#/proc/}; done | head -1)
-ticks() { awk '{ print $14 + $15 }' /proc/$1/stat 2>/dev/null || echo 0; }
+[ -n "$kt" ] || echo "FAIL $n-thread: no memtrace_scan thread while recording"
+ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }
 k0=$(ticks $kt) m0=$(ticks $rec) t0=$(awk '{ print $1 }' /proc/uptime)
 sleep 8
 k1=$(ticks $kt) m1=$(ticks $rec) t1=$(awk '{ print $1 }' /proc/uptime)
@@ -110,3 +111,4 @@ else
 fi
 kill $pid 2>/dev/null
 wait $pid
+exit 0

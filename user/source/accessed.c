@@ -27,6 +27,7 @@ void accessed_event(struct mem_event *ev)
 		   "accessed bit was set since the previous pass, once per page per pass";
 	ev->sample_class = words_class_name(WORDS_ACCESSED_BIT);
 	ev->default_period = ACCESSED_DEF_PASS_MS;
+	ev->fields = MEMTRACE_FIELD_DATA_SRC;	/* the mapping kind: kept in the trace */
 }
 
 void accessed_meta(const struct accessed_state *a, struct recorder *r)

@@ -103,7 +103,7 @@ sleep 8
 k1=$(ticks $kt) m1=$(ticks $rec) t1=$(awk '{ print $1 }' /proc/uptime)
 wait $rec
 hz=100
-echo "    cost: scan thread $(awk -v a=$k0 -v b=$k1 -v s=$t0 -v e=$t1 -v hz=$hz 'BEGIN { printf "%.2f", 100 * (b - a) / hz / (e - s) }') % of a CPU, memtracectl $(awk -v a=$m0 -v b=$m1 -v s=$t0 -v e=$t1 -v hz=$hz 'BEGIN { printf "%.2f", 100 * (b - a) / hz / (e - s) }') % over $(awk -v s=$t0 -v e=$t1 'BEGIN { printf "%.1f", e - s }') s"
+echo "    cost: scan thread (pid $kt) $(awk -v a=$k0 -v b=$k1 -v s=$t0 -v e=$t1 -v hz=$hz 'BEGIN { printf "%.2f", 100 * (b - a) / hz / (e - s) }') % of a CPU ($k0 -> $k1 ticks), memtracectl (pid $rec) $(awk -v a=$m0 -v b=$m1 -v s=$t0 -v e=$t1 -v hz=$hz 'BEGIN { printf "%.2f", 100 * (b - a) / hz / (e - s) }') % ($m0 -> $m1 ticks) over $(awk -v s=$t0 -v e=$t1 'BEGIN { printf "%.1f", e - s }') s"
 if grep -q 'accessed bits:' $h.err; then
 	echo "ok   $n: $(grep 'accessed bits:' $h.err | sed 's/^memtracectl: //')"
 else

@@ -11,13 +11,13 @@ rm -rf "$d" && mkdir -p "$d"
 awk -v d="$d" '/^BEGIN-FILE /{f=d"/"$2".b64"; next} /^END-FILE/{f=""; next}
 	/^\[ *[0-9]+\.[0-9]+\]/{next} f{print > f}' "$log" 2>/dev/null
 for b in "$d"/*.b64; do [ -e "$b" ] && base64 -d "$b" >"${b%.b64}"; done
-for n in accessed accessed-noflush; do
+for n in accessed accessed-noflush accessed-busy accessed-busy-noflush; do
 	if ! [ -s "$d/$n.csv.gz" ] || ! gunzip -f "$d/$n.csv.gz" || ! [ -s "$d/$n.oracle" ]; then
 		echo "FAIL $tag $n-sets: no trace or oracle shipped"
 		continue
 	fi
 	opt=
-	[ $n = accessed-noflush ] && opt=--report-only
+	case $n in *-noflush) opt=--report-only ;; esac
 	if res=$(/usr/bin/python3 "$top/tests/integration/check_accessed.py" "$d/$n.csv" "$d/$n.oracle" $opt 2>&1); then
 		echo "ok   $tag $n-sets: $res"
 	else
@@ -31,6 +31,8 @@ for n in accessed accessed-noflush; do
 		echo "FAIL $tag $n-meta: $(grep -E '^(backend|mode|sample_class|pass_period_ms|dropped|tlb_flush)=' "$d/$n.meta" 2>/dev/null | tr '\n' ' ')"
 	fi
 done
-flush=$(grep -x 'tlb_flush=[01]' "$d/accessed-noflush.meta" 2>/dev/null)
-[ "$flush" = tlb_flush=0 ] && echo "ok   $tag accessed-noflush-meta: tlb_flush=0 in the trace" ||
-	echo "FAIL $tag accessed-noflush-meta: '$flush'"
+for n in accessed-noflush accessed-busy-noflush; do
+	flush=$(grep -x 'tlb_flush=[01]' "$d/$n.meta" 2>/dev/null)
+	[ "$flush" = tlb_flush=0 ] && echo "ok   $tag $n-meta: tlb_flush=0 in the trace" ||
+		echo "FAIL $tag $n-meta: '$flush'"
+done

@@ -5,6 +5,8 @@
 # subset re-read every 100 ms, private hot and cold pages, a THP region):
 #   accessed:       record -p PARENT -e accessed, TLB flush on;
 #   accessed-noflush: the same with --no-tlb-flush (what is lost: reported);
+#   accessed-busy(-noflush): one child re-reading without a pause (its
+#                   translations stay in the TLB), with and without flush;
 #   accessed-churn: children forking, exiting and unmapping during 50 ms
 #                   passes; rmmod refused while the session is open;
 #   accessed-cost:  a 256 MiB shared segment: ns per page, the scan
@@ -27,11 +29,12 @@ start_pglike() {
 	i=0
 	while ! grep -qx ready $out && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 }
-# acc NAME RECORD-OPTIONS... : one recording of pglike, its files shipped
+# acc NAME "PGLIKE-OPTIONS" RECORD-OPTIONS... : one recording of pglike, its
+# files shipped
 acc() {
-	n=$1; shift
+	n=$1 w=$2; shift 2
 	h=/tmp/$n
-	start_pglike $h.oracle -n 3 -s 1024 -q 64 -Q 192 -t 12
+	start_pglike $h.oracle $w -s 1024 -q 64 -Q 192 -t 12
 	if ! grep -qx ready $h.oracle; then
 		echo "FAIL $n-workload: pglike not ready: $(tr '\n' ' ' <$h.oracle)"
 		return
@@ -59,8 +62,12 @@ else
 	echo "FAIL accessed-status: $(grep 'module' /tmp/as.out | tr '\n' ' ')"
 fi
 # no PMU here: the source must not need one
-acc accessed
-acc accessed-noflush --no-tlb-flush
+acc accessed "-n 3"
+acc accessed-noflush "-n 3" --no-tlb-flush
+# one child re-reading without a pause, alone on a vCPU: no context switch
+# flushes its TLB, so only the scan's flush makes its accesses set the bits
+acc accessed-busy "-n 1 -b"
+acc accessed-busy-noflush "-n 1 -b" --no-tlb-flush
 
 # churn: 50 ms passes over processes that fork, exit and unmap all along
 n=accessed-churn h=/tmp/$n

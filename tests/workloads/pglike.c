@@ -9,8 +9,12 @@
  * parent re-reads a 2 MiB-aligned private region (MADV_HUGEPAGE: a THP
  * where the kernel gives one) every 100 ms.
  *
- *   pglike [-s SHARED] [-n CHILDREN] [-q HOT] [-Q COLD] [-t SECONDS] [-c]
+ *   pglike [-s SHARED] [-n CHILDREN] [-q HOT] [-Q COLD] [-t SECONDS] [-c] [-b]
  *
+ * -b (busy): the children re-read their hot pages without a pause, so a
+ * child alone on a CPU keeps its translations in the TLB (no context
+ * switch flushes them): what a scan that clears accessed bits without a
+ * TLB flush cannot see.
  * -c (churn): each child also, every 20 ms, maps and unmaps a private
  * region and forks a grandchild that touches a region and exits at once:
  * processes exiting, forking and unmapping while a pass scans them.
@@ -95,7 +99,7 @@ static void churn(void)
 }
 
 static void child(int out, volatile char *shared, size_t spages, size_t hot, size_t cold,
-		  int do_churn)
+		  int do_churn, int busy)
 {
 	volatile char *priv = map_private((hot + cold) * PAGE, MADV_NOHUGEPAGE);
 	unsigned long sum = 0;
@@ -118,7 +122,7 @@ static void child(int out, volatile char *shared, size_t spages, size_t hot, siz
 				churn();
 				sleep_ms(20);
 			}
-		} else {
+		} else if (!busy) {
 			sleep_ms(100);
 		}
 	}
@@ -128,7 +132,7 @@ static void child(int out, volatile char *shared, size_t spages, size_t hot, siz
 int main(int argc, char **argv)
 {
 	size_t spages = 4096, hot = 64, cold = 192;
-	int n = 3, secs = 8, do_churn = 0, opt, fds[2];
+	int n = 3, secs = 8, do_churn = 0, busy = 0, opt, fds[2];
 	pid_t kids[MAX_CHILDREN];
 	volatile char *shared, *thp;
 	char buf[4096];
@@ -136,7 +140,7 @@ int main(int argc, char **argv)
 	uint64_t end;
 	ssize_t got;
 
-	while ((opt = getopt(argc, argv, "s:n:q:Q:t:c")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:q:Q:t:cb")) != -1) {
 		switch (opt) {
 		case 's': spages = strtoul(optarg, NULL, 0); break;
 		case 'n': n = atoi(optarg); break;
@@ -144,9 +148,10 @@ int main(int argc, char **argv)
 		case 'Q': cold = strtoul(optarg, NULL, 0); break;
 		case 't': secs = atoi(optarg); break;
 		case 'c': do_churn = 1; break;
+		case 'b': busy = 1; break;
 		default:
 			fprintf(stderr, "usage: pglike [-s SHARED] [-n CHILDREN] [-q HOT] [-Q COLD] "
-				"[-t SECONDS] [-c]\n");
+				"[-t SECONDS] [-c] [-b]\n");
 			return 2;
 		}
 	}
@@ -179,7 +184,7 @@ int main(int argc, char **argv)
 		}
 		if (kids[i] == 0) {
 			close(fds[0]);
-			child(fds[1], shared, spages, hot, cold, do_churn);
+			child(fds[1], shared, spages, hot, cold, do_churn, busy);
 		}
 	}
 	close(fds[1]);

@@ -199,6 +199,7 @@ static bool mt_scan_room(struct memtrace_session *s)
 
 	for_each_possible_cpu(cpu) {
 		struct memtrace_ring_header *h = s->rings[cpu].hdr;
+		/* pairs with the release of tail in memtrace_ring_consume() */
 		u64 unread = READ_ONCE(h->head) - smp_load_acquire(&h->tail);
 
 		if (unread + MT_SCAN_ROOM > s->cfg.ring_records)
@@ -388,7 +389,7 @@ static bool mt_scan_yield(struct memtrace_session *s, struct mt_scan_mm *m)
 	while (!mt_scan_room(s) && waited < MT_SCAN_ROOM_WAIT_MS &&
 	       !kthread_should_stop()) {
 		wake_up_interruptible_all(&s->wq);
-		msleep(2);
+		usleep_range(2000, 4000);
 		waited += 2;
 	}
 	if (kthread_should_stop())

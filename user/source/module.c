@@ -381,7 +381,9 @@ static int mod_start(struct mod_state *m, const struct record_opts *o)
 	if (fell_back)
 		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
 			"recording page faults, which see first touches and re-faults only\n");
-	uint64_t period = m->s.acc ? m->s.acc->pass_ms : mem_event_period(&ev, o->period);
+	/* accessed bits: every page found accessed is a sample (period 1); the
+	 * pass period goes to CONFIGURE and the trace's pass_period_ms */
+	uint64_t period = m->s.acc ? 1 : mem_event_period(&ev, o->period);
 
 	if (ev.hint_faults) {	/* before the command runs: NUMA balancing, seen pages */
 		m->s.hint = mt_xcalloc(1, sizeof(*m->s.hint));

@@ -373,6 +373,11 @@ static int mod_start(struct mod_state *m, const struct record_opts *o)
 			       (unsigned long long)MEMTRACE_SCAN_MIN_MS);
 			return -1;
 		}
+		if (o->period) {
+			mt_err("-e accessed records every page found accessed: no -c; the pass "
+			       "period is --scan-period");
+			return -1;
+		}
 		accessed_event(&ev);
 	} else if (mem_event_resolve(o->event, &ev, &fell_back, why, sizeof(why))) {
 		mt_err("%s", why);

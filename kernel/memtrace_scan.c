@@ -117,6 +117,7 @@ struct mt_scan_mm {
 	unsigned int slice;	/* PTEs in the current slice */
 	bool no_flush;
 	bool baseline;		/* first pass: clear, record no page */
+	bool no_room;		/* the collector left no room: go on, drop */
 };
 
 static int mt_pid_cmp(const void *key, const void *elt)
@@ -332,6 +333,7 @@ static unsigned long mt_scan_range(struct memtrace_session *s,
 	struct mm_struct *mm = vma->vm_mm;
 	u64 kind = mt_vma_kind(vma);
 	unsigned long next;
+	bool retried = false;
 
 	for (; addr < end; addr = next) {
 		pgd_t *pgd;
@@ -340,7 +342,8 @@ static unsigned long mt_scan_range(struct memtrace_session *s,
 		pmd_t *pmd, pmdval;
 
 		if (m->slice >= READ_ONCE(scan_budget) ||
-		    mmap_lock_is_contended(mm) || !mt_scan_room(s))
+		    mmap_lock_is_contended(mm) ||
+		    (!m->no_room && !mt_scan_room(s)))
 			return addr;
 		next = pmd_addr_end(addr, end);
 		pgd = pgd_offset(mm, addr);
@@ -368,8 +371,13 @@ static unsigned long mt_scan_range(struct memtrace_session *s,
 		}
 		if (!pmd_present(pmdval) || pmd_bad(pmdval))
 			continue;
-		if (!mt_scan_ptes(s, m, vma, pmd, pmdval, addr, next, kind))
-			next = addr;	/* the PMD changed under us: again */
+		if (!mt_scan_ptes(s, m, vma, pmd, pmdval, addr, next, kind) &&
+		    !retried) {
+			next = addr;	/* the PMD changed under us: once again */
+			retried = true;
+			continue;
+		}
+		retried = false;
 	}
 	return end;
 }
@@ -392,6 +400,8 @@ static bool mt_scan_yield(struct memtrace_session *s, struct mt_scan_mm *m)
 		usleep_range(2000, 4000);
 		waited += 2;
 	}
+	/* still full after the wait: scan on, the rings drop and count */
+	m->no_room = !mt_scan_room(s);
 	if (kthread_should_stop())
 		return false;
 	if (!mmap_read_trylock(m->mm)) {

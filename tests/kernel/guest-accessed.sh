@@ -101,8 +101,14 @@ n=accessed-cost h=/tmp/$n
 start_pglike $h.oracle -n 2 -s 65536 -q 1024 -Q 4096 -t 40
 $MT record -p $pid -e accessed -d 20 -o $h.mtrace >$h.rec 2>$h.err &
 rec=$!
-sleep 3
-kt=$(for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = memtrace_scan ] && echo ${p#/proc/}; done | head -1)
+# the scan thread, once memtracectl has started the session (slow guests: up to 60 s)
+kt= i=0
+while [ -z "$kt" ] && [ $i -lt 120 ]; do
+	sleep 0.5
+	i=$((i + 1))
+	kt=$(for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = memtrace_scan ] && echo ${p#/proc/}; done | head -1)
+done
+sleep 2	# past the baseline pass
 [ -n "$kt" ] || echo "FAIL $n-thread: no memtrace_scan thread while recording"
 ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }
 k0=$(ticks $kt) m0=$(ticks $rec) t0=$(awk '{ print $1 }' /proc/uptime)

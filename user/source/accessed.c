@@ -80,6 +80,7 @@ int accessed_add(struct accessed_state *a, struct recorder *r, const struct memt
 				a->per_page = mt_xcalloc(ACCESSED_COST_MAX, sizeof(*a->per_page));
 			a->per_page[a->nper++] = (double)rec[i].addr / (double)rec[i].ip;
 		}
+		/* the baseline's end too: coverage starts there (its pages are not recorded) */
 		accessed_pass_end(a, r, rec[i].time, (pid_t)rec[i].pid,
 				  (rec[i].data_src & MEMTRACE_ACC_PASS_PARTIAL) != 0);
 	}

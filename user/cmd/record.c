@@ -404,6 +404,10 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		mt_err("record needs exactly one target: -p PID[,PID...], -G CGROUP, -a, or a command");
 		return 2;
 	}
+	if (o->no_tlb_flush && !accessed_is_event(o->event)) {
+		mt_err("--no-tlb-flush is for -e accessed");
+		return 2;
+	}
 	if (o->no_children && !o->npids) {
 		mt_err("--no-children needs -p");
 		return 2;

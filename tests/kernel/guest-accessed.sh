@@ -96,6 +96,17 @@ fi
 kill $pid 2>/dev/null
 wait $pid
 
+# the targets exit: the session ends by itself (no -d), the trace says so
+n=accessed-exit h=/tmp/$n
+start_pglike $h.oracle -n 2 -s 256 -q 16 -Q 16 -t 4
+if timeout 120 $MT record -p $pid -e accessed -o $h.mtrace >$h.rec 2>$h.err &&
+   $MT report $h.mtrace 2>/dev/null | grep -q 'ended: target-exited'; then
+	echo "ok   $n: the recording ended with its targets (end target-exited)"
+else
+	echo "FAIL $n: $(tr '\n' ' ' <$h.err) $($MT report $h.mtrace 2>&1 | grep -E 'ended|samples' | tr '\n' ' ')"
+fi
+wait $pid
+
 # cost: 256 MiB shared, 1/4 of it hot, two children
 n=accessed-cost h=/tmp/$n
 start_pglike $h.oracle -n 2 -s 65536 -q 1024 -Q 4096 -t 40

@@ -56,6 +56,9 @@ acc() {
 	ship $n.err $h.err
 	ship $n.report $h.report
 }
+# "cost": only the cost part (bench/kernel/accessed.sh)
+only=${1:-all}
+[ "$only" = cost ] || {
 if $MT status >/tmp/as.out 2>&1 && grep -q 'module: accessed bits: available' /tmp/as.out; then
 	echo "ok   accessed-status: $(grep 'module: accessed' /tmp/as.out | sed 's/^ *//')"
 else
@@ -107,6 +110,7 @@ else
 fi
 wait $pid
 
+}
 # cost: 256 MiB shared, 1/4 of it hot, two children
 n=accessed-cost h=/tmp/$n
 start_pglike $h.oracle -n 2 -s 65536 -q 1024 -Q 4096 -t 40

@@ -341,7 +341,7 @@ static unsigned long mt_scan_range(struct memtrace_session *s,
 		pud_t *pud;
 		pmd_t *pmd, pmdval;
 
-		if (m->slice >= READ_ONCE(scan_budget) ||
+		if (m->slice >= clamp(READ_ONCE(scan_budget), 64U, 1U << 20) ||
 		    mmap_lock_is_contended(mm) ||
 		    (!m->no_room && !mt_scan_room(s)))
 			return addr;

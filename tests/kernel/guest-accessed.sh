@@ -64,6 +64,23 @@ if $MT status >/tmp/as.out 2>&1 && grep -q 'module: accessed bits: available' /t
 else
 	echo "FAIL accessed-status: $(grep 'module' /tmp/as.out | tr '\n' ' ')"
 fi
+# -e auto picks the accessed bits here (no PMU, module loaded), and the
+# trace carries a pass per process scan: the report's 1 s windows are seen
+h=/tmp/accessed-auto
+start_pglike $h.oracle -n 2 -s 256 -q 32 -Q 64 -t 8
+$MT record -p $pid -d 5 -o $h.mtrace >/dev/null 2>$h.err
+kill $pid 2>/dev/null
+wait $pid
+$MT dump --meta $h.mtrace >$h.meta 2>/dev/null
+$MT report --window 1s $h.mtrace >$h.report 2>&1
+if grep -q '^sample_class=accessed-bit' $h.meta && grep -q '^passes=3' $h.meta &&
+   grep -q 'memtracectl: -e auto: no hardware memory sampling here' $h.err &&
+   grep -q '^passes: ' $h.report; then
+	echo "ok   accessed-auto: -e auto picked the accessed bits; $(grep '^passes: \|^blind: ' $h.report | tr '\n' ' ')"
+else
+	echo "FAIL accessed-auto: $(grep '^sample_class\|^passes' $h.meta | tr '\n' ' ') $(tr '\n' ' ' <$h.err) $(grep '^passes\|^blind' $h.report | tr '\n' ' ')"
+fi
+
 # no PMU here: the source must not need one
 acc accessed "-n 3"
 acc accessed-noflush "-n 3" --no-tlb-flush

@@ -18,6 +18,7 @@
 #include "trace/writer.h"
 #include "source/target.h"
 #include "source/accessed.h"
+#include "source/auto_order.h"
 #include "util/util.h"
 
 static void usage(FILE *out)
@@ -481,6 +482,12 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		return 2;
 	}
 	const struct source_ops *b;
+	if ((!strcmp(o->backend, "auto") || !strcmp(o->backend, "module")) && auto_picks_accessed(o)) {
+		o->event = "accessed";
+		fprintf(stderr, "memtracectl: -e auto: no hardware memory sampling here; memtrace.ko's "
+			"accessed bits see every page the targets use each pass, shared memory "
+			"included (-e accessed)\n");
+	}
 	rc = pick_backend(o, &b);
 	if (!rc && o->mark && !strcmp(b->name, "valgrind")) {
 		mt_err("--mark needs the perf, bpf or module backend (valgrind traces count "

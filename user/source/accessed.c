@@ -35,21 +35,21 @@ void accessed_meta(const struct accessed_state *a, struct recorder *r)
 	recorder_meta(r, "counted", "pages found accessed per pass (one sample per 4 KiB page "
 		      "and process per pass)");
 	recorder_meta(r, "pass_period_ms", "%llu", (unsigned long long)a->pass_ms);
+	recorder_meta(r, "passes", "%u", MEMTRACE_PASS_ACCESSED_BIT);
 	recorder_meta(r, "tlb_flush", "%d", a->flush ? 1 : 0);
 	recorder_meta(r, "data_src", "accessed-kind (1 private anonymous, 2 shared anonymous/shmem, "
 		      "3 file; +16 THP)");
 }
 
-void accessed_pass_end(struct accessed_state *a, struct recorder *r, uint64_t time, pid_t pid,
-		       bool partial)
+int accessed_pass_end(struct accessed_state *a, struct recorder *r, uint64_t time, pid_t pid,
+		      bool partial)
 {
-	/* wired to the recorder's pass API at merge */
-	(void)r;
-	(void)time;
-	(void)pid;
 	a->passes++;
 	if (partial)
 		a->partial++;
+	/* a PASSES row: windows holding one saw that process's re-accesses
+	 * (the report's blind windows are those without one) */
+	return recorder_add_pass(r, time, (uint32_t)pid, MEMTRACE_PASS_ACCESSED_BIT);
 }
 
 int accessed_add(struct accessed_state *a, struct recorder *r, const struct memtrace_sample *rec,
@@ -80,9 +80,17 @@ int accessed_add(struct accessed_state *a, struct recorder *r, const struct memt
 				a->per_page = mt_xcalloc(ACCESSED_COST_MAX, sizeof(*a->per_page));
 			a->per_page[a->nper++] = (double)rec[i].addr / (double)rec[i].ip;
 		}
-		/* the baseline's end too: coverage starts there (its pages are not recorded) */
-		accessed_pass_end(a, r, rec[i].time, (pid_t)rec[i].pid,
-				  (rec[i].data_src & MEMTRACE_ACC_PASS_PARTIAL) != 0);
+		/* not the baseline (it records no page: a window holding only it
+		 * saw nothing); a pass at its scan's start, the time its pages
+		 * carry, so that they lie in the same window */
+		if (rec[i].data_src & MEMTRACE_ACC_PASS_BASELINE) {
+			a->passes++;
+			continue;
+		}
+		uint64_t start = rec[i].time > rec[i].addr ? rec[i].time - rec[i].addr : rec[i].time;
+		if (accessed_pass_end(a, r, start, (pid_t)rec[i].pid,
+				      (rec[i].data_src & MEMTRACE_ACC_PASS_PARTIAL) != 0))
+			return -1;
 	}
 	return k ? recorder_add_samples(r, buf, k) : 0;
 }

@@ -44,8 +44,8 @@ void accessed_meta(const struct accessed_state *a, struct recorder *r);
 int accessed_add(struct accessed_state *a, struct recorder *r, const struct memtrace_sample *rec,
 		 size_t n);
 /* One process's scan of a pass ended at time (CLOCK_MONOTONIC ns). */
-void accessed_pass_end(struct accessed_state *a, struct recorder *r, uint64_t time, pid_t pid,
-		       bool partial);
+int accessed_pass_end(struct accessed_state *a, struct recorder *r, uint64_t time, pid_t pid,
+		      bool partial);
 /* One line on stderr: passes, pages found, cost (median ns per page). */
 void accessed_summary(const struct accessed_state *a);
 void accessed_free(struct accessed_state *a);

@@ -82,6 +82,18 @@ TEST(accessed_records_split_into_pages_and_pass_ends)
 		}
 		/* the kinds kept: 1 + 2 + 3 + 17 + 17 */
 		CHECK_EQ_U64(sum, 40);
+		/* PASSES rows: the two passes that record pages (not the
+		 * baseline), at their scans' starts (end - duration) */
+		const struct memtrace_pass *p;
+		long np = memtrace_trace_passes(t, &p, err, sizeof(err));
+		CHECK_EQ_U64(np, 2);
+		if (np == 2) {
+			CHECK_EQ_U64(p[0].time, 1001 * MS - 51200);
+			CHECK_EQ_U64(p[0].pid, 5);
+			CHECK_EQ_U64(p[1].time, 1003 * MS - 30720);
+			CHECK_EQ_U64(p[1].pid, 6);
+			CHECK_EQ_U64(p[0].what, MEMTRACE_PASS_ACCESSED_BIT);
+		}
 		memtrace_trace_close(t);
 	}
 	accessed_free(a);

@@ -126,6 +126,13 @@ struct memtrace_session {
 	unsigned long *tgids;		/* process sessions: traced tgids */
 	atomic_t nr_live;		/* bits set in tgids */
 
+	/* accessed-bit source (memtrace_scan.c), MEMTRACE_CFG_ACCESSED */
+	struct task_struct *scan_thread;	/* while running (s->lock) */
+	struct task_struct **scan_tasks;	/* [MEMTRACE_MAX_TASK_EVENTS] */
+	const struct cred *scan_cred;		/* the caller's, at START */
+	unsigned int scan_procs;		/* found by the last pass */
+	unsigned long scan_overflow;		/* passes past the array */
+
 	enum memtrace_pebs_mode mode;	/* chosen at START */
 	bool large_pebs;		/* every hooked event got large PEBS */
 
@@ -225,5 +232,10 @@ int memtrace_fork_drain(struct memtrace_session *s);
 bool memtrace_fork_pending(struct memtrace_session *s);
 void memtrace_fork_work(struct work_struct *work);
 void memtrace_fork_stop(struct memtrace_session *s);
+
+/* memtrace_scan.c: the accessed-bit source */
+int memtrace_scan_start(struct memtrace_session *s);
+void memtrace_scan_stop(struct memtrace_session *s);
+bool memtrace_scan_alive(struct memtrace_session *s);
 
 #endif /* MEMTRACE_INTERNAL_H */

@@ -120,6 +120,15 @@ static int memtrace_events_start_mode(struct memtrace_session *s)
 {
 	int ret;
 
+	if (s->cfg.flags & MEMTRACE_CFG_ACCESSED) {
+		/* no counter: the page-table scanner (memtrace_scan.c) */
+		ret = memtrace_scan_start(s);
+		if (ret)
+			return ret;
+		schedule_delayed_work(&s->exit_work,
+				      msecs_to_jiffies(MEMTRACE_EXIT_POLL_MS));
+		return 0;
+	}
 	if (s->fault_probe) {
 		/* perf's checks, the probes (memtrace_probe.c) */
 		ret = memtrace_probe_start(s);
@@ -183,6 +192,7 @@ void memtrace_events_stop(struct memtrace_session *s)
 	bool had = s->cpu_events || s->cpu_bindings ||
 		   !list_empty(&s->task_events);
 
+	memtrace_scan_stop(s);	/* no record is written after this */
 	/* no probe runs after this (tracepoint_synchronize_unregister()) */
 	memtrace_probe_stop(s);
 	memtrace_stop_cpus(s);

@@ -305,6 +305,8 @@ void memtrace_rings_set_mode(struct memtrace_session *s)
 
 	if (s->fault_probe)
 		mode = MEMTRACE_MODE_FAULT_PROBE;
+	if (s->cfg.flags & MEMTRACE_CFG_ACCESSED)
+		mode = MEMTRACE_MODE_ACCESSED;
 	for_each_possible_cpu(cpu) {
 		WRITE_ONCE(s->rings[cpu].hdr->mode, mode);
 		WRITE_ONCE(s->rings[cpu].hdr->mode_flags, flags);

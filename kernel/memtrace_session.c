@@ -115,8 +115,21 @@ static int memtrace_validate(struct memtrace_config *c)
 		return -EINVAL;
 	if (!c->wakeup_records)
 		c->wakeup_records = max(c->ring_records / 4, 1U);
-	/* not memory-access sample sources, but for the page-fault one */
-	if (c->flags & MEMTRACE_CFG_PAGE_FAULT_TP) {
+	if (c->flags & MEMTRACE_CFG_ACCESSED_NO_FLUSH &&
+	    !(c->flags & MEMTRACE_CFG_ACCESSED))
+		return -EINVAL;
+	/* the accessed-bit scanner: no event; sample_period is the pass */
+	if (c->flags & MEMTRACE_CFG_ACCESSED) {
+		if (c->event_type || c->event_config || c->event_config1 ||
+		    c->event_config2 || c->precise_ip || c->fields ||
+		    (c->flags & (MEMTRACE_CFG_SYSTEM_WIDE |
+				 MEMTRACE_CFG_KERNEL_ADDRS |
+				 MEMTRACE_CFG_PAGE_FAULT_TP)) ||
+		    c->sample_period < MEMTRACE_SCAN_MIN_MS ||
+		    c->sample_period > MEMTRACE_SCAN_MAX_MS)
+			return -EINVAL;
+	} else if (c->flags & MEMTRACE_CFG_PAGE_FAULT_TP) {
+		/* not memory-access sample sources, but the page-fault one */
 		if (c->event_type != PERF_TYPE_TRACEPOINT || c->precise_ip)
 			return -EINVAL;
 	} else if (c->event_type == PERF_TYPE_TRACEPOINT ||

@@ -454,6 +454,8 @@ static bool memtrace_tasks_alive(struct memtrace_session *s)
 	struct memtrace_task_event *te;
 	bool alive;
 
+	if (s->cfg.flags & MEMTRACE_CFG_ACCESSED)
+		return memtrace_scan_alive(s);
 	if (s->fault_probe)
 		return memtrace_probe_alive(s);
 	if (memtrace_fork_pending(s))

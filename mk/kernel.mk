@@ -28,7 +28,7 @@ module:
 		echo "module: no kernel headers in $(KDIR), memtrace.ko not built"; \
 	fi
 
-kernel-tests: $(KTEST_BINS)
+kernel-tests: $(KTEST_BINS) $(WORKLOADS)	# the guests run the workloads too
 
 $(BUILD)/kernel-tests/%: tests/kernel/%.c $(wildcard tests/kernel/*.h) include/uapi/memtrace.h
 	@mkdir -p $(dir $@)

@@ -61,7 +61,7 @@ long memtrace_damon_hot(const struct memtrace_damon_region *rows, size_t n, uint
 
 /*
  * Region-level working set per window: for windows (t - window, t] with t =
- * origin + k interval (k >= 1, t <= end + interval), the bytes of the union
+ * origin + k interval (k >= 1, up to the first t >= end), the bytes of the union
  * of pid's regions (0: every pid; regions of different pids never merge)
  * that some aggregation in the window found accessed (nr_accesses >=
  * min_accesses).  A window without an aggregation is blind: DAMON did not

@@ -72,10 +72,49 @@ struct memtrace_sample {
  * accepted (START: -EINVAL).
  */
 #define MEMTRACE_CFG_PAGE_FAULT_TP	(1U << 3)
+/*
+ * The accessed-bit source: no perf event (event_type, event_config*,
+ * precise_ip and fields 0); a kernel thread scans the targets' (and with
+ * DESCENDANTS their descendants') page tables every sample_period
+ * milliseconds (MEMTRACE_SCAN_MIN_MS..MEMTRACE_SCAN_MAX_MS), clears the
+ * accessed bit of every present page and records each page it found set
+ * (docs/kernel-module.md).  Process sessions only.  ACCESSED_NO_FLUSH: the
+ * cleared bits are not followed by a TLB flush (pages used from the TLB
+ * then look idle; for measuring what the flush buys).
+ */
+#define MEMTRACE_CFG_ACCESSED		(1U << 4)
+#define MEMTRACE_CFG_ACCESSED_NO_FLUSH	(1U << 5)
 #define MEMTRACE_CFG_FLAGS_ALL		(MEMTRACE_CFG_SYSTEM_WIDE | \
 					 MEMTRACE_CFG_KERNEL_ADDRS | \
 					 MEMTRACE_CFG_DESCENDANTS | \
-					 MEMTRACE_CFG_PAGE_FAULT_TP)
+					 MEMTRACE_CFG_PAGE_FAULT_TP | \
+					 MEMTRACE_CFG_ACCESSED | \
+					 MEMTRACE_CFG_ACCESSED_NO_FLUSH)
+#define MEMTRACE_SCAN_MIN_MS		10ULL
+#define MEMTRACE_SCAN_MAX_MS		3600000ULL
+
+/*
+ * Records of the accessed-bit source: data_src holds what the record is.
+ * A page record (addr: a 4 KiB page found accessed; time: when the scan of
+ * its process started in that pass; pid = tid = the process) has one kind
+ * (| MEMTRACE_ACC_THP when a huge PMD maps it).  A pass record
+ * (MEMTRACE_ACC_PASS) ends one process's scan in a pass: time = its end,
+ * pid = the process, addr = the scan's duration in ns, ip = present 4 KiB
+ * pages looked at, weight = pages found accessed; with
+ * MEMTRACE_ACC_PASS_PARTIAL the process's mm was busy (its mmap lock held
+ * by a writer) and not all of it was scanned; with MEMTRACE_ACC_PASS_BASELINE
+ * it is the session's first pass, which clears the bits set before the
+ * session and records no page (weight: the pages it found accessed).
+ */
+#define MEMTRACE_ACC_ANON		1ULL	/* private anonymous */
+#define MEMTRACE_ACC_SHMEM		2ULL	/* shared anonymous, SysV shm,
+						 * tmpfs, memfd */
+#define MEMTRACE_ACC_FILE		3ULL	/* file-backed */
+#define MEMTRACE_ACC_KIND_MASK		0xfULL
+#define MEMTRACE_ACC_THP		0x10ULL
+#define MEMTRACE_ACC_PASS		0x100ULL
+#define MEMTRACE_ACC_PASS_PARTIAL	0x200ULL
+#define MEMTRACE_ACC_PASS_BASELINE	0x400ULL
 
 /*
  * Session configuration, MEMTRACE_IOC_CONFIGURE.  The caller sets size to
@@ -170,6 +209,8 @@ struct memtrace_ring_header {
 					   * exceptions:page_fault_user, no
 					   * perf counter; modules before it
 					   * use perf-overflow for them */
+#define MEMTRACE_MODE_ACCESSED		3 /* accessed-bit scanner
+					   * (MEMTRACE_CFG_ACCESSED) */
 /* memtrace_ring_header.mode_flags */
 #define MEMTRACE_MODE_F_LARGE_PEBS	(1U << 0) /* an interrupt per PEBS
 					   * buffer, not per sample */

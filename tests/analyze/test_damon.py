@@ -68,7 +68,7 @@ def reference_windows(rows, origin, end, window, interval):
     sets; None where no aggregation lies in the window (blind)."""
     out = []
     k = 1
-    while origin + k * interval <= end + interval and origin + (k - 1) * interval <= end:
+    while origin + (k - 1) * interval < end:
         t = origin + k * interval
         inside = [r for r in rows if t - window < r[0] <= t]
         if not inside:

@@ -42,7 +42,7 @@ echo "ok   debug-kernel: $(cat /tmp/mt-dbgk-kernel.$$ | tail -1 | grep . || echo
 pass=$((pass + 1))
 rm -f /tmp/mt-dbgk-kernel.$$
 read -r abi root <<<"$kern"
-tests=${KERNEL_TESTS:-pages overflow faulttp probe ioctl fuzz perm lifecycle cpuoff targets security record race}
+tests=${KERNEL_TESTS:-pages overflow faulttp probe ioctl fuzz perm lifecycle cpuoff targets security record accessed race}
 out=$build/kernel-guest/$abi
 . tests/kernel/debug-guest.conf
 tally < <(GUEST_TIMEOUT=${GUEST_TIMEOUT:-3000} GUEST_CPU=$debug_cpu GUEST_APPEND=$debug_append \
@@ -52,5 +52,8 @@ ko=$out/module/kernel/memtrace.ko
 [ -e "$ko" ] && echo "    memtrace.ko: $(objdump -dr "$ko" | grep -c 'R_X86_64_.*__sanitizer_cov_trace_pc') KCOV sites in all"
 if echo " $tests " | grep -q " record " && [ -s "$out/console.log.txt" ]; then
 	tally < <(SERIES_CYCLES=0 tests/kernel/check-record.sh "$out/console.log.txt" "$out/record" "[debug]")
+fi
+if echo " $tests " | grep -q " accessed " && [ -s "$out/console.log.txt" ]; then
+	tally < <(tests/kernel/check-accessed.sh "$out/console.log.txt" "$out/accessed" "[debug]")
 fi
 finish

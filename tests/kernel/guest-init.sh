@@ -43,6 +43,8 @@ if insmod /memtrace.ko; then
 		hint) timeout 300 /bin/guest-hint.sh || echo "FAIL hint: exit $?" ;;
 		damon) timeout 300 /bin/guest-damon.sh || echo "FAIL damon: exit $?" ;;
 		allocs) timeout $((300 * slow)) /bin/guest-allocs.sh || echo "FAIL allocs: exit $?" ;;
+		accessed) timeout $((400 * slow)) /bin/guest-accessed.sh || echo "FAIL accessed: exit $?" ;;
+		accessed-cost) timeout $((400 * slow)) /bin/guest-accessed.sh cost || echo "FAIL accessed-cost: exit $?" ;;
 		bench) run bench 800 /bin/mtbench ${MTBENCH_REPS:-9} ;;
 		race) run race 1500 /bin/mtkrace -n 100000 -s 1 -T 1400 ;;
 		race=*) run race $((${t#race=} + 60)) /bin/mtkrace -n 100000 -s 1 -T ${t#race=} ;;

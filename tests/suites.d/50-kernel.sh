@@ -41,7 +41,7 @@ if ! kernels=$(timeout 600 tests/kernel/fetch-kernels.sh 2>/tmp/mt-kernel-fetch.
 	exit 1
 fi
 rm -f /tmp/mt-kernel-fetch.$$
-tests=${KERNEL_TESTS:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security faulttp probe record bpf damon race}
+tests=${KERNEL_TESTS:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security faulttp probe record bpf damon accessed race}
 if ! kernels=$(tests/kernel/select-kernels.sh 2>&1 <<<"$kernels"); then
 	echo "FAIL kernel-select: $kernels"
 	echo "$pass passed, $((fail + 1)) failed"
@@ -55,6 +55,10 @@ while read -r abi root; do
 	fi
 	if echo " $tests " | grep -q " bpf " && [ -s "$out/console.log.txt" ]; then
 		tally < <(tests/kernel/check-record.sh "$out/console.log.txt" "$out/bpf" "[${abi%%+*} bpf]" bpf)
+	fi
+	# accessed: the page sets the guest shipped, checked here (no trace shipped: FAIL)
+	if echo " $tests " | grep -q " accessed "; then
+		tally < <(tests/kernel/check-accessed.sh "$out/console.log.txt" "$out/accessed" "[${abi%%+*}]")
 	fi
 	[ "${KERNEL_DKMS:-1}" = 1 ] && tally < <(tests/kernel/dkms-check.sh "$abi" "$root" "$build/kernel-dkms/$abi")
 done <<<"$kernels"

@@ -17,6 +17,8 @@
 #include "resolve/labels.h"
 #include "trace/writer.h"
 #include "source/target.h"
+#include "source/module/accessed.h"
+#include "source/auto_order.h"
 #include "util/util.h"
 
 static void usage(FILE *out)
@@ -36,12 +38,16 @@ static void usage(FILE *out)
 		"                         system.slice/postgresql@15-main.service) or absolute\n"
 		"  -a, --all-cpus         every process on every CPU\n"
 		"  CMD ARGS...            run CMD and record it (use -- before CMD if it has options)\n"
-		"  -e, --event EVENT      auto (default), page-faults, hint-faults, damon, loads, stores,\n"
+		"  -e, --event EVENT      auto (default), page-faults, hint-faults, damon, accessed,\n"
+		"                         loads, stores,\n"
 		"                         llc-miss-loads, load-latency, ibs-op, or a libpfm4 event\n"
 		"                         name (hint-faults: NUMA-balancing hint faults, root; turns\n"
 		"                         the scanner on for the recording and back off after)\n"
 		"      --scan-period T    hint-faults: NUMA scan period (e.g. 1s, 500ms) where the\n"
-		"                         kernel lets debugfs set it; restored after\n"
+		"                         kernel lets debugfs set it; restored after;\n"
+		"                         accessed: the pass period (default 1s, >= 10ms)\n"
+		"      --no-tlb-flush     accessed: clear accessed bits without flushing TLBs (pages\n"
+		"                         used from the TLB then look idle; to measure the flush)\n"
 		"      --damon-intervals SAMPLE,AGGR\n"
 		"                         damon: sample and aggregation intervals (default 5ms,100ms)\n"
 		"      --damon-regions MIN,MAX\n"
@@ -127,9 +133,17 @@ static int pick_backend(const struct record_opts *o, const struct source_ops **o
 {
 	char why[512];
 
-	/* an event that is its own backend (-e damon) whatever $MEMTRACE_BACKEND says */
+	/* an event that is its own backend (-e damon) whatever $MEMTRACE_BACKEND says;
+	 * -e accessed is the module's */
 	const struct source_ops *ev = source_by_event(o->event);
 	const char *name = ev ? ev->name : o->backend;
+	if (accessed_is_event(o->event)) {
+		if (o->backend_given && strcmp(o->backend, "module") && strcmp(o->backend, "auto")) {
+			mt_err("-e accessed is the module's accessed-bit scan: use --backend module");
+			return 2;
+		}
+		name = "module";
+	}
 	if (strcmp(name, "auto")) {
 		const struct source_ops *b = source_by_name(name);
 		if (!b) {
@@ -253,6 +267,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "kernel", no_argument, NULL, 'K' },
 		{ "ring", required_argument, NULL, 'r' },
 		{ "scan-period", required_argument, NULL, 'P' },
+		{ "no-tlb-flush", no_argument, NULL, 0x130 },
 		{ "damon-intervals", required_argument, NULL, 'I' },
 		{ "damon-regions", required_argument, NULL, 'M' },
 		{ "force", no_argument, NULL, 'F' },
@@ -366,6 +381,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			}
 			break;
 		case 0x100: o->allocs = true; break;
+		case 0x130: o->no_tlb_flush = true; break;
 		case 0x101:
 		case 0x102:
 			if (mt_parse_size(optarg, &v) || !v || v > (1ull << 31)) {
@@ -395,6 +411,10 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 
 	if (targets != 1) {
 		mt_err("record needs exactly one target: -p PID[,PID...], -G CGROUP, -a, or a command");
+		return 2;
+	}
+	if (o->no_tlb_flush && !accessed_is_event(o->event)) {
+		mt_err("--no-tlb-flush is for -e accessed");
 		return 2;
 	}
 	if (o->no_children && !o->npids) {
@@ -475,6 +495,12 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		return 2;
 	}
 	const struct source_ops *b;
+	if ((!strcmp(o->backend, "auto") || !strcmp(o->backend, "module")) && auto_picks_accessed(o)) {
+		o->event = "accessed";
+		fprintf(stderr, "memtracectl: -e auto: no hardware memory sampling here; memtrace.ko's "
+			"accessed bits see every page the targets use each pass, shared memory "
+			"included (-e accessed)\n");
+	}
 	rc = pick_backend(o, &b);
 	if (!rc && o->mark && b->caps.clock != SOURCE_CLOCK_TIME) {
 		mt_err("--mark needs the perf, bpf or module backend (valgrind traces count "

@@ -286,6 +286,7 @@ static const struct probe_source {
 	const char *event, *what;
 } probe_sources[] = {
 	{ "loads", "PMU load samples" },
+	{ "accessed", "memtrace.ko accessed bits" },
 	{ "damon", "DAMON accessed regions" },
 	{ "hint-faults", "NUMA hint faults" },
 	{ "page-faults", "page faults" },

@@ -212,7 +212,8 @@ long memtrace_damon_windows(const struct memtrace_damon_region *rows, size_t n, 
 		return -1;
 	if (min_accesses < 1)
 		min_accesses = 1;
-	uint64_t nwin = (end - origin) / interval + 1;	/* ends origin + T .. past end */
+	/* ends origin + T .. the first at or past end, as the report's intervals */
+	uint64_t nwin = (end - origin) / interval + ((end - origin) % interval != 0);
 	/* cost: each aggregation lies in about window / interval windows */
 	uint64_t per = window / interval + 1, aggs_n = 0;
 	for (size_t i = 0; i < n; i++)

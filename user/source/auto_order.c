@@ -8,6 +8,7 @@
 
 #include "source/damon/damon_sysfs.h"
 #include "source/mem_event.h"
+#include "source/source.h"
 
 static int page_faults_usable(char *why, size_t whylen)
 {
@@ -28,20 +29,52 @@ static int page_faults_usable(char *why, size_t whylen)
 	return 0;
 }
 
+/* The module's accessed-bit source for o's target (o NULL: a -p target). */
+static int accessed_usable(const struct record_opts *o, char *why, size_t whylen)
+{
+	const struct source_ops *m = source_by_name("module");
+	pid_t self = getpid();
+	struct record_opts probe = { .event = "accessed", .pid = self, .pids = &self, .npids = 1 };
+
+	if (!m) {
+		snprintf(why, whylen, "no module backend in this build");
+		return -1;
+	}
+	if (o) {
+		probe = *o;
+		probe.event = "accessed";
+	}
+	return m->probe(&probe, why, whylen);
+}
+
+bool auto_picks_accessed(const struct record_opts *o)
+{
+	struct mem_event ev;
+	char why[512];
+
+	if (strcmp(o->event, "auto") || o->system_wide || o->cgroup)
+		return false;
+	if (mem_event_resolve("loads", &ev, NULL, why, sizeof(why)) == 0)
+		return false;	/* a PMU samples every kind of memory */
+	return accessed_usable(o, why, sizeof(why)) == 0;
+}
+
 void auto_order_status(FILE *out)
 {
 	struct mem_event ev;
-	char why[4][512];
-	const char *names[4] = { "PMU memory events", "hint-faults", "damon", "page-faults" };
-	int ok[4];
+	char why[5][512];
+	const char *names[5] = { "PMU memory events", "module accessed bits", "hint-faults", "damon",
+				 "page-faults" };
+	int ok[5];
 	int pick = -1;
 
 	ok[0] = mem_event_resolve("loads", &ev, NULL, why[0], sizeof(why[0])) == 0;
-	ok[1] = mem_event_hint_unavailable(why[1], sizeof(why[1])) == NULL;
-	ok[2] = damon_vaddr_usable(why[2], sizeof(why[2])) == 0;
-	ok[3] = page_faults_usable(why[3], sizeof(why[3])) == 0;
+	ok[1] = accessed_usable(NULL, why[1], sizeof(why[1])) == 0;
+	ok[2] = mem_event_hint_unavailable(why[2], sizeof(why[2])) == NULL;
+	ok[3] = damon_vaddr_usable(why[3], sizeof(why[3])) == 0;
+	ok[4] = page_faults_usable(why[4], sizeof(why[4])) == 0;
 	fprintf(out, "-e auto (first available of, in order):\n");
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		if (ok[i] && pick < 0)
 			pick = i;
 		if (ok[i])
@@ -50,7 +83,7 @@ void auto_order_status(FILE *out)
 		else
 			fprintf(out, "  %d. %s: unavailable - %s\n", i + 1, names[i], why[i]);
 	}
-	if (pick == 2)
-		fprintf(out, "  (damon is picked for -p and -- CMD targets; -a and --cgroup take "
-			"page-faults)\n");
+	if (pick == 1 || pick == 3)
+		fprintf(out, "  (%s is picked for -p and -- CMD targets; -a and --cgroup take the "
+			"next one)\n", names[pick]);
 }

@@ -40,7 +40,9 @@ struct record_opts {
 	int backend_given;	/* backend from -b, not from $MEMTRACE_BACKEND */
 	bool kernel_addrs;	/* --kernel: also sample kernel mode (-a only) */
 	uint32_t ring_records;	/* --ring RECORDS per CPU, module and bpf backends */
-	long scan_period_ms;	/* --scan-period: hint-faults' NUMA scan period, 0 = kernel's */
+	long scan_period_ms;	/* --scan-period: hint-faults' NUMA scan period, 0 = kernel's;
+				 * -e accessed: the pass period, 0 = 1 s */
+	bool no_tlb_flush;	/* --no-tlb-flush: -e accessed clears bits without a flush */
 	/* -e damon: --damon-intervals SAMPLE,AGGR and --damon-regions MIN,MAX, 0 = default */
 	uint64_t damon_sample_us, damon_aggr_us, damon_min_regions, damon_max_regions;
 	bool allocs;		/* --allocs: allocation probes (source/probes/alloc_probe.h) */

@@ -72,6 +72,19 @@ static const struct memtrace_words words[] = {
 		.series_title = "Working-set size (DAMON regions, region-level)", .hot = "Hot regions",
 		.curve = "Regions by access frequency", .activity = "DAMON region checks",
 	},
+	[WORDS_ACCESSED_BIT] = {
+		.sample_class = "accessed-bit",
+		.measure = "each sample is one page found accessed by one pass of the module's "
+			   "accessed-bit scan (at most one per page and process per pass, every mapping "
+			   "kind): wss_data with a window of at least the pass period counts the pages "
+			   "accessed (the working set), hot_* and hot_wss count the passes a page was "
+			   "found accessed in",
+		.sample = "page found accessed", .samples = "pages found accessed", .count = "passes",
+		.verb = "accessed", .wss = "WSS", .code_wss = "WSS",
+		.data_series = "data working set (accessed bits)", .code_series = "code working set",
+		.series_title = "Working-set size (accessed bits)", .hot = "Hot",
+		.curve = "Buckets by passes found accessed", .activity = "Pages found accessed",
+	},
 };
 
 enum words_class words_class_of(const char *sample_class, const char *source,

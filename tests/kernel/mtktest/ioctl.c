@@ -38,6 +38,23 @@ MUT(m_pfsw, c->flags = MEMTRACE_CFG_PAGE_FAULT_TP)
 MUT(m_pfprec, { c->flags = MEMTRACE_CFG_PAGE_FAULT_TP;
 		c->event_type = PERF_TYPE_TRACEPOINT; c->precise_ip = 1; })
 MUT(m_kthread, c->pid = 2)
+/* the accessed-bit source: no event, sample_period the pass in ms */
+static void acc(struct memtrace_config *c)
+{
+	c->flags |= MEMTRACE_CFG_ACCESSED;
+	c->event_type = 0;
+	c->event_config = 0;
+	c->fields = 0;
+	c->precise_ip = 0;
+	c->sample_period = 1000;
+}
+MUT(m_acc_event, { acc(c); c->event_type = PERF_TYPE_SOFTWARE; })
+MUT(m_acc_fields, { acc(c); c->fields = MEMTRACE_FIELD_IP; })
+MUT(m_acc_short, { acc(c); c->sample_period = MEMTRACE_SCAN_MIN_MS - 1; })
+MUT(m_acc_long, { acc(c); c->sample_period = MEMTRACE_SCAN_MAX_MS + 1; })
+MUT(m_acc_sw, { acc(c); c->flags |= MEMTRACE_CFG_SYSTEM_WIDE; c->pid = -1; })
+MUT(m_acc_tp, { acc(c); c->flags |= MEMTRACE_CFG_PAGE_FAULT_TP; })
+MUT(m_noflush, c->flags |= MEMTRACE_CFG_ACCESSED_NO_FLUSH)
 
 static const struct bad_cfg bad_cfgs[] = {
 	{ "size 0", m_size0, EINVAL }, { "size 8", m_size8, EINVAL },
@@ -55,6 +72,13 @@ static const struct bad_cfg bad_cfgs[] = {
 	{ "page-fault flag, software event", m_pfsw, EINVAL },
 	{ "page-fault tracepoint, precise_ip 1", m_pfprec, EINVAL },
 	{ "kernel thread", m_kthread, EINVAL },
+	{ "accessed with an event", m_acc_event, EINVAL },
+	{ "accessed with fields", m_acc_fields, EINVAL },
+	{ "accessed pass 9 ms", m_acc_short, EINVAL },
+	{ "accessed pass > 1 h", m_acc_long, EINVAL },
+	{ "accessed -a", m_acc_sw, EINVAL },
+	{ "accessed + page-fault flag", m_acc_tp, EINVAL },
+	{ "no-flush without accessed", m_noflush, EINVAL },
 };
 
 static int expect(const char *what, long rc, int err, int *bad)
@@ -144,6 +168,26 @@ void test_ioctl(void)
 		return;
 	}
 	expect("start without PMU", ioctl(s.fd, MEMTRACE_IOC_START), ENOENT, &bad);
+	mt_close(&s);
+	n++;
+
+	/* the accessed-bit source: configures, starts on this process (the
+	 * ring mode says so, TARGETS counts it), stops, starts again */
+	mt_default_config(&cfg, getpid(), 64);
+	acc(&cfg);
+	if (mt_open(&s, &cfg)) {
+		FAIL("ioctl", "accessed config refused: %s", strerror(errno));
+		return;
+	}
+	struct memtrace_targets tg = { .size = sizeof(tg) };
+	if (ioctl(s.fd, MEMTRACE_IOC_START) || ioctl(s.fd, MEMTRACE_IOC_TARGETS, &tg) ||
+	    tg.processes != 1 || ((struct memtrace_ring_header *)s.map)->mode != MEMTRACE_MODE_ACCESSED ||
+	    ioctl(s.fd, MEMTRACE_IOC_STOP) || ioctl(s.fd, MEMTRACE_IOC_START) ||
+	    ioctl(s.fd, MEMTRACE_IOC_STOP)) {
+		printf("  accessed start/stop: %s, %u processes, mode %u\n", strerror(errno),
+		       tg.processes, ((struct memtrace_ring_header *)s.map)->mode);
+		bad++;
+	}
 	mt_close(&s);
 	n++;
 

@@ -14,6 +14,9 @@
  * perf counter of it with fault_probe=N), each record carries the fault's
  * error code in data_src, replaced here by its kind (hint.c, as the perf and
  * bpf backends do); NUMA balancing is on for the recording and put back.
+ * -e accessed: no perf event; the module's accessed-bit scanner
+ * (MEMTRACE_CFG_ACCESSED, mode=accessed) writes the pages it found accessed
+ * each pass and a pass record per process scanned (accessed.c splits them).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "source/module/accessed.h"
 #include "source/hint.h"
 #include "source/source.h"
 #include "source/module/module_limits.h"
@@ -49,6 +53,7 @@ struct mod_session {
 	struct memtrace_cpu_stats *stats;	/* last seen, per CPU */
 	struct memtrace_cpu_stats *now;
 	struct hint_state *hint;		/* -e hint-faults, else NULL */
+	struct accessed_state *acc;		/* -e accessed, else NULL */
 };
 
 static int mod_probe(const struct record_opts *o, char *why, size_t whylen)
@@ -70,6 +75,19 @@ static int mod_probe(const struct record_opts *o, char *why, size_t whylen)
 		return -1;
 	}
 	close(fd);
+	if (o && accessed_is_event(o->event)) {
+		if (access(MOD_PARAMS "accessed", F_OK)) {
+			snprintf(why, whylen, "this memtrace.ko has no accessed-bit source (no %saccessed): "
+				 "load the module of this build", MOD_PARAMS);
+			return -1;
+		}
+		if (o->system_wide) {
+			snprintf(why, whylen, "-e accessed scans processes' page tables: use -p PID or a "
+				 "command, not -a");
+			return -1;
+		}
+		return 0;
+	}
 	if (o && mem_event_resolve(o->event ? o->event : "auto", &ev, NULL, why, whylen))
 		return -1;
 	if (o && ev.hint_faults && access(MOD_PARAMS "hint_faults", F_OK)) {
@@ -151,7 +169,8 @@ static int mod_drain(struct mod_session *s, struct recorder *r)
 
 			if (n > s->ring_records - i)
 				n = s->ring_records - i;
-			if (s->hint ? mod_add_faults(s, r, rec + i, (size_t)n) :
+			if (s->acc ? accessed_add(s->acc, r, rec + i, (size_t)n) :
+			    s->hint ? mod_add_faults(s, r, rec + i, (size_t)n) :
 				      recorder_add_samples(r, rec + i, (size_t)n))
 				return -1;
 			tail += n;
@@ -242,6 +261,15 @@ static int mod_setup(struct mod_session *s, const struct record_opts *o,
 	c.precise_ip = ev->attr.precise_ip;
 	c.fields = MEMTRACE_FIELD_IP | (ev->fields & MEMTRACE_FIELDS_ALL);
 	c.sample_period = period;
+	if (s->acc) {	/* no event: the pass period in ms, the flush */
+		c.flags |= MEMTRACE_CFG_ACCESSED |
+			   (s->acc->flush ? 0 : MEMTRACE_CFG_ACCESSED_NO_FLUSH);
+		c.event_type = 0;
+		c.event_config = c.event_config1 = c.event_config2 = 0;
+		c.precise_ip = 0;
+		c.fields = 0;
+		c.sample_period = s->acc->pass_ms;
+	}
 	c.ring_records = o->ring_records ? o->ring_records : mod_fit_ring(MOD_DEF_RING);
 	if (ioctl(s->fd, MEMTRACE_IOC_CONFIGURE, &c)) {
 		if (!ev->hint_faults || !mod_hint_error(errno, o))
@@ -276,7 +304,8 @@ static void mod_meta_mode(struct recorder *r, const struct mod_session *s)
 	uint32_t flags = __atomic_load_n(&h->mode_flags, __ATOMIC_RELAXED);
 
 	recorder_meta(r, "mode", "%s",
-		      mode == MEMTRACE_MODE_PEBS_HOOK	  ? "pebs-hook"
+		      mode == MEMTRACE_MODE_ACCESSED	  ? "accessed"
+		      : mode == MEMTRACE_MODE_PEBS_HOOK	  ? "pebs-hook"
 		      : mode == MEMTRACE_MODE_FAULT_PROBE ? "fault-probe"
 							  : "perf-overflow");
 	recorder_meta(r, "large_pebs", "%d", (flags & MEMTRACE_MODE_F_LARGE_PEBS) ? 1 : 0);
@@ -321,6 +350,7 @@ static void mod_free(struct mod_state *m, int failed)
 	if (m->s.hint)	/* every exit path puts NUMA balancing back */
 		hint_close(m->s.hint, false);
 	free(m->s.hint);
+	accessed_free(m->s.acc);
 	if (m->s.fd >= 0)
 		close(m->s.fd);
 	free(m);
@@ -333,14 +363,32 @@ static int mod_start(struct mod_state *m, const struct record_opts *o)
 	char why[512];
 	int fell_back = 0;
 
-	if (mem_event_resolve(o->event, &ev, &fell_back, why, sizeof(why))) {
+	if (accessed_is_event(o->event)) {
+		m->s.acc = mt_xcalloc(1, sizeof(*m->s.acc));
+		m->s.acc->pass_ms = o->scan_period_ms ? (uint64_t)o->scan_period_ms
+						      : ACCESSED_DEF_PASS_MS;
+		m->s.acc->flush = !o->no_tlb_flush;
+		if (m->s.acc->pass_ms < MEMTRACE_SCAN_MIN_MS) {
+			mt_err("-e accessed: --scan-period must be at least %llums",
+			       (unsigned long long)MEMTRACE_SCAN_MIN_MS);
+			return -1;
+		}
+		if (o->period) {
+			mt_err("-e accessed records every page found accessed: no -c; the pass "
+			       "period is --scan-period");
+			return -1;
+		}
+		accessed_event(&ev);
+	} else if (mem_event_resolve(o->event, &ev, &fell_back, why, sizeof(why))) {
 		mt_err("%s", why);
 		return -1;
 	}
 	if (fell_back)
 		fprintf(stderr, "memtracectl: no hardware memory sampling here (no PEBS/IBS PMU): "
 			"recording page faults, which see first touches and re-faults only\n");
-	uint64_t period = mem_event_period(&ev, o->period);
+	/* accessed bits: every page found accessed is a sample (period 1); the
+	 * pass period goes to CONFIGURE and the trace's pass_period_ms */
+	uint64_t period = m->s.acc ? 1 : mem_event_period(&ev, o->period);
 
 	if (ev.hint_faults) {	/* before the command runs: NUMA balancing, seen pages */
 		m->s.hint = mt_xcalloc(1, sizeof(*m->s.hint));
@@ -384,6 +432,8 @@ static int mod_start(struct mod_state *m, const struct record_opts *o)
 	mod_meta_mode(m->r, &m->s);
 	if (m->s.hint)
 		hint_meta(m->s.hint, m->r);
+	if (m->s.acc)
+		accessed_meta(m->s.acc, m->r);
 	if (!o->argv && !o->system_wide)
 		mod_report_targets(&m->s);
 	return 0;
@@ -475,6 +525,8 @@ static int mod_finish(void *state, struct recorder *r, int failed, const char **
 	mod_account(&m->s, r, mt_now_ns());
 	if (m->s.hint)
 		hint_close(m->s.hint, true);
+	if (m->s.acc)
+		accessed_summary(m->s.acc);
 	if (m->child > 0 && !m->child_reaped && strcmp(*reason, "target-exited"))
 		target_stop_child(m->child);
 	return 0;
@@ -535,6 +587,12 @@ static void mod_status(FILE *out)
 	else
 		fprintf(out, "  module: hint-faults: available (exceptions:page_fault_user, the module's "
 			"probe on it or its perf counter; -e hint-faults, root)\n");
+	struct record_opts acc = { .event = ACCESSED_EVENT };
+	if (mod_probe(&acc, why, sizeof(why)))
+		fprintf(out, "  module: accessed bits: unavailable - %s\n", why);
+	else
+		fprintf(out, "  module: accessed bits: available (-e accessed: the targets' page tables "
+			"scanned every pass, every mapping kind, no PMU needed)\n");
 }
 
 const struct source_ops source_module = {

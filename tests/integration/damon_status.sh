@@ -10,16 +10,16 @@
 n=$(grep -c '^  damon: \(available (\|unavailable - \)' "$TMP/st.txt")
 [ "$n" = 1 ] || fail "want one damon line, got $n: $(grep damon "$TMP/st.txt")"
 grep -q '^-e auto (first available of, in order):$' "$TMP/st.txt" || fail "no -e auto block"
-for step in "1. PMU memory events" "2. hint-faults" "3. damon" "4. page-faults"; do
+for step in "1. PMU memory events" "2. module accessed bits" "3. hint-faults" "4. damon" "5. page-faults"; do
 	grep -q "^  $step: \(available\|unavailable - .\)" "$TMP/st.txt" || fail "no line '$step'"
 done
-[ "$(grep -c '^  [1-4]\. .*: available - picked$' "$TMP/st.txt")" = 1 ] || fail "not one picked step: $(grep '^  [1-4]\.' "$TMP/st.txt")"
+[ "$(grep -c '^  [1-5]\. .*: available - picked$' "$TMP/st.txt")" = 1 ] || fail "not one picked step: $(grep '^  [1-5]\.' "$TMP/st.txt")"
 nk=$(cat /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds 2>/dev/null || echo none)
 if why=$(sed -n 's/^  damon: unavailable - //p' "$TMP/st.txt") && [ -n "$why" ]; then
 	( cd "$TMP" && expect_error "backend damon: -e damon: ${why:0:40}" \
 		"$MT" record -e damon -o "$TMP/d.mtrace" -- /bin/true )
 	[ ! -e "$TMP/d.mtrace" ] || fail "a refused recording left a trace"
-	grep -q "^  3. damon: unavailable - ${why:0:40}" "$TMP/st.txt" || fail "auto's damon line differs"
+	grep -q "^  4. damon: unavailable - ${why:0:40}" "$TMP/st.txt" || fail "auto's damon line differs"
 fi
 [ "$(cat /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds 2>/dev/null || echo none)" = "$nk" ] ||
 	fail "nr_kdamonds changed"

@@ -82,6 +82,10 @@ off, size = (int(x) for x in open(sys.argv[3]).read().split())
 a, b = lo + off, min(lo + off + size, hi)
 rep = json.load(open(sys.argv[4]))
 rows = list(csv.DictReader(open(sys.argv[1])))
+# the trace starts before its first sample (the events of -p targets run
+# from their attach: the start is taken before it)
+early = [r for r in rows if int(r["time"]) < int(sys.argv[6])]
+assert not early, "%d samples before start_time %s: %s" % (len(early), sys.argv[6], early[:2])
 pages, pids, per_window = set(), set(), {}
 inside = 0
 for r in rows:

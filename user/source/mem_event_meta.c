@@ -57,7 +57,10 @@ void event_meta(struct recorder *r, const char *backend, const struct record_opt
 
 int event_begin(struct recorder *r, const struct record_opts *o, pid_t target, uint64_t *start)
 {
-	*start = mt_now_ns();
+	/* the caller's: taken before it enabled the events, so that no sample
+	 * lies before the trace's start (else now) */
+	if (!*start)
+		*start = mt_now_ns();
 	/* a command: its maps once it has exec'd (event_release); the sides
 	 * (--allocs) get its pid all the same, to follow it from its exec */
 	if (o->argv)

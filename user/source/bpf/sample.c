@@ -537,7 +537,7 @@ static void *bpf_open(const struct record_opts *o, struct recorder *r)
 {
 	struct bpf_session *s = mt_xcalloc(1, sizeof(*s));
 	char why[512];
-	uint64_t start;
+	uint64_t start = 0;
 
 	s->o = o;
 	s->r = r;
@@ -564,6 +564,7 @@ static void *bpf_open(const struct record_opts *o, struct recorder *r)
 		s->cpus[i].fd = s->cpus[i].sfd = -1;
 		s->cpus[i].batch = mt_xcalloc(BPF_BATCH, sizeof(struct memtrace_sample));
 	}
+	start = mt_now_ns();	/* before the events run: no sample before the start */
 	if (load_programs(s, o, period) || bpf_set_target(s, o) || open_events(s, period))
 		goto fail_child;
 

@@ -442,7 +442,7 @@ static int mod_start(struct mod_state *m, const struct record_opts *o)
 static void *mod_open(const struct record_opts *o, struct recorder *r)
 {
 	struct mod_state *m = mt_xcalloc(1, sizeof(*m));
-	uint64_t start;
+	uint64_t start = 0;
 
 	m->s.fd = m->release_fd = -1;
 	m->child = -1;
@@ -457,6 +457,7 @@ static void *mod_open(const struct record_opts *o, struct recorder *r)
 		mt_err("--cgroup needs --backend perf");
 		goto fail;
 	}
+	start = mt_now_ns();	/* before the session runs: no sample before the start */
 	if (mod_start(m, o) || event_begin(r, o, m->target, &start))
 		goto fail;
 	if (m->child > 0 && event_release(r, &m->release_fd, m->child, start))

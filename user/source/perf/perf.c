@@ -293,7 +293,7 @@ static void *perf_open(const struct record_opts *o, struct recorder *r)
 	struct perf_session *s = mt_xcalloc(1, sizeof(*s));
 	char why[512];
 	int fell_back;
-	uint64_t start;
+	uint64_t start = 0;
 
 	s->o = o;
 	s->release_fd = s->cgroup_fd = -1;
@@ -316,6 +316,7 @@ static void *perf_open(const struct record_opts *o, struct recorder *r)
 	} else {
 		nb_check_stale(stderr, NULL);
 	}
+	start = mt_now_ns();	/* before the events run: no sample before the start */
 	if (perf_attach(s, o, period))
 		goto fail;
 

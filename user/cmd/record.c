@@ -134,15 +134,17 @@ static int pick_backend(const struct record_opts *o, const struct source_ops **o
 	char why[512];
 
 	/* an event that is its own backend (-e damon) whatever $MEMTRACE_BACKEND says;
-	 * -e accessed is the module's */
+	 * one only a backend records (-e accessed) */
 	const struct source_ops *ev = source_by_event(o->event);
+	const struct source_ops *own = source_owning_event(o->event);
 	const char *name = ev ? ev->name : o->backend;
-	if (accessed_is_event(o->event)) {
-		if (o->backend_given && strcmp(o->backend, "module") && strcmp(o->backend, "auto")) {
-			mt_err("-e accessed is the module's accessed-bit scan: use --backend module");
+	if (own) {
+		if (o->backend_given && strcmp(o->backend, "auto") && strcmp(o->backend, own->name)) {
+			mt_err("-e %s is recorded by the %s backend only: use --backend %s", o->event,
+			       own->name, own->name);
 			return 2;
 		}
-		name = "module";
+		name = own->name;
 	}
 	if (strcmp(name, "auto")) {
 		const struct source_ops *b = source_by_name(name);
@@ -495,7 +497,8 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		return 2;
 	}
 	const struct source_ops *b;
-	if ((!strcmp(o->backend, "auto") || !strcmp(o->backend, "module")) && auto_picks_accessed(o)) {
+	const struct source_ops *acc = source_owning_event("accessed"), *asked = named_backend(o);
+	if ((!asked || asked == acc) && auto_picks_accessed(o)) {
 		o->event = "accessed";
 		fprintf(stderr, "memtracectl: -e auto: no hardware memory sampling here; memtrace.ko's "
 			"accessed bits see every page the targets use each pass, shared memory "

@@ -29,6 +29,14 @@ const struct source_ops *source_by_event(const char *event)
 	return NULL;
 }
 
+const struct source_ops *source_owning_event(const char *event)
+{
+	for (int i = 0; sources[i]; i++)
+		if (sources[i]->caps.own_event && !strcmp(sources[i]->caps.own_event, event))
+			return sources[i];
+	return NULL;
+}
+
 /* the first in "auto" order that counts per interval of time */
 const struct source_ops *source_aggregating(void)
 {

@@ -97,6 +97,9 @@ struct source_caps {
 	const char *event;	/* the -e EVENT that records with this source whatever
 				 * --backend says, NULL: none */
 	bool regions;		/* records DAMON regions, not samples */
+	const char *own_event;	/* an -e EVENT only this source records (among its
+				 * others): picked for it under -b auto, another
+				 * --backend refused; NULL: none */
 };
 
 /*
@@ -177,6 +180,8 @@ extern const struct source_ops *const sources[];
 const struct source_ops *source_by_name(const char *name);
 /* The source -e EVENT records with whatever --backend says, else NULL. */
 const struct source_ops *source_by_event(const char *event);
+/* The source whose caps.own_event is event, or NULL. */
+const struct source_ops *source_owning_event(const char *event);
 /* The source --aggregate records with when the backend is auto. */
 const struct source_ops *source_aggregating(void);
 

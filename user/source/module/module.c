@@ -599,6 +599,7 @@ static void mod_status(FILE *out)
 const struct source_ops source_module = {
 	.name = "module",
 	.end_reason = "target-exited",
+	.caps = { .own_event = "accessed" },	/* the accessed-bit scan */
 	.probe = mod_probe,
 	.status = mod_status,
 	.open = mod_open,

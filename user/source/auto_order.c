@@ -52,7 +52,9 @@ bool auto_picks_accessed(const struct record_opts *o)
 	struct mem_event ev;
 	char why[512];
 
-	if (strcmp(o->event, "auto") || o->system_wide || o->cgroup)
+	/* a sampling period, --aggregate or --kernel ask for sampled events */
+	if (strcmp(o->event, "auto") || o->system_wide || o->cgroup || o->period ||
+	    o->random_period || o->fixed_period || o->aggregate || o->kernel_addrs)
 		return false;
 	if (mem_event_resolve("loads", &ev, NULL, why, sizeof(why)) == 0)
 		return false;	/* a PMU samples every kind of memory */

@@ -16,8 +16,9 @@ void auto_order_status(FILE *out);
 /*
  * -e auto for o's target: true when no PMU memory event is available and
  * memtrace.ko's accessed-bit source can record it (a -p tree or a
- * command): every page found accessed each pass, shared memory included,
- * where hint faults and DAMON see less.
+ * command) and nothing asks for sampled events (-c, --random-period,
+ * --aggregate, --kernel): every page found accessed each pass, shared
+ * memory included, where hint faults and DAMON see less.
  */
 bool auto_picks_accessed(const struct record_opts *o);
 

@@ -194,15 +194,6 @@ uint64_t recorder_maps_time(struct recorder *r, pid_t pid)
 	return 0;
 }
 
-int recorder_inherit_maps(struct recorder *r, pid_t pid, pid_t ppid, uint64_t time)
-{
-	for (int i = 0; i < r->nmaps; i++)
-		if (r->maps_pid[i] == ppid && r->maps_text[i])
-			return recorder_put_maps(r, time, pid, r->maps_text[i],
-						 strlen(r->maps_text[i]));
-	return 0;
-}
-
 /*
  * Processes that are gone leave the table with their last maps text, so
  * that it holds the processes alive now (and the target), not every process

@@ -116,9 +116,6 @@ int recorder_snapshot_maps(struct recorder *r, pid_t pid, uint64_t time);
 /* Time of the last /proc/PID/maps snapshot written of pid, 0 if none (or
  * none remembered: gone processes leave the table, maps_snapshot.c). */
 uint64_t recorder_maps_time(struct recorder *r, pid_t pid);
-/* pid, forked from ppid at time and gone before its maps were read: ppid's
- * last /proc snapshot as pid's MAPS chunk at time (nothing without one). */
-int recorder_inherit_maps(struct recorder *r, pid_t pid, pid_t ppid, uint64_t time);
 
 
 /*

@@ -15,11 +15,7 @@ static int gone(struct perf_maps *pm, struct recorder *r, uint32_t pid)
 	struct perf_pid_maps *p = perf_maps_find(pm, pid);
 	int rc = 0;
 
-	if (p && !p->whole && p->ppid && recorder_maps_time(r, (pid_t)pid) < p->born) {
-		/* forked from a process known from /proc only: it had its
-		 * parent's mappings (its own later mmaps are not known) */
-		rc = recorder_inherit_maps(r, (pid_t)pid, (pid_t)p->ppid, p->born);
-	} else if (p && p->whole && p->n && recorder_maps_time(r, (pid_t)pid) < p->born) {
+	if (p && p->whole && p->n && recorder_maps_time(r, (pid_t)pid) < p->born) {
 		size_t len;
 		char *text = perf_maps_text(p, &len);
 

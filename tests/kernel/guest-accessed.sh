@@ -67,7 +67,7 @@ fi
 # -e auto picks the accessed bits here (no PMU, module loaded), and the
 # trace carries a pass per process scan: the report's 1 s windows are seen
 h=/tmp/accessed-auto
-start_pglike $h.oracle -n 2 -s 256 -q 32 -Q 64 -t 8
+start_pglike $h.oracle -n 2 -s 256 -q 32 -Q 64 -t 60
 $MT record -p $pid -d 5 -o $h.mtrace >/dev/null 2>$h.err
 kill $pid 2>/dev/null
 wait $pid

@@ -8,8 +8,8 @@
 # numa_balancing is put back.
 . "$(dirname "$0")/lib.sh"
 NB=/proc/sys/kernel/numa_balancing
-[ -w $NB ] || { echo "skip: no writable $NB"; exit 0; }
-grep -q numa_scan_seq /proc/self/sched || { echo "skip: no numa_scan_seq in /proc/PID/sched"; exit 0; }
+[ -w $NB ] || skip numa-balancing "no writable $NB (root and CONFIG_NUMA_BALANCING)"
+grep -q numa_scan_seq /proc/self/sched || skip numa-balancing "no numa_scan_seq in /proc/PID/sched"
 before=$(cat $NB)
 "$WL/hintsets" -n 2048 -t 2 -s 24 -w >"$TMP/wl.txt" &
 wl=$!

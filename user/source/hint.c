@@ -31,27 +31,45 @@ static uint64_t vmstat(const char *key)
 	return v;
 }
 
-/* What pages were already there: -p trees and cgroups, before the events. */
-static void seed_targets(struct hint_state *h, const struct record_opts *o)
+/*
+ * fn(h, pid) for each process of o's -p trees or cgroup now; 0, or 1 when
+ * o names neither (a command, -a).
+ */
+static int each_target(struct hint_state *h, const struct record_opts *o,
+		       void (*fn)(struct hint_state *, pid_t))
 {
 	if (o->npids > 0) {
 		struct target_tasks t = { 0 };
 		target_tree(o->pids, o->npids, !o->no_children, &t);
 		for (size_t i = 0; i < t.n; i++)
 			if (t.t[i].pid == t.t[i].tid)
-				fault_kinds_seed(&h->fk, t.t[i].pid);
+				fn(h, t.t[i].pid);
 		target_tasks_free(&t);
 	} else if (o->cgroup) {
 		pid_t pids[4096];
 		char dir[4096];
 		int fd = target_cgroup_open(o->cgroup, dir, sizeof(dir));
 		if (fd < 0)
-			return;
+			return 0;
 		close(fd);
 		int n = target_cgroup_procs(dir, pids, 4096);
 		for (int i = 0; i < n && i < 4096; i++)
-			fault_kinds_seed(&h->fk, pids[i]);
+			fn(h, pids[i]);
+	} else {
+		return 1;
 	}
+	return 0;
+}
+
+static void seed_pid(struct hint_state *h, pid_t pid)
+{
+	fault_kinds_seed(&h->fk, pid);
+}
+
+/* What pages were already there: -p trees and cgroups, before the events. */
+static void seed_targets(struct hint_state *h, const struct record_opts *o)
+{
+	each_target(h, o, seed_pid);
 }
 
 /* mm->numa_scan_seq of pid's /proc/PID/sched; -1 when gone or absent. */
@@ -89,28 +107,8 @@ static void watch_pid(struct hint_state *h, pid_t pid)
 /* The targets' processes now: -p trees, --cgroup, the command. */
 static void rescan_targets(struct hint_state *h, struct recorder *r)
 {
-	const struct record_opts *o = h->o;
-
-	if (o->npids > 0) {
-		struct target_tasks t = { 0 };
-		target_tree(o->pids, o->npids, !o->no_children, &t);
-		for (size_t i = 0; i < t.n; i++)
-			if (t.t[i].pid == t.t[i].tid)
-				watch_pid(h, t.t[i].pid);
-		target_tasks_free(&t);
-	} else if (o->cgroup) {
-		pid_t pids[4096];
-		char dir[4096];
-		int fd = target_cgroup_open(o->cgroup, dir, sizeof(dir));
-		if (fd < 0)
-			return;
-		close(fd);
-		int n = target_cgroup_procs(dir, pids, 4096);
-		for (int i = 0; i < n && i < 4096; i++)
-			watch_pid(h, pids[i]);
-	} else if (recorder_target(r) > 0) {
+	if (each_target(h, h->o, watch_pid) && recorder_target(r) > 0)
 		watch_pid(h, recorder_target(r));
-	}
 }
 
 void hint_passes(struct hint_state *h, struct recorder *r, uint64_t now)

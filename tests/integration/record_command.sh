@@ -66,4 +66,26 @@ assert len(pids) >= 21, f"samples of {len(pids)} processes, want the shell and 2
 missing = sorted(pids - named)
 assert not missing, f"{len(missing)} of {len(pids)} processes with samples have no maps naming their program: {missing[:5]}"
 PY
+# the same when each child exec's and maps on CPU 1 and exits on CPU 0: its
+# EXIT is in CPU 0's ring, read before CPU 1's FORK, COMM and MMAPs (the
+# records are applied in time order, not ring by ring)
+if [ "$(nproc)" -ge 2 ]; then
+	"$MT" record -e page-faults -c 1 -o "$TMP/x.mtrace" -- taskset -c 1 /bin/sh -c \
+		'for i in 1 2 3 4 5 6; do '"$PY"' -S -c "import os; os.sched_setaffinity(0, {0})"; done' \
+		>/dev/null 2>&1 || fail "record of a loop of migrating python3 failed"
+	"$MT" dump "$TMP/x.mtrace" >"$TMP/x.csv" && "$MT" dump --meta "$TMP/x.mtrace" >"$TMP/x.meta" ||
+		fail "dump of the migrating loop failed"
+	$PY - "$TMP/x.csv" "$TMP/x.meta" <<'PY' || exit 1
+import csv, re, sys
+pids = {int(r["pid"]) for r in csv.DictReader(open(sys.argv[1]))}
+meta = open(sys.argv[2]).read()
+named = set()
+for m in re.finditer(r"^# maps time=\d+ pid=(\d+)\n((?:(?!# ).*\n)*)", meta, re.M):
+    if re.search(r"/(python3[.0-9]*|dash)$", m.group(2), re.M):
+        named.add(int(m.group(1)))
+assert len(pids) >= 7, f"samples of {len(pids)} processes, want the shell and 6 children"
+missing = sorted(pids - named)
+assert not missing, f"migrating children: {len(missing)} of {len(pids)} processes with samples have no maps naming their program: {missing[:5]}"
+PY
+fi
 exit 0

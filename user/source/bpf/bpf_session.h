@@ -44,7 +44,7 @@ struct bpf_session {
 	const struct record_opts *o;
 	struct pid_set maps_seen;	/* processes with a maps snapshot asked for */
 	uint32_t last_pid;		/* of the last sample: in maps_seen */
-	struct perf_maps side_maps;	/* mappings from the side-band records (side_maps.h) */
+	struct side_maps side_maps;	/* mappings from the side-band records (side_maps.h) */
 	pid_t target, child;
 	int release_fd, cgroup_fd, nwatch;
 	int *watch;

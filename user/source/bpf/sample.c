@@ -103,12 +103,12 @@ static void on_side(void *ctx, const struct perf_event_header *h)
 	memcpy(&time, end - 16, 8);
 	/* the side-band event sees every task: the targets' records, each
 	 * judged by its parent at a fork (the child may be gone from the tgid
-	 * set by the time its record is read), then by its own entry */
+	 * set by the time its record is read), then, in time order, by its own
+	 * entry (side_maps.h) */
 	uint32_t who;
 	memcpy(&pid, p, 4);
 	memcpy(&who, h->type == PERF_RECORD_FORK ? p + 4 : p, 4);
-	if (tracked(s, who) || perf_maps_find(&s->side_maps, pid))
-		side_maps_record(&s->side_maps, s->r, h, time);
+	side_maps_record(&s->side_maps, h, time, tracked(s, who));
 	switch (h->type) {
 	case PERF_RECORD_COMM:
 		memcpy(&pid, p, 4);
@@ -165,6 +165,8 @@ static void account_drops(struct bpf_session *s, uint64_t now)
 
 static int drain(struct bpf_session *s, uint64_t now, bool final)
 {
+	uint64_t start = mt_now_ns();	/* the side-band records before it are all in */
+
 	if (ring_buffer__consume(s->rb) < 0)
 		s->failed = 1;
 	for (int i = 0; i < s->ncpus; i++)
@@ -172,6 +174,8 @@ static int drain(struct bpf_session *s, uint64_t now, bool final)
 	for (int i = 0; i < s->ncpus; i++)
 		if (s->cpus[i].fd >= 0)
 			perf_ring_drain(&s->cpus[i].side, on_side, s);
+	if (side_maps_drained(&s->side_maps, s->r, start, final))
+		s->failed = 1;
 	account_drops(s, now);
 	if (bpf_agg_drain(s, now, final))
 		s->failed = 1;
@@ -215,7 +219,7 @@ static void bpf_free(struct bpf_session *s)
 	free(s->cpus);
 	free(s->vals);
 	pid_set_free(&s->maps_seen);
-	perf_maps_free(&s->side_maps);
+	side_maps_free(&s->side_maps);
 	bpf_agg_free(s);
 	free(s);
 }

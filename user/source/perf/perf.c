@@ -127,7 +127,7 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	if (h->type != PERF_RECORD_SAMPLE && h->type != PERF_RECORD_LOST &&
 	    h->type != PERF_RECORD_THROTTLE) {
 		trailer(s, end, &time, &cpu);
-		side_maps_record(&s->side_maps, s->r, h, time);
+		side_maps_record(&s->side_maps, h, time, true);
 	}
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
@@ -194,6 +194,8 @@ static void release_held(struct perf_session *s, bool all)
 
 static int drain(struct perf_session *s, bool all)
 {
+	uint64_t start = mt_now_ns();	/* the side-band records before it are all in */
+
 	s->gen++;
 	for (int i = 0; i < s->ncpus; i++) {
 		if (s->streams[i].fd < 0)
@@ -202,6 +204,8 @@ static int drain(struct perf_session *s, bool all)
 		perf_ring_drain(&s->streams[i].ring, on_record, s);
 		flush_batch(s);
 	}
+	if (side_maps_drained(&s->side_maps, s->r, start, all))
+		s->failed = 1;
 	release_held(s, all);
 	return s->failed ? -1 : 0;
 }
@@ -265,7 +269,7 @@ static void perf_free(struct perf_session *s)
 	free(s->att);
 	dedupe_free(&s->dd);
 	pid_set_free(&s->maps_seen);
-	perf_maps_free(&s->side_maps);
+	side_maps_free(&s->side_maps);
 	free(s);
 }
 

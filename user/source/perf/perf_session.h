@@ -56,7 +56,7 @@ struct perf_session {
 	int cur_ring;			/* the ring being drained */
 	struct pid_set maps_seen;	/* live processes with a maps snapshot asked for */
 	uint32_t last_pid;		/* of the last sample: in maps_seen */
-	struct perf_maps side_maps;	/* mappings from the side-band records (side_maps.h) */
+	struct side_maps side_maps;	/* mappings from the side-band records (side_maps.h) */
 	struct recorder *r;
 	struct memtrace_sample batch[PERF_MAX_BATCH];
 	size_t nbatch;

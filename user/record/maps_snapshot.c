@@ -191,6 +191,12 @@ uint64_t recorder_maps_time(struct recorder *r, pid_t pid)
 	for (int i = 0; i < r->nmaps; i++)
 		if (r->maps_pid[i] == pid)
 			return r->maps_at[i];
+	/* swept since it exited: the latest of its entries */
+	for (unsigned k = 1; k <= MAPS_GONE_KEPT; k++) {
+		unsigned j = (r->maps_gone_next - k) % MAPS_GONE_KEPT;
+		if (r->maps_gone[j].pid == pid)
+			return r->maps_gone[j].at;
+	}
 	return 0;
 }
 
@@ -209,6 +215,11 @@ static void maps_forget_gone(struct recorder *r)
 	for (int i = 0; i < r->nmaps; i++) {
 		if (r->maps_pid[i] != r->target && kill(r->maps_pid[i], 0) && errno == ESRCH) {
 			free(r->maps_text[i]);
+			if (r->maps_at[i]) {
+				unsigned j = r->maps_gone_next++ % MAPS_GONE_KEPT;
+				r->maps_gone[j].pid = r->maps_pid[i];
+				r->maps_gone[j].at = r->maps_at[i];
+			}
 			continue;
 		}
 		r->maps_pid[n] = r->maps_pid[i];

@@ -23,6 +23,7 @@
 #define STATUS_EVERY_NS		500000000ull
 #define MAX_MAPS_PIDS		65536	/* live processes whose maps are snapshotted */
 #define MAPS_SWEEP_EVERY_NS	1000000000ull	/* gone processes leave the maps table */
+#define MAPS_GONE_KEPT		1024	/* ...their snapshot times kept a while */
 
 #define RECORD_CHUNK_SAMPLES	65536	/* samples per SAMPLES chunk (<= CHUNK_MAX_SAMPLES) */
 #define RECORD_CHUNK_AGE_NS	500000000ull	/* a chunk not full is written this old */
@@ -84,6 +85,10 @@ struct recorder {
 	uint64_t *maps_at;	/* time of the last MAPS chunk written, or 0 */
 	int nmaps, maps_cap, maps_hit;	/* maps_hit: index of the last maps_index() answer */
 	uint64_t maps_swept_at;		/* wall clock of the last maps_forget_gone() */
+	/* the swept ones' last MAPS chunk times, the latest MAPS_GONE_KEPT
+	 * (recorder_maps_time: a side-band exit is acted on after the sweep) */
+	struct { pid_t pid; uint64_t at; } maps_gone[MAPS_GONE_KEPT];
+	unsigned maps_gone_next;
 
 	uint64_t samples, last_time;
 	uint64_t status_at, status_samples, status_wall;

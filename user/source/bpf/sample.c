@@ -402,6 +402,7 @@ static int open_cpu(struct bpf_session *s, int cpu, uint64_t period, char *why, 
 	a.comm_exec = 1;	/* execs marked: side_maps.c starts a process's maps there */
 	a.task = 1;
 	a.mmap = 1;
+	a.mmap2 = 1;	/* device, inode, prot: side_maps.c's text keys shared pages as /proc's does */
 	a.mmap_data = 1;
 	c->fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, flags);
 	if (c->fd < 0) {

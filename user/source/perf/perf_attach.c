@@ -58,6 +58,7 @@ void perf_build_attr(struct perf_session *s, const struct record_opts *o, uint64
 	attr->comm_exec = 1;	/* execs marked: side_maps.c starts a process's maps there */
 	attr->task = 1;
 	attr->mmap = 1;
+	attr->mmap2 = 1;	/* device, inode, prot: side_maps.c's text keys shared pages as /proc's does */
 	attr->mmap_data = 1;
 	attr->watermark = 1;
 	/* a wakeup per 128 KiB (a quarter of a 512 KiB ring): 8x fewer wakeups

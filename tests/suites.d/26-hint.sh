@@ -13,5 +13,5 @@ if build/memtracectl status 2>&1 | grep -q '^  bpf: hint-faults: available'; the
 else
 	suite_skip bpf "hint_sets hint_restore (bpf)" "$(build/memtracectl status 2>&1 | grep '^  bpf: hint-faults: ')"
 fi
-run_scripts tests/integration 180 "" last hint_redis hint_mariadb status_probe
+run_scripts tests/integration 180 "" last hint_redis hint_mariadb status_probe wss_postgres
 suite_end

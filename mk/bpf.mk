@@ -14,7 +14,9 @@ BPF_CLANG  ?= clang
 BPFTOOL    ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 # -idirafter: asm/errno.h for libbpf's usdt.bpf.h (mark.bpf.c)
 BPF_CFLAGS  = -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -Iuser/source/bpf \
-	      -idirafter /usr/include/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+	      -idirafter /usr/include/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu) \
+	      $(BPF_EXTRA_CFLAGS)
+# BPF_EXTRA_CFLAGS=-DMEMTRACE_BPF_BREAK: programs the verifier refuses (tests/harness/bpf_break.sh)
 BPF_SKELS   = $(BUILD)/bpf/sample.skel.h $(BUILD)/bpf/alloc.skel.h $(BUILD)/bpf/mark.skel.h
 
 BASEFLAGS  += -I$(BUILD)/bpf

@@ -181,11 +181,15 @@ int memtrace_writer_lost(struct memtrace_writer *mw, uint64_t time, uint32_t cpu
 	return rc;
 }
 
-int memtrace_writer_damon_regions(struct memtrace_writer *mw,
-				  const struct memtrace_damon_region *r, size_t n, char *err,
-				  size_t errlen)
+/* One record j of v into b (the chunk formats of trace/records.h). */
+typedef void (*put_record_fn)(struct bytebuf *b, const void *v, size_t j);
+
+/* n records of rec_size bytes each, as many chunks of type as they fill. */
+static int write_record_chunks(struct memtrace_writer *mw, uint32_t type, size_t rec_size,
+			       const void *v, size_t n, put_record_fn put, char *err,
+			       size_t errlen)
 {
-	const size_t per_chunk = CHUNK_MAX_LEN / REGION_REC_SIZE;
+	const size_t per_chunk = CHUNK_MAX_LEN / rec_size;
 	struct bytebuf b = { 0 };
 	int rc = 0;
 
@@ -195,9 +199,8 @@ int memtrace_writer_damon_regions(struct memtrace_writer *mw,
 		size_t k = n - i < per_chunk ? n - i : per_chunk;
 		b.len = 0;
 		for (size_t j = i; j < i + k; j++)
-			trace_region_rec_put(&b, r[j].time, r[j].start, r[j].end, r[j].pid,
-					     r[j].nr_accesses, r[j].age);
-		rc = trace_write_chunk(mw->w, CHUNK_REGIONS, CODEC_ZSTD, b.data, b.len, (uint32_t)k);
+			put(&b, v, j);
+		rc = trace_write_chunk(mw->w, type, CODEC_ZSTD, b.data, b.len, (uint32_t)k);
 	}
 	bytebuf_free(&b);
 	if (rc)
@@ -205,26 +208,32 @@ int memtrace_writer_damon_regions(struct memtrace_writer *mw,
 	return rc;
 }
 
+static void put_region(struct bytebuf *b, const void *v, size_t j)
+{
+	const struct memtrace_damon_region *r = (const struct memtrace_damon_region *)v + j;
+
+	trace_region_rec_put(b, r->time, r->start, r->end, r->pid, r->nr_accesses, r->age);
+}
+
+int memtrace_writer_damon_regions(struct memtrace_writer *mw,
+				  const struct memtrace_damon_region *r, size_t n, char *err,
+				  size_t errlen)
+{
+	return write_record_chunks(mw, CHUNK_REGIONS, REGION_REC_SIZE, r, n, put_region, err,
+				   errlen);
+}
+
+static void put_pass(struct bytebuf *b, const void *v, size_t j)
+{
+	const struct memtrace_pass *p = (const struct memtrace_pass *)v + j;
+
+	trace_pass_rec_put(b, p->time, p->pid, p->what);
+}
+
 int memtrace_writer_passes(struct memtrace_writer *mw, const struct memtrace_pass *p, size_t n,
 			   char *err, size_t errlen)
 {
-	const size_t per_chunk = CHUNK_MAX_LEN / PASS_REC_SIZE;
-	struct bytebuf b = { 0 };
-	int rc = 0;
-
-	if (flush_threads(mw, err, errlen))
-		return -1;
-	for (size_t i = 0; i < n && !rc; i += per_chunk) {
-		size_t k = n - i < per_chunk ? n - i : per_chunk;
-		b.len = 0;
-		for (size_t j = i; j < i + k; j++)
-			trace_pass_rec_put(&b, p[j].time, p[j].pid, p[j].what);
-		rc = trace_write_chunk(mw->w, CHUNK_PASSES, CODEC_ZSTD, b.data, b.len, (uint32_t)k);
-	}
-	bytebuf_free(&b);
-	if (rc)
-		snprintf(err, errlen, "%s", trace_writer_error(mw->w));
-	return rc;
+	return write_record_chunks(mw, CHUNK_PASSES, PASS_REC_SIZE, p, n, put_pass, err, errlen);
 }
 
 int memtrace_writer_labels(struct memtrace_writer *mw, const char *text, size_t len,

@@ -143,7 +143,6 @@ void perf_maps_fork(struct perf_maps *pm, uint32_t ppid, uint32_t pid, uint64_t 
 		push(child, &parent->m[i], parent->m[i].path);
 	child->whole = parent->whole;
 	memcpy(child->comm, parent->comm, sizeof(child->comm));
-	child->ppid = ppid;
 	if (child->n)
 		changed(child, time);
 }

@@ -23,7 +23,6 @@ struct perf_pid_maps {
 	bool whole;				/* known from an exec (or a fork of a whole one) on */
 	uint64_t born;				/* time of that exec or fork */
 	char comm[16];				/* its name (COMM records; a fork's parent's) */
-	uint32_t ppid;				/* the process it was forked from, 0 if unknown */
 };
 
 struct perf_maps {

@@ -232,9 +232,13 @@ struct memtrace_damon_region { uint64_t time, start, end; uint32_t pid, nr_acces
  */
 #define MEMTRACE_PASS_NUMA_SCAN		1u	/* hint faults: a NUMA scan sweep of pid ended
 						 * (/proc/PID/sched mm->numa_scan_seq advanced); it
-						 * began at pid's previous one */
+						 * began after pid's previous one (at the
+						 * NUMA_SWEEP_START between them, if any) */
 #define MEMTRACE_PASS_DAMON		2u	/* DAMON: an aggregation arrived */
 #define MEMTRACE_PASS_ACCESSED_BIT	3u	/* memtrace.ko: an accessed-bit pass ended */
+#define MEMTRACE_PASS_NUMA_SWEEP_START	4u	/* hint faults: the sweep of pid that ends at
+						 * its next MEMTRACE_PASS_NUMA_SCAN began here
+						 * (exact: sched_skip_vma_numa at offset 0) */
 struct memtrace_pass { uint64_t time; uint32_t pid, what; };
 
 /*

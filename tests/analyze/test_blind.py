@@ -48,19 +48,27 @@ def write(path, times, passes, end, meta=None, pass_chunks=True):
 def simulate(passes, end, window, interval, lag=0, pid=None):
     """{k: blind} for k = 1..ceil(end / T), start 0.  A DAMON or accessed-bit
     pass (what 2, 3) sees the window it may lie in; a NUMA scan advance (what
-    1) the windows that hold the whole sweep from its pid's previous advance."""
+    1) the windows that hold the whole sweep from its pid's previous advance,
+    or from the sweep's start (what 4, exact) where one lies after that
+    advance (the latest before this one; for a pid's first advance any)."""
     K = -(-end // interval)
     ps = [(t, p, w) for t, p, w in passes if pid is None or p in (0, pid)]
     seen = set()
     for t, p, w in ps:
+        if w == 4:
+            continue
+        prev = [u for u, q, x in ps if q == p and x == 1 and u < t]
+        st = [u for u, q, x in ps if q == p and x == 4 and u <= t and (not prev or u > max(prev))]
         for k in range(1, K + 1):
             tk = k * interval
             if w != 1:
                 if tk - window < t and t - lag <= tk:
                     seen.add(k)
                 continue
-            prev = [u for u, q, x in ps if q == p and u < t]
-            if prev and t <= tk and tk - window <= max(prev) - lag:
+            if st:
+                if t <= tk and tk - window <= max(st):
+                    seen.add(k)
+            elif prev and t <= tk and tk - window <= max(prev) - lag:
                 seen.add(k)
     return {k: k not in seen for k in range(1, K + 1)}
 
@@ -129,6 +137,52 @@ def test_blind_flags_match_simulation(tmp):
                 assert "blind:     %d of %d windows saw no %s" % (nb, len(want), b["pass"]) in text
             else:
                 assert "blind:     none of the %d windows" % len(want) in text
+
+
+def test_sweep_starts_match_simulation(tmp):
+    """NUMA scan advances with their sweeps' starts (what 4, as hint.c pairs
+    them: at most one between two advances of a pid): the windows holding
+    [start, advance] are seen, also for a pid's first advance, and the
+    starts are not passes."""
+    rng = random.Random(34)
+    for case in range(8):
+        end = rng.randrange(1500, 4000) * MS
+        adv = {}
+        for _ in range(rng.randrange(1, 8)):
+            adv.setdefault(rng.choice([PID, PID, OTHER]), set()).add(rng.randrange(1, end))
+        passes = []
+        for p, ts in adv.items():
+            ts = sorted(ts)
+            for i, t in enumerate(ts):
+                passes.append((t, p, 1))
+                lo = ts[i - 1] + 1 if i else 0
+                if rng.random() < 0.7 and lo < t:     # its start, somewhere after the previous
+                    passes.append((rng.randrange(lo, t + 1), p, 4))
+        passes.sort()
+        times = sorted(rng.randrange(0, end) for _ in range(rng.randrange(1, 40)))
+        window = rng.choice([100, 200, 300]) * MS * 4
+        interval = rng.choice([window, 100 * MS])
+        lag = rng.choice([0, 50 * MS])
+        path = write(tmp / ("s%d.mtrace" % case), times, passes, end, {"pass_lag": lag, "passes": "1"})
+        args = ["--window", "%dms" % (window // MS), "--interval", "%dms" % (interval // MS)]
+        for pid in (None, PID):
+            a = args + (["--pid", str(PID)] if pid else [])
+            want = simulate(passes, end, window, interval, lag, pid)
+            rows = series(path, *a)
+            got = {int(r["time"]) // interval: r["blind"] == "1" for r in rows}
+            assert {k for k, b in want.items() if b} == {k for k, b in got.items() if b}, (case, pid, passes)
+            assert all(want[k] == b for k, b in got.items()), (case, pid)
+            b = report_json(path, *a)["blind"]
+            assert b["passes"] == sum(1 for _, p, w in passes if w == 1 and (pid is None or p in (0, pid)))
+            assert b["pass"] == "whole NUMA scan sweep"
+    # one sweep of 50 ms at 1.2-1.25 s: the 1 s windows ending at 2 s hold it; without the start none does
+    path = write(tmp / "one.mtrace", [100 * MS, 1300 * MS], [(1200 * MS, PID, 4), (1250 * MS, PID, 1)], 3000 * MS,
+                 {"pass_lag": 100 * MS, "passes": "1"})
+    rows = series(path, "--window", "1s")
+    assert [r["blind"] for r in rows] == ["1", "0", "1"], rows
+    path = write(tmp / "none.mtrace", [100 * MS, 1300 * MS], [(1250 * MS, PID, 1)], 3000 * MS,
+                 {"pass_lag": 100 * MS, "passes": "1"})
+    assert [r["blind"] for r in series(path, "--window", "1s")] == ["1", "1", "1"]
 
 
 def test_wss_plot_draws_gaps(tmp):

@@ -1,11 +1,13 @@
 """Checks report --series's blind column of a hint-faults recording against
 the NUMA scan sweeps the test read itself (scan_seq_poll.py: the times
 numa_scan_seq advanced, i.e. the scanner reached the end of the address
-space; a sweep runs from one advance to the next).  A window that holds a
+space; a sweep runs from one advance to the next, or from its start where
+STARTS.txt has one: the times perf saw sched:sched_skip_vma_numa at
+offset 0 for the workload, a step that begins a sweep).  A window that holds a
 whole sweep with 150 ms to spare on both sides (memtracectl polls every
 100 ms, the test every 20 ms) must say blind=0; a window that cannot hold
 any whole sweep even 150 ms off must say blind=1; the others are not
-judged.  Usage: check_blind.py SERIES.csv PASSES.txt START_TIME WINDOW_NS INTERVAL_NS"""
+judged.  Usage: check_blind.py SERIES.csv PASSES.txt START_TIME WINDOW_NS INTERVAL_NS [STARTS.txt]"""
 import csv
 import sys
 
@@ -13,7 +15,16 @@ series, passes_file = sys.argv[1], sys.argv[2]
 start, window, interval = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 MARGIN = 150_000_000
 q = [int(l) for l in open(passes_file) if l.strip()]
-sweeps = list(zip(q, q[1:]))
+starts = sorted(int(l) for l in open(sys.argv[6]) if l.strip()) if len(sys.argv) > 6 else []
+sweeps = []
+for i, z in enumerate(q):
+    a = q[i - 1] if i else None
+    # the sweep ending at z began at its first step from offset 0 after the previous advance
+    s = [t for t in starts if (a is None or t > a) and t <= z]
+    if s:
+        sweeps.append((s[0] if a is not None else s[-1], z))
+    elif a is not None:
+        sweeps.append((a, z))
 rows = list(csv.DictReader(open(series)))
 if not rows:
     sys.exit("no rows in the series")
@@ -49,7 +60,8 @@ for k in range(1, max(ks) + 1):
         if not any(end - window <= a + MARGIN and z - MARGIN <= end for a, z in sweeps):
             sys.exit("interval %d holds no whole sweep but is not a row (a blind window must be)" % k)
 print("windows: %d rows; whole sweep and seen: %d; no sweep and blind: %d; near a sweep's edge, not "
-      "judged: %d; sweeps read from /proc: %d" % (len(rows), seen_ok, blind_ok, unjudged, len(sweeps)))
+      "judged: %d; sweeps read from /proc: %d, their starts from perf: %d" % (
+          len(rows), seen_ok, blind_ok, unjudged, len(sweeps), len(starts)))
 if not sweeps:
     sys.exit("the kernel made fewer than two NUMA scan passes of the target: nothing to check against")
 if not blind_ok or not seen_ok:

@@ -3,9 +3,10 @@
 # scan sweeps: hintsets under record -p -e hint-faults for 24 s, 8 s windows
 # every 500 ms (the kernel's scan period is 1 s at least and doubles while
 # nothing migrates: some windows hold a whole sweep, others none); the test
-# polls /proc/PID/sched's numa_scan_seq itself (scan_seq_poll.py) and
-# check_blind.py compares every window's blind flag with those times.
-# numa_balancing is put back.
+# polls /proc/PID/sched's numa_scan_seq itself (scan_seq_poll.py), reads
+# the sweeps' starts with perf (sched:sched_skip_vma_numa at offset 0, where
+# the kernel has it: Linux 6.7+) and check_blind.py compares every window's
+# blind flag with those times.  numa_balancing is put back.
 . "$(dirname "$0")/lib.sh"
 NB=/proc/sys/kernel/numa_balancing
 [ -w $NB ] || skip numa-balancing "no writable $NB (root and CONFIG_NUMA_BALANCING)"
@@ -15,11 +16,25 @@ before=$(cat $NB)
 wl=$!
 wait_file "$TMP/wl.txt" 10 || fail "hintsets did not start"
 $PY "$TOP/tests/integration/scan_seq_poll.py" $wl >"$TMP/passes.txt" &
+: >"$TMP/starts.txt"
+if [ -e /sys/kernel/tracing/events/sched/sched_skip_vma_numa ]; then
+	command -v perf >/dev/null || fail "no perf (tools/deps/install.txt) to read the sweeps' starts"
+	perf record -q -e sched:sched_skip_vma_numa --filter 'numa_scan_offset == 0' -k CLOCK_MONOTONIC \
+		-a -o "$TMP/starts.data" -- sleep 27 >"$TMP/perf.err" 2>&1 &
+	perfrec=$!
+fi
 "$MT" record -e hint-faults -p $wl -o "$TMP/h.mtrace" >"$TMP/out.txt" 2>"$TMP/err.txt" &
 rec=$!
 wait_file "$TMP/h.mtrace" 100 || fail "record did not start: $(cat "$TMP/err.txt")"
 kill -USR1 $wl
 wait $rec || fail "record failed: $(cat "$TMP/err.txt")"
+if [ -n "${perfrec:-}" ]; then
+	kill -INT $perfrec 2>/dev/null
+	wait $perfrec
+	perf script -i "$TMP/starts.data" -F pid,time 2>"$TMP/perf.err" |
+		awk -v p=$wl '$1 == p { sub(":", "", $2); printf "%.0f\n", $2 * 1e9 }' >"$TMP/starts.txt" ||
+		fail "perf script failed: $(cat "$TMP/perf.err")"
+fi
 wait
 [ "$(cat $NB)" = "$before" ] || fail "numa_balancing is $(cat $NB), was $before"
 grep -qx "passes=1" <("$MT" dump --meta "$TMP/h.mtrace") || fail "no HEADER passes=1"
@@ -27,4 +42,5 @@ grep -qx "passes=1" <("$MT" dump --meta "$TMP/h.mtrace") || fail "no HEADER pass
 	fail "report failed"
 grep -q "^blind: .* windows saw no whole NUMA scan sweep" "$TMP/r.txt" || fail "no blind line: $(cat "$TMP/r.txt")"
 start=$("$MT" dump --meta "$TMP/h.mtrace" | sed -n 's/^start_time=//p')
-$PY "$TOP/tests/integration/check_blind.py" "$TMP/s.csv" "$TMP/passes.txt" "$start" 8000000000 500000000
+$PY "$TOP/tests/integration/check_blind.py" "$TMP/s.csv" "$TMP/passes.txt" "$start" 8000000000 500000000 \
+	"$TMP/starts.txt"

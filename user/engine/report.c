@@ -674,6 +674,7 @@ static void ctx_free(struct rep_ctx *c, int wss_ready)
 	sample_filter_free(&c->filt);
 	free(c->agg_buf);
 	free(c->passes);
+	free(c->starts);
 	rep_procs_free(c);
 	rep_spans_free(c);
 	if (c->res)

@@ -30,7 +30,7 @@ int rep_blind_chunk(struct rep_ctx *c, const struct trace_chunk *ch, char *err, 
 			 (unsigned long long)ch->offset, ch->count, ch->len);
 		return -1;
 	}
-	if ((uint64_t)c->npasses + ch->count > TRACE_MAX_SIDE_RECORDS) {
+	if ((uint64_t)c->npasses + c->nstarts + ch->count > TRACE_MAX_SIDE_RECORDS) {
 		snprintf(err, errlen, "PASSES chunk at offset %llu: more than %u PASSES records in "
 			 "the trace", (unsigned long long)ch->offset, TRACE_MAX_SIDE_RECORDS);
 		return -1;
@@ -46,11 +46,19 @@ int rep_blind_chunk(struct rep_ctx *c, const struct trace_chunk *ch, char *err, 
 	for (uint32_t i = 0; i < ch->count; i++) {
 		const unsigned char *p = ch->data + (size_t)i * PASS_REC_SIZE;
 		uint32_t pid = get_le32(p + 8);
+		struct memtrace_pass row = { .time = get_le64(p), .pid = pid, .what = get_le32(p + 12) };
 		/* the series' passes: every target's, or --pid's and those of every target */
 		if (c->filter->pid && pid && pid != c->filter->pid)
 			continue;
-		c->passes[c->npasses++] = (struct memtrace_pass){
-			.time = get_le64(p), .pid = pid, .what = get_le32(p + 12) };
+		if (row.what == MEMTRACE_PASS_NUMA_SWEEP_START) {	/* a sweep's start: apart */
+			if (c->nstarts == c->starts_cap) {
+				c->starts_cap = c->starts_cap ? 2 * c->starts_cap : 64;
+				c->starts = mt_xrealloc(c->starts, c->starts_cap * sizeof(*c->starts));
+			}
+			c->starts[c->nstarts++] = row;
+			continue;
+		}
+		c->passes[c->npasses++] = row;
 	}
 	return 0;
 }
@@ -171,15 +179,16 @@ static int by_lo(const void *a, const void *b)
  * scanner has reached the end of the address space (task_numa_work's
  * reset_ptenuma_scan), and a sweep of a large address space takes several
  * scan periods, so the process's pages were made inaccessible at unknown
- * times in (prev, p], the previous advance to this one.  The reports whose
- * window holds that whole sweep (t_k - window <= prev - lag, p <= t_k) saw
- * every page marked and its next access in the window.
+ * times in (prev, p], the previous advance to this one, or in [begin, p]
+ * where the sweep's start was seen (lag 0: its time is exact).  The reports
+ * whose window holds that whole sweep (t_k - window <= begin - lag,
+ * p <= t_k) saw every page marked and its next access in the window.
  */
-static int sweep_range(const struct memtrace_report *r, uint64_t prev, uint64_t p, uint64_t K,
-		       struct krange *out)
+static int sweep_range(const struct memtrace_report *r, uint64_t begin, uint64_t lag,
+		       uint64_t p, uint64_t K, struct krange *out)
 {
 	uint64_t s = r->start_time, T = r->interval, tau = r->window;
-	uint64_t from = prev > r->blind.lag ? prev - r->blind.lag : 0;
+	uint64_t from = begin > lag ? begin - lag : 0;
 	uint64_t lo = 1, hi;
 
 	if (p > s)	/* t_k >= p: ceil((p - s) / T) */
@@ -272,6 +281,29 @@ static void add_rows(struct wss *w, const uint64_t *first, const uint64_t *last,
 	w->rows_cap = cap;
 }
 
+/* The start of pid's sweep that ended at p: a NUMA_SWEEP_START row in
+ * (prev, p] (any before p for pid's first advance: after = 0), or NULL. */
+static const struct memtrace_pass *sweep_start(const struct rep_ctx *c, uint32_t pid,
+					       int after, uint64_t prev, uint64_t p)
+{
+	size_t lo = 0, hi = c->nstarts;
+
+	while (lo < hi) {	/* the first row past (pid, p) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct memtrace_pass *m = &c->starts[mid];
+		if (m->pid < pid || (m->pid == pid && m->time <= p))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct memtrace_pass *st = &c->starts[lo - 1];
+	if (st->pid != pid || (after && st->time <= prev))
+		return NULL;
+	return st;
+}
+
 int rep_blind_rows(struct rep_ctx *c, char *err, size_t errlen)
 {
 	struct memtrace_report *r = c->r;
@@ -287,13 +319,22 @@ int rep_blind_rows(struct rep_ctx *c, char *err, size_t errlen)
 		K = kend;
 	struct krange *seen = mt_xmalloc((c->npasses ? c->npasses : 1) * sizeof(*seen));
 	size_t ns = 0;
+	if (c->nstarts)
+		qsort(c->starts, c->nstarts, sizeof(*c->starts), by_pid_time);
 	for (size_t i = 0; i < c->npasses; i++) {	/* sorted by (pid, time) */
 		const struct memtrace_pass *p = &c->passes[i];
-		if (p->what != MEMTRACE_PASS_NUMA_SCAN)
+		if (p->what != MEMTRACE_PASS_NUMA_SCAN) {
 			ns += seen_range(r, p->time, K, &seen[ns]);
-		else if (i && c->passes[i - 1].pid == p->pid &&
-			 c->passes[i - 1].what == MEMTRACE_PASS_NUMA_SCAN)
-			ns += sweep_range(r, c->passes[i - 1].time, p->time, K, &seen[ns]);
+			continue;
+		}
+		int after = i && c->passes[i - 1].pid == p->pid &&
+			    c->passes[i - 1].what == MEMTRACE_PASS_NUMA_SCAN;
+		uint64_t prev = after ? c->passes[i - 1].time : 0;
+		const struct memtrace_pass *st = sweep_start(c, p->pid, after, prev, p->time);
+		if (st)		/* seen: the sweep lay in [start, p] */
+			ns += sweep_range(r, st->time, 0, p->time, K, &seen[ns]);
+		else if (after)
+			ns += sweep_range(r, prev, r->blind.lag, p->time, K, &seen[ns]);
 	}
 	qsort(seen, ns, sizeof(*seen), by_lo);
 	/* the complement of the seen ranges in [1, K]: the blind runs */

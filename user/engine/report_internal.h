@@ -100,6 +100,9 @@ struct rep_ctx {
 	/* blind windows (report_blind.c): the PASSES rows of the series' pids */
 	struct memtrace_pass *passes;
 	size_t npasses, passes_cap;
+	/* MEMTRACE_PASS_NUMA_SWEEP_START rows, apart (not passes): sorted by (pid, time) */
+	struct memtrace_pass *starts;
+	size_t nstarts, starts_cap;
 	int passes_chunk;		/* the file has PASSES chunks */
 	uint64_t interval_asked;	/* cfg->interval: 0 = the window */
 };

@@ -101,7 +101,7 @@ static void watch_pid(struct hint_state *h, pid_t pid)
 	int64_t seq = scan_seq(pid);
 	if (seq < 0 || h->nwatch == HINT_MAX_WATCHED)
 		return;
-	h->watch[h->nwatch++] = (struct hint_watch){ pid, (uint64_t)seq };
+	h->watch[h->nwatch++] = (struct hint_watch){ .pid = pid, .seq = (uint64_t)seq };
 }
 
 /* The targets' processes now: -p trees, --cgroup, the command. */
@@ -109,6 +109,22 @@ static void rescan_targets(struct hint_state *h, struct recorder *r)
 {
 	if (each_target(h, h->o, watch_pid) && recorder_target(r) > 0)
 		watch_pid(h, recorder_target(r));
+}
+
+/* A sweep of pid began at time: kept if it is the first since its last
+ * advance was read (a later one belongs to the next sweep). */
+static void sweep_started(void *ctx, uint64_t time, pid_t pid)
+{
+	struct hint_state *h = ctx;
+
+	for (int i = 0; i < h->nwatch; i++) {
+		struct hint_watch *w = &h->watch[i];
+		if (w->pid == pid) {
+			if (!w->start && time > w->seen_at)
+				w->start = time;
+			return;
+		}
+	}
 }
 
 void hint_passes(struct hint_state *h, struct recorder *r, uint64_t now)
@@ -120,16 +136,26 @@ void hint_passes(struct hint_state *h, struct recorder *r, uint64_t now)
 		h->rescanned_at = now;
 		rescan_targets(h, r);
 	}
+	/* the starts first: one that precedes an advance read below is its sweep's */
+	numa_sweep_drain(&h->sweep, sweep_started, h);
 	for (int i = 0; i < h->nwatch;) {
-		int64_t seq = scan_seq(h->watch[i].pid);
+		struct hint_watch *w = &h->watch[i];
+		int64_t seq = scan_seq(w->pid);
 		if (seq < 0) {	/* gone */
 			h->watch[i] = h->watch[--h->nwatch];
 			continue;
 		}
-		if ((uint64_t)seq != h->watch[i].seq) {
-			h->watch[i].seq = (uint64_t)seq;
-			recorder_add_pass(r, now, (uint32_t)h->watch[i].pid, MEMTRACE_PASS_NUMA_SCAN);
+		if ((uint64_t)seq != w->seq) {
+			w->seq = (uint64_t)seq;
+			if (w->start && w->start <= now) {
+				recorder_add_pass(r, w->start, (uint32_t)w->pid,
+						  MEMTRACE_PASS_NUMA_SWEEP_START);
+				h->starts++;
+			}
+			recorder_add_pass(r, now, (uint32_t)w->pid, MEMTRACE_PASS_NUMA_SCAN);
 			h->passes++;
+			w->start = 0;
+			w->seen_at = now;
 		}
 		i++;
 	}
@@ -164,6 +190,9 @@ int hint_open(struct hint_state *h, const struct record_opts *o)
 			"count their first fault as a first touch\n");
 	seed_targets(h, o);
 	h->o = o->system_wide ? NULL : o;
+	/* the sweeps' starts: without them a window must hold two advances */
+	if (h->o && numa_sweep_open(&h->sweep, h->sweep_why, sizeof(h->sweep_why)))
+		h->sweep.open = false;
 	return 0;
 }
 
@@ -202,7 +231,15 @@ void hint_close(struct hint_state *h, bool report)
 			(unsigned long long)h->fk.count[MEMTRACE_FAULT_WRITE_PROTECT],
 			(unsigned long long)kernel);
 	fault_kinds_free(&h->fk);
-	if (report && h->o)
+	if (report && h->o) {
 		fprintf(stderr, "memtracectl: %llu NUMA scan passes of the targets seen "
-			"(/proc/PID/sched numa_scan_seq)\n", (unsigned long long)h->passes);
+			"(/proc/PID/sched numa_scan_seq)", (unsigned long long)h->passes);
+		if (h->sweep.open)
+			fprintf(stderr, ", %llu with their start (sched_skip_vma_numa)%s\n",
+				(unsigned long long)h->starts, h->sweep.lost ? ", some starts lost" : "");
+		else
+			fprintf(stderr, "; their starts not seen (%s): a window is seen only when it "
+				"holds two advances\n", h->sweep_why);
+	}
+	numa_sweep_close(&h->sweep);
 }

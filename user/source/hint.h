@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "source/fault_kind.h"
+#include "source/numa_sweep.h"
 #include "source/numa_balancing.h"
 #include "source/source.h"
 
@@ -20,7 +21,12 @@ struct recorder;
 #define HINT_RESCAN_NS		1000000000ull	/* the targets' processes this often */
 #define HINT_MAX_WATCHED	64		/* processes polled: ~27 us a read, 1.7 % of a CPU at most */
 
-struct hint_watch { pid_t pid; uint64_t seq; };
+struct hint_watch {
+	pid_t pid;
+	uint64_t seq;
+	uint64_t start;		/* the first sweep start read since seen_at, 0: none */
+	uint64_t seen_at;	/* when its last advance was read */
+};
 
 struct hint_state {
 	struct numa_balancing nb;
@@ -33,6 +39,9 @@ struct hint_state {
 	int nwatch;
 	uint64_t polled_at, rescanned_at;	/* CLOCK_MONOTONIC ns */
 	uint64_t passes;
+	struct numa_sweep sweep;	/* the sweeps' starts (numa_sweep.h), if open */
+	char sweep_why[160];		/* why not */
+	uint64_t starts;		/* sweeps whose start was recorded */
 };
 
 /* NUMA balancing on (scan period from o), the targets' resident pages
@@ -46,7 +55,10 @@ void hint_meta(struct hint_state *h, struct recorder *r);
  * scanner reached the end of its address space, task_numa_work's
  * reset_ptenuma_scan: a sweep since the previous advance ended) gets a
  * recorder_add_pass(MEMTRACE_PASS_NUMA_SCAN) at now (CLOCK_MONOTONIC ns, at
- * most HINT_POLL_NS after the advance: HEADER pass_lag).  -a: none.
+ * most HINT_POLL_NS after the advance: HEADER pass_lag).  Where the sweep's
+ * start was seen (numa_sweep.h) after the previous advance was read, a
+ * MEMTRACE_PASS_NUMA_SWEEP_START row at that start comes first: the report
+ * then knows the sweep lay in [start, advance].  -a: none.
  */
 void hint_passes(struct hint_state *h, struct recorder *r, uint64_t now);
 /* The data_src of one fault: its kind (MEMTRACE_FAULT_*) and load/store. */

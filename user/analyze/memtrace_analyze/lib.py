@@ -94,7 +94,7 @@ class Pass(C.Structure):    # struct memtrace_pass (trace.h)
     _fields_ = [("time", C.c_uint64), ("pid", C.c_uint32), ("what", C.c_uint32)]
 
 
-PASS_NUMA_SCAN, PASS_DAMON, PASS_ACCESSED_BIT = 1, 2, 3     # MEMTRACE_PASS_*
+PASS_NUMA_SCAN, PASS_DAMON, PASS_ACCESSED_BIT, PASS_NUMA_SWEEP_START = 1, 2, 3, 4     # MEMTRACE_PASS_*
 
 
 class DamonWssPoint(C.Structure):  # struct memtrace_damon_wss_point (damon.h)

@@ -1,0 +1,139 @@
+/* numa_sweep.c - NUMA scan sweep starts from sched:sched_skip_vma_numa
+ * (numa_sweep.h). */
+#include "source/numa_sweep.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "source/kernel_fs.h"
+#include "source/perf_ring.h"
+#include "util/util.h"
+
+#define SWEEP_TRACEPOINT	"sched/sched_skip_vma_numa"
+#define SWEEP_RING_PAGES	8	/* 32 KiB per CPU: sweep starts only (the filter) */
+#define SWEEP_FILTER		"numa_scan_offset == 0"
+#define RAW_OFFSET_FIELD	8	/* unsigned long numa_scan_offset (the format file) */
+
+int numa_sweep_open(struct numa_sweep *s, char *why, size_t whylen)
+{
+	char buf[64];
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	memset(s, 0, sizeof(*s));
+	if (kfs_read("tracefs", "events/" SWEEP_TRACEPOINT "/id", buf, sizeof(buf))) {
+		snprintf(why, whylen, "no %s tracepoint (Linux 6.7+): %s", SWEEP_TRACEPOINT,
+			 strerror(errno));
+		return -1;
+	}
+	uint64_t id = strtoull(buf, NULL, 10);
+	if (ncpus < 1)
+		ncpus = 1;
+	s->ncpus = (int)ncpus;
+	s->fds = mt_xmalloc((size_t)ncpus * sizeof(*s->fds));
+	s->rings = mt_xcalloc((size_t)ncpus, sizeof(*s->rings));
+	for (int i = 0; i < s->ncpus; i++)
+		s->fds[i] = -1;
+	int opened = 0;
+	for (int i = 0; i < s->ncpus; i++) {
+		struct perf_event_attr a = { 0 };
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = id;
+		a.sample_period = 1;
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+		a.use_clockid = 1;
+		a.clockid = CLOCK_MONOTONIC;
+		int fd = (int)syscall(SYS_perf_event_open, &a, -1, i, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENODEV)	/* an offline CPU */
+				continue;
+			snprintf(why, whylen, "perf_event_open(%s): %s", SWEEP_TRACEPOINT,
+				 strerror(errno));
+			numa_sweep_close(s);
+			return -1;
+		}
+		s->fds[i] = fd;
+		/* only the steps that begin a sweep reach the ring */
+		if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, SWEEP_FILTER) ||
+		    perf_ring_map(&s->rings[i], fd, SWEEP_RING_PAGES)) {
+			snprintf(why, whylen, "%s: %s", SWEEP_TRACEPOINT, strerror(errno));
+			numa_sweep_close(s);
+			return -1;
+		}
+		opened++;
+	}
+	if (!opened) {
+		snprintf(why, whylen, "%s: no CPU online", SWEEP_TRACEPOINT);
+		numa_sweep_close(s);
+		return -1;
+	}
+	s->open = true;
+	return 0;
+}
+
+struct drain_ctx {
+	struct numa_sweep *s;
+	void (*fn)(void *ctx, uint64_t time, pid_t pid);
+	void *ctx;
+};
+
+static void on_record(void *ctx, const struct perf_event_header *h)
+{
+	struct drain_ctx *d = ctx;
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	const unsigned char *end = (const unsigned char *)h + h->size;
+
+	if (h->type == PERF_RECORD_LOST) {
+		uint64_t n;
+		if (end - p >= 16) {
+			memcpy(&n, p + 8, 8);
+			d->s->lost += n;
+		}
+		return;
+	}
+	if (h->type != PERF_RECORD_SAMPLE || end - p < 8 + 8 + 4)
+		return;
+	uint32_t pid, rawlen;
+	uint64_t time, off;
+	memcpy(&pid, p, 4);		/* PERF_SAMPLE_TID: pid (the tgid), tid */
+	memcpy(&time, p + 8, 8);	/* PERF_SAMPLE_TIME */
+	memcpy(&rawlen, p + 16, 4);	/* PERF_SAMPLE_RAW: size, then the record */
+	if (rawlen < RAW_OFFSET_FIELD + 8 || (size_t)(end - (p + 20)) < rawlen)
+		return;
+	memcpy(&off, p + 20 + RAW_OFFSET_FIELD, 8);
+	if (off)		/* the filter let it through: a kernel without filters */
+		return;
+	d->s->events++;
+	d->fn(d->ctx, time, (pid_t)pid);
+}
+
+void numa_sweep_drain(struct numa_sweep *s, void (*fn)(void *ctx, uint64_t time, pid_t pid),
+		      void *ctx)
+{
+	struct drain_ctx d = { s, fn, ctx };
+
+	for (int i = 0; s->open && i < s->ncpus; i++)
+		if (s->fds[i] >= 0)
+			perf_ring_drain(&s->rings[i], on_record, &d);
+}
+
+void numa_sweep_close(struct numa_sweep *s)
+{
+	for (int i = 0; s->fds && i < s->ncpus; i++) {
+		perf_ring_unmap(&s->rings[i]);
+		if (s->fds[i] >= 0)
+			close(s->fds[i]);
+	}
+	free(s->fds);
+	free(s->rings);
+	s->fds = NULL;
+	s->rings = NULL;
+	s->open = false;
+}

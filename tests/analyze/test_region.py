@@ -226,3 +226,49 @@ def test_analyze_hot_and_heatmap_run(crafted, tmp_path):
         if verb == "report":
             with open(os.path.join(out, "index.html")) as f:
                 assert 'WSS of region &quot;Buffer Blocks&quot;' in f.read()
+
+
+def test_hint_faults_shared_region_blind(tmp_path):
+    """A hint-fault trace whose windows each hold a whole sweep (starts and
+    advances of both processes): a region of private memory follows the
+    passes (seen), one in the shared anonymous segment is blind in every
+    window, said in text, series and JSON: NUMA scanning never marks shared
+    anonymous memory, so its zero there is not a count."""
+    path = str(tmp_path / "hint.mtrace")
+    n = 400
+    t = np.sort(np.random.default_rng(3).integers(0, 4 * 10 ** 9, n)).astype(np.uint64)
+    addr = np.where(np.arange(n) % 2 == 0, PRIV + (np.arange(n, dtype=np.uint64) % 64) * PAGE,
+                    SEG[A] + BB_OFF + (np.arange(n, dtype=np.uint64) % 64) * PAGE).astype(np.uint64)
+    h = {"format": "memtrace-1", "host": "test", "backend": "test", "source": "hint-faults",
+         "event": "hint-faults", "sample_period": 1, "clock": "monotonic", "time_unit": "ns",
+         "start_time": 0, "bucket_default": PAGE, "target_pid": A, "target_comm": "a",
+         "command": "test_region", "passes": "1", "pass_lag": "0"}
+    w = Writer(path, h)
+    w.maps(0, A, _maps(A))
+    w.labels("/dev/zero (deleted)+%#x %d Buffer Blocks\n%#x %d Hot private\n"
+             % (BB_OFF, BB_SIZE, PRIV, 64 * PAGE))
+    w.thread(0, A, A, "a")
+    w.samples(time=t, addr=addr, pid=np.full(n, A, np.uint32), tid=np.full(n, A, np.uint32),
+              cpu=np.zeros(n, np.uint32))
+    # one sweep of 10 ms in each 1 s window: [k + 0.5 s, k + 0.51 s]
+    rows = []
+    for k in range(4):
+        rows += [(k * 10 ** 9 + 5 * 10 ** 8, A, lib.PASS_NUMA_SWEEP_START),
+                 (k * 10 ** 9 + 51 * 10 ** 7, A, lib.PASS_NUMA_SCAN)]
+    w.passes(rows)
+    w.close({"end_reason": "target-exited", "end_time": 4 * 10 ** 9, "samples": n, "lost": 0,
+             "throttled": 0, "dropped": 0})
+
+    def series(region):
+        out = str(tmp_path / "s.csv")
+        r = ctl(path, "--region", region, "--window", "1s", "--series", out)
+        assert r.returncode == 0, r.stderr
+        return [row["blind"] for row in csv.DictReader(l for l in open(out) if not l.startswith("#"))], r
+    priv, _ = series("Hot private")
+    assert priv == ["0", "0", "0", "0"], priv
+    shared, r = series("Buffer Blocks")
+    assert shared == ["1", "1", "1", "1"], shared
+    text = ctl(path, "--region", "Buffer Blocks", "--window", "1s").stdout
+    assert "4 of 4 windows saw no NUMA scan of its shared memory" in text, text
+    j = json.loads(ctl(path, "--region", "Buffer Blocks", "--window", "1s", "--json").stdout)
+    assert j["blind"]["intervals"] == 4 and j["blind"]["pass"].startswith("NUMA scan of its shared")

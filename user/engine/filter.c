@@ -126,6 +126,18 @@ static void list_labels(const struct mt_labels *l, char *buf, size_t len)
 		snprintf(buf + at, len - at, ")");
 }
 
+/* A shared mapping of shmem: shared anonymous memory (/dev/zero), SysV
+ * shared memory, a memfd, a file of /dev/shm. */
+static bool is_shmem(const struct memtrace_range *m)
+{
+	const char *p = m->path ? m->path : "";
+
+	if (!m->perms || strlen(m->perms) < 4 || m->perms[3] != 's')
+		return false;
+	return !strncmp(p, "/dev/zero", 9) || !strncmp(p, "/SYSV", 5) ||
+	       !strncmp(p, "/memfd:", 7) || !strncmp(p, "/dev/shm/", 9);
+}
+
 /*
  * The region: in every process's layout, the ranges named by a label of
  * exactly that name (a label splits a mapping's range, resolve.h), so the
@@ -152,6 +164,7 @@ static int region_ranges(struct sample_filter *f, const char *name, struct resol
 	}
 	const struct mt_maps_history *h = resolver_maps(res);
 	size_t np = mt_maps_history_npids(h), k = 0, cap = 0;
+	bool shmem = true;
 	for (size_t i = 0; i < np; i++) {
 		uint32_t pid = mt_maps_history_pid(h, i);
 		const struct memtrace_range *v;
@@ -159,6 +172,7 @@ static int region_ranges(struct sample_filter *f, const char *name, struct resol
 		for (size_t j = 0; j < n; j++) {
 			if (!v[j].name || strcmp(v[j].name, name))
 				continue;
+			shmem = shmem && is_shmem(&v[j]);
 			if (k == cap) {
 				cap = cap ? 2 * cap : 16;
 				f->region_v = mt_xrealloc(f->region_v, cap * sizeof(*f->region_v));
@@ -170,6 +184,7 @@ static int region_ranges(struct sample_filter *f, const char *name, struct resol
 		qsort(f->region_v, k, sizeof(*f->region_v), cmp_pid_range);
 	f->nregion = k;
 	f->region = name;
+	f->region_shmem = k && shmem;
 	return 0;
 }
 

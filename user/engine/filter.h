@@ -37,6 +37,9 @@ struct sample_filter {
 	const char *region;		/* spec->region, or NULL */
 	struct pid_range *region_v;	/* its ranges, sorted by (pid, lo), disjoint */
 	size_t nregion;
+	bool region_shmem;		/* every range in shared memory of shmem (shared
+					 * anonymous, SysV, memfd, /dev/shm): NUMA
+					 * scanning never marks it (report_blind.c) */
 };
 
 /*

@@ -321,7 +321,16 @@ int rep_blind_rows(struct rep_ctx *c, char *err, size_t errlen)
 	size_t ns = 0;
 	if (c->nstarts)
 		qsort(c->starts, c->nstarts, sizeof(*c->starts), by_pid_time);
-	for (size_t i = 0; i < c->npasses; i++) {	/* sorted by (pid, time) */
+	/* a region of shmem under hint faults: NUMA scanning skips shared
+	 * anonymous memory (without an MPOL_MF_MOF policy, which no server
+	 * sets: vma_policy_mof), so no sweep saw it and every window is blind */
+	size_t npasses = c->npasses;
+	if (c->filt.region_shmem && b->what == MEMTRACE_PASS_NUMA_SCAN) {
+		npasses = 0;
+		b->pass = "NUMA scan of its shared memory (hint faults never scan shared "
+			  "anonymous memory)";
+	}
+	for (size_t i = 0; i < npasses; i++) {	/* sorted by (pid, time) */
 		const struct memtrace_pass *p = &c->passes[i];
 		if (p->what != MEMTRACE_PASS_NUMA_SCAN) {
 			ns += seen_range(r, p->time, K, &seen[ns]);

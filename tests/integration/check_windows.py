@@ -1,17 +1,28 @@
-"""Each of the first six 10 s windows of a 60 s recording (report --window
-10s --series) within 20 % of WANT pages, or flagged blind (blind=1); prints
-one line of what was seen.  Usage: check_windows.py SERIES.csv WANT"""
-import csv
+"""check_windows.py TOP TRACE: the WINDOWS rows the recorder wrote (its live
+WSS, window = interval = 100 ms, 4 KiB pages) equal report's series
+recomputed from the samples with the same window, interval and bucket.
+Prints the number of rows compared."""
 import sys
 
-want = int(sys.argv[2])
-rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
-full = rows[:6]    # whole 10 s windows (a 7th holds the last few ms)
-assert len(full) == 6, f"{len(rows)} windows of 10 s in 60 s"
-assert all(r["blind"] in ("0", "1") for r in full), "windows neither seen nor flagged blind"
-seen = [int(r["wss_data"]) for r in full if r["blind"] == "0"]
-bad = [w for w in seen if not 0.8 * want <= w <= 1.2 * want]
-assert not bad, f"seen windows {seen} pages, want each within 20 % of {want}"
-print("10 s windows: %d of 6 seen%s; flagged blind: %s pages" % (
-    len(seen), " (%d..%d pages)" % (min(seen), max(seen)) if seen else "",
-    " ".join(r["wss_data"] for r in full if r["blind"] == "1") or "none"))
+sys.path.insert(0, sys.argv[1] + "/user/analyze")
+from memtrace_analyze.lib import Trace, report  # noqa: E402
+
+rows = Trace(sys.argv[2]).windows()
+assert rows, "no WINDOWS rows"
+window, interval, shift = rows[0][:3]
+assert all(r[:3] == (window, interval, shift) for r in rows), "mixed WINDOWS settings"
+r = report(sys.argv[2], bucket=1 << shift, window=window, interval=interval)
+start = r["start_time"]
+data = dict(zip((int(t) for t in r["data"]["time"]), (int(v) for v in r["data"]["wss"])))
+code = dict(zip((int(t) for t in r["code"]["time"]), (int(v) for v in r["code"]["wss"])))
+bad = 0
+for _, _, _, t, wd, wc in rows:
+    key = t - start
+    want = (data.get(key, 0), code.get(key, 0))
+    if (wd, wc) != want:
+        if not bad:
+            print(f"row at {key} ns: live {wd}/{wc}, report {want[0]}/{want[1]}", file=sys.stderr)
+        bad += 1
+assert not bad, f"{bad} of {len(rows)} WINDOWS rows differ from report"
+assert len(rows) >= r["data"]["n"] - 1, (len(rows), r["data"]["n"])
+print(len(rows))

@@ -62,4 +62,4 @@ echo "mariadb $T x $R rows: InnoDB data+index $((data >> 20)) MiB = $want pages;
 [ $((pf * 10)) -le $want ] || fail "page faults saw $pf pages, more than 10 % of $want"
 "$MT" report "$TMP/h.mtrace" --window 10s --series "$TMP/s.csv" >/dev/null 2>"$TMP/rep.err" ||
 	fail "report --series failed: $(cat "$TMP/rep.err")"
-$PY "$TOP/tests/integration/check_windows.py" "$TMP/s.csv" $want || exit 1
+$PY "$TOP/tests/integration/check_hint_windows.py" "$TMP/s.csv" $want || exit 1

@@ -4,18 +4,22 @@
 # "N passed, N failed[, N skipped]"; this script adds them up, lists every
 # skip with its reason, and ends with "N passed, N failed, N skipped" for the
 # whole run.  MEMTRACE_REQUIRE (tests/suite-lib.sh) turns skips of required
-# capabilities into failures.
+# capabilities into failures.  Each suite's wall time follows its summary
+# ("suite NAME took N s"; CI has 90 minutes for all of it).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-total_pass=0 total_fail=0 total_skip=0 broken="" skips=""
+total_pass=0 total_fail=0 total_skip=0 broken="" skips="" times=""
 for suite in tests/suites.d/*.sh; do
 	name=$(basename "$suite" .sh)
 	[ -n "${SUITES:-}" ] && ! echo " $SUITES " | grep -q " $name " && continue
 	echo "=== suite $name"
 	log=$(mktemp)
+	t0=$SECONDS
 	bash "$suite" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	echo "suite $name took $((SECONDS - t0)) s"
+	times="$times $name=$((SECONDS - t0))"
 	line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
 	# every skip line of the suite, whichever runner printed it
 	n=$(grep -c '^skip ' "$log")
@@ -38,5 +42,6 @@ for suite in tests/suites.d/*.sh; do
 done
 [ -n "$broken" ] && echo "failing suites:$broken"
 [ -n "$skips" ] && printf 'skipped (this machine lacks what they need; MEMTRACE_REQUIRE makes a skip fail):\n%s' "$skips"
+echo "suite times (s):$times; all $SECONDS s"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" = 0 ]

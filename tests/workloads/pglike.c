@@ -15,6 +15,9 @@
  * child alone on a CPU keeps its translations in the TLB (no context
  * switch flushes them): what a scan that clears accessed bits without a
  * TLB flush cannot see.
+ * In busy mode each child prints "rounds pid=P n=R" as it exits: the rounds
+ * over its hot pages it completed (the throughput a monitor's cost takes
+ * away: bench/kernel/compare.sh).
  * -c (churn): each child also, every 20 ms, maps and unmaps a private
  * region and forks a grandchild that touches a region and exits at once:
  * processes exiting, forking and unmapping while a pass scans them.
@@ -102,7 +105,7 @@ static void child(int out, volatile char *shared, size_t spages, size_t hot, siz
 		  int do_churn, int busy)
 {
 	volatile char *priv = map_private((hot + cold) * PAGE, MADV_NOHUGEPAGE);
-	unsigned long sum = 0;
+	unsigned long sum = 0, rounds = 0;
 	char line[160];
 	int len;
 
@@ -125,6 +128,12 @@ static void child(int out, volatile char *shared, size_t spages, size_t hot, siz
 		} else if (!busy) {
 			sleep_ms(100);
 		}
+		rounds++;
+	}
+	if (busy) {
+		len = snprintf(line, sizeof(line), "rounds pid=%d n=%lu\n", (int)getpid(), rounds);
+		if (write(1, line, (size_t)len) != len)
+			_exit(1);
 	}
 	_exit(sum == 1 ? 3 : 0);	/* sum used: the reads stay */
 }

@@ -1,0 +1,45 @@
+#!/bin/bash
+# bench/kernel/compare.sh - the cost of watching a PostgreSQL-like workload
+# for its re-accesses, side by side in one guest of Debian's 6.12 kernel
+# (one vCPU, -icount shift=0: guest time is instructions at 1 ns each, so
+# host load does not enter): untraced, memtrace.ko's accessed-bit scan
+# (-e accessed) and DAMON vaddr (-e damon), REPS rounds of the three in turn
+# (tests/kernel/guest-cost.sh).  Prints per mode the medians of the
+# workload's throughput (rounds/s of its busy children), its slowdown
+# against untraced, the monitoring kernel thread's and memtracectl's share
+# of the vCPU, and that share per GiB of the target's memory.  Figures:
+# docs/performance.md ("Accessed bits against DAMON").
+#   COST_REPS=5 COST_SECS=10 KERNELS=6.12.117+deb12 (as tests/suites.d/50-kernel.sh)
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+make -s --no-print-directory kernel-tests static >/dev/null || exit 1
+kernels=$(tests/kernel/fetch-kernels.sh) || exit 1
+kernels=$(KERNELS=${KERNELS:-6.12.117+deb12} tests/kernel/select-kernels.sh <<<"$kernels") || exit 1
+while read -r abi root; do
+	out=build/kernel-bench-compare/$abi
+	mkdir -p "$out"
+	GUEST_SMP=1 GUEST_ICOUNT=${GUEST_ICOUNT-0} GUEST_TIMEOUT=${GUEST_TIMEOUT:-5400} \
+		GUEST_APPEND="memtrace_cost_reps=${COST_REPS:-5} memtrace_cost_secs=${COST_SECS:-10}" \
+		tests/kernel/run-guest.sh "$abi" "$root" "$out" cost-compare | tee "$out.log"
+	# target memory: the 256 MiB segment once, 2 x 5 MiB private, a 2 MiB THP
+	grep -h 'cost-run ' "$out.log" | python3 -c '
+import statistics, sys
+runs = {}
+for line in sys.stdin:
+    f = dict(w.split("=", 1) for w in line.split() if "=" in w)
+    runs.setdefault(f["mode"], []).append(f)
+gib = (256 + 2 * 5 + 2) / 1024
+med = lambda m, k: statistics.median(float(r[k]) for r in runs[m])
+base = statistics.median(float(r["rounds"]) / float(r["secs"]) for r in runs["none"]) if "none" in runs else None
+print("| mode | runs | rounds/s (median) | slowdown | monitor thread, % of the vCPU | memtracectl, % | both, % per GiB |")
+print("|---|---|---|---|---|---|---|")
+for m, rs in runs.items():
+    rate = statistics.median(float(r["rounds"]) / float(r["secs"]) for r in rs)
+    mon = statistics.median(float(r["mon_ticks"]) / float(r["secs"]) for r in rs)
+    rec = statistics.median(float(r["rec_ticks"]) / float(r["secs"]) for r in rs)
+    slow = "-" if m == "none" or not base else "%.1f %%" % (100 * (1 - rate / base))
+    name = m if m == "none" else "%s (%s)" % (m, rs[0]["mon"])
+    print("| %s | %d | %.2f | %s | %.2f | %.2f | %.2f |" % (name, len(rs), rate, slow, mon, rec, (mon + rec) / gib))
+'
+done <<<"$kernels"

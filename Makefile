@@ -100,16 +100,39 @@ $(BUILD)/asan/libmemtrace.a: $(ASAN_OBJS)
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ $^
 
+# pprof's profile.proto (user/cmd/profile.proto, `export --format pprof`):
+# C from protoc-c into the build folder, never committed; only memtracectl
+# links it (with libprotobuf-c, and zlib for the gzip).
+GEN       = $(BUILD)/gen
+PROTO_C   = $(GEN)/profile.pb-c.c
+PROTO_OBJ = $(BUILD)/obj/gen/profile.pb-c.o
+CMD_LIBS  = -lprotobuf-c -lz
+
+$(GEN)/%.pb-c.c $(GEN)/%.pb-c.h: user/cmd/%.proto
+	@mkdir -p $(GEN)
+	@[ -n "$(Q)" ] && echo '  PROTOC $<' || true
+	$(Q)protoc-c --proto_path=user/cmd --c_out=$(GEN) $<
+
+$(PROTO_OBJ): $(PROTO_C)
+	@mkdir -p $(dir $@)
+	@[ -n "$(Q)" ] && echo '  CC     $<' || true
+	$(Q)$(CC) $(BASEFLAGS) -I$(GEN) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/cmd/export_pprof.o: $(GEN)/profile.pb-c.h
+$(BUILD)/obj/cmd/export_pprof.o: CPPFLAGS += -I$(GEN)
+
 # memtracectl holds the sources and the recorder, which the .so leaves out.
-$(BUILD)/memtracectl: $(CMD_OBJS) $(BUILD)/libmemtrace.a $(LIBSO)
+$(BUILD)/memtracectl: $(CMD_OBJS) $(PROTO_OBJ) $(BUILD)/libmemtrace.a $(LIBSO)
 	@[ -n "$(Q)" ] && echo '  LD     $@' || true
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) $(BUILD)/libmemtrace.a $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) $(PROTO_OBJ) $(BUILD)/libmemtrace.a $(LIBS) \
+		$(CMD_LIBS)
 
 # A static memtracectl for minimal guests (tests/kernel initramfs).
 static: $(BUILD)/static/memtracectl
-$(BUILD)/static/memtracectl: $(CMD_SRCS) $(LIB_SRCS)
+$(BUILD)/static/memtracectl: $(CMD_SRCS) $(LIB_SRCS) $(PROTO_C)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) -static -o $@ $(CMD_SRCS) $(LIB_SRCS) $(STATIC_LIBS)
+	$(Q)$(CC) $(BASEFLAGS) -I$(GEN) $(CFLAGS) -static -o $@ $(CMD_SRCS) $(PROTO_C) $(LIB_SRCS) \
+		-lprotobuf-c $(STATIC_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmemtrace.a
 	@mkdir -p $(dir $@)

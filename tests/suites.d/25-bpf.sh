@@ -5,7 +5,8 @@
 # and privileges, -a, record --aggregate, tp_btf page faults (period, source,
 # the tgid bitmap's end), some again through the perf events; allocation sites (record --allocs) with the bpf and
 # perf backends, through every target (-- CMD and its exec'd children, -p,
-# -G, python3: alloc_targets).  Where BPF cannot run (no BTF, no CAP_BPF,
+# -G, python3: alloc_targets), and an export --by site read by go tool pprof
+# (export_pprof_sites).  Where BPF cannot run (no BTF, no CAP_BPF,
 # programs the verifier refuses) the suite says why in one skip line (a
 # failure where MEMTRACE_REQUIRE names bpf, as .ci/run does).
 cd "$(dirname "$0")/../.." || exit 1
@@ -30,7 +31,8 @@ else
 fi
 export MEMTRACE_BACKEND=bpf
 run_scripts tests/integration 180 " (bpf)" none record_pageramp record_threads record_tree record_cgroup record_postgres record_command \
-	record_stop record_files record_shmpair record_words bpf_drops bpf_status bpf_aggregate bpf_faults alloc_sites alloc_targets
+	record_stop record_files record_shmpair record_words bpf_drops bpf_status bpf_aggregate bpf_faults alloc_sites alloc_targets \
+	export_pprof_sites
 run_scripts tests/integration 420 " (bpf)" none analyze_multiproc
 # page faults through the perf events instead of tp_btf/page_fault_user (the
 # fallback, and --kernel's path): on_sample and its period

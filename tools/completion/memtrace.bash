@@ -14,7 +14,7 @@ _memtrace()
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	prog=${COMP_WORDS[0]}
 	case ${prog##*/} in
-	memtracectl) verbs="record report import dump status" ;;
+	memtracectl) verbs="record report import export dump status" ;;
 	*) verbs="report heatmap wss hot regions damon compare info" ;;
 	esac
 	verb=
@@ -34,7 +34,14 @@ _memtrace()
 	--backend)
 		COMPREPLY=($(compgen -W "auto module bpf perf valgrind damon" -- "$cur")); return ;;
 	-f|--format)
-		COMPREPLY=($(compgen -W "lackey perf" -- "$cur")); return ;;
+		if [ "$verb" = export ]; then
+			COMPREPLY=($(compgen -W "pprof" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "lackey perf" -- "$cur"))
+		fi
+		return ;;
+	--by)
+		COMPREPLY=($(compgen -W "code data site span" -- "$cur")); return ;;
 	-e|--event)
 		COMPREPLY=($(compgen -W "auto loads stores llc-miss-loads load-latency ibs-op page-faults hint-faults damon" -- "$cur")); return ;;
 	esac

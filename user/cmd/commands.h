@@ -11,5 +11,6 @@ int cmd_import(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

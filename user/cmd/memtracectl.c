@@ -14,6 +14,7 @@ static const struct verb {
 	{ "report", cmd_report, "working-set sizes, hot pages and peaks of a trace" },
 	{ "compare", cmd_compare, "two traces side by side: change per region and per span label" },
 	{ "import", cmd_import, "turn a saved valgrind lackey log or a perf.data file into a trace" },
+	{ "export", cmd_export, "write a trace's samples as a pprof profile (go tool pprof, Pyroscope)" },
 	{ "dump", cmd_dump, "print every sample of a trace as CSV (like perf script)" },
 	{ "status", cmd_status, "which sample sources this machine offers, and why not the others" },
 };
@@ -43,6 +44,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(argv[1], verbs[i].name))
 			return verbs[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "memtracectl: unknown verb '%s' (record, report, compare, import, dump, status)\n", argv[1]);
+	fprintf(stderr, "memtracectl: unknown verb '%s' (record, report, compare, import, export, dump, status)\n", argv[1]);
 	return 2;
 }

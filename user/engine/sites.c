@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/alloc_attr.h"
+#include "engine/sites_each.h"
 #include "memtrace/resolve.h"
 #include "memtrace/trace.h"
 #include "trace/format.h"
@@ -60,6 +61,10 @@ struct ctx {
 	unsigned shift;
 	uint64_t start;
 	struct memtrace_sites *out;
+	/* sites_compute_each: the site of every sample, in file order */
+	int want_each;
+	uint32_t *each;
+	size_t neach, cap_each;
 };
 
 /* What a report keeps of a trace's allocation records (a crafted file of
@@ -351,9 +356,15 @@ static int charge_samples(struct ctx *c, struct memtrace_trace *t, char *err, si
 			rc = -1;
 			break;
 		}
+		if (c->want_each && c->neach + n > c->cap_each) {
+			c->cap_each = 2 * (c->neach + n);
+			c->each = mt_xrealloc(c->each, c->cap_each * sizeof(*c->each));
+		}
 		for (size_t i = 0; i < n; i++) {
 			while (next < c->nev && c->ev[next].time <= col.time[i])
 				feed(c, &c->ev[next++]);
+			if (c->want_each)
+				c->each[c->neach++] = SITES_NONE;
 			if (!keep(c, col.time[i], col.pid[i], col.tid[i]))
 				continue;
 			c->out->samples++;
@@ -361,6 +372,8 @@ static int charge_samples(struct ctx *c, struct memtrace_trace *t, char *err, si
 			if (b < 0)
 				continue;
 			uint32_t site = c->block_site[b];
+			if (c->want_each)
+				c->each[c->neach - 1] = site;
 			c->out->attributed++;
 			c->sites[site].s.samples++;
 			pair_add(c, memtrace_resolver_key(c->res, col.pid[i], col.addr[i]) >> c->shift,
@@ -458,6 +471,9 @@ static void finish(struct ctx *c)
 		}
 	free(c->pairs);
 	c->pairs = pv;
+	for (size_t i = 0; i < c->neach; i++)
+		if (c->each[i] != SITES_NONE)
+			c->each[i] = new_of[c->each[i]];
 	free(old_of);
 	free(new_of);
 }
@@ -480,17 +496,19 @@ static void ctx_free(struct ctx *c)
 	free(c->stacks);
 	free(c->block_site);
 	free(c->cache);
+	free(c->each);
 	alloc_attr_free(&c->attr);
 	if (c->res)
 		memtrace_resolver_close(c->res);
 }
 
 static struct memtrace_sites *sites_compute(const char *path,
-					    const struct memtrace_report_config *cfg, char *err,
+					    const struct memtrace_report_config *cfg,
+					    uint32_t **each, size_t *neach, char *err,
 					    size_t errlen)
 {
 	struct memtrace_report_config none = { 0 };
-	struct ctx c = { .cfg = cfg ? cfg : &none, };
+	struct ctx c = { .cfg = cfg ? cfg : &none, .want_each = each != NULL };
 	struct memtrace_trace_info info;
 	struct sites_impl *im = mt_xcalloc(1, sizeof(*im));
 	struct memtrace_trace *t = memtrace_trace_open(path, err, errlen);
@@ -531,6 +549,11 @@ static struct memtrace_sites *sites_compute(const char *path,
 	im->pairs = c.pairs;
 	im->pair_cap = c.pair_cap;
 	im->shift = c.shift;
+	if (each) {
+		*each = c.each;
+		*neach = c.neach;
+		c.each = NULL;
+	}
 	ctx_free(&c);
 	memtrace_trace_close(t);
 	return &im->pub;
@@ -585,5 +608,14 @@ struct memtrace_sites *memtrace_sites_compute(const char *path,
 					      char *err, size_t errlen)
 {
 	MT_OOM_GUARDED(struct memtrace_sites *, NULL, err, errlen,
-		       sites_compute(path, cfg, err, errlen));
+		       sites_compute(path, cfg, NULL, NULL, err, errlen));
+}
+
+struct memtrace_sites *sites_compute_each(const char *path, const struct memtrace_report_config *cfg,
+					  uint32_t **site_of, size_t *n, char *err, size_t errlen)
+{
+	*site_of = NULL;
+	*n = 0;
+	MT_OOM_GUARDED(struct memtrace_sites *, NULL, err, errlen,
+		       sites_compute(path, cfg, site_of, n, err, errlen));
 }

@@ -5,7 +5,7 @@
 # host load does not enter): untraced, memtrace.ko's accessed-bit scan
 # (-e accessed) and DAMON vaddr (-e damon), REPS rounds of the three in turn
 # (tests/kernel/guest-cost.sh).  Prints per mode the medians of the
-# workload's throughput (rounds/s of its busy children), its slowdown
+# workload's throughput (rounds its busy children complete in a run), its slowdown
 # against untraced, the monitoring kernel thread's and memtracectl's share
 # of the vCPU, and that share per GiB of the target's memory.  Figures:
 # docs/performance.md ("Accessed bits against DAMON").
@@ -31,15 +31,29 @@ for line in sys.stdin:
     runs.setdefault(f["mode"], []).append(f)
 gib = (256 + 2 * 5 + 2) / 1024
 med = lambda m, k: statistics.median(float(r[k]) for r in runs[m])
-base = statistics.median(float(r["rounds"]) / float(r["secs"]) for r in runs["none"]) if "none" in runs else None
-print("| mode | runs | rounds/s (median) | slowdown | monitor thread, % of the vCPU | memtracectl, % | both, % per GiB |")
-print("|---|---|---|---|---|---|---|")
+base = statistics.median(float(r["rounds"]) for r in runs["none"]) if "none" in runs else None
+def per_page(r):
+    """instructions (icount: ns) of the monitor thread per page it looked at:
+    the accessed-bit scan's present pages per process scan; DAMON's one page
+    per region per 5 ms sample interval (its default)"""
+    ns_per_s = float(r["mon_ns"]) / float(r["secs"])
+    if "looked" in r:
+        pages_per_s = float(r["looked"]) / float(r["run_secs"])
+    elif "rows" in r and int(r["aggregations"]):
+        pages_per_s = float(r["rows"]) / float(r["aggregations"]) * 200
+    else:
+        return None
+    return ns_per_s / pages_per_s if pages_per_s else None
+print("| mode | runs | rounds per run (median) | slowdown | monitor thread, % of the vCPU | memtracectl, % | both, % per GiB of target | monitor instructions per page looked at |")
+print("|---|---|---|---|---|---|---|---|")
 for m, rs in runs.items():
-    rate = statistics.median(float(r["rounds"]) / float(r["secs"]) for r in rs)
-    mon = statistics.median(float(r["mon_ticks"]) / float(r["secs"]) for r in rs)
-    rec = statistics.median(float(r["rec_ticks"]) / float(r["secs"]) for r in rs)
+    rate = statistics.median(float(r["rounds"]) for r in rs)
+    mon = statistics.median(float(r["mon_ns"]) / 1e7 / float(r["secs"]) for r in rs)
+    rec = statistics.median(float(r["rec_ns"]) / 1e7 / float(r["secs"]) for r in rs)
     slow = "-" if m == "none" or not base else "%.1f %%" % (100 * (1 - rate / base))
     name = m if m == "none" else "%s (%s)" % (m, rs[0]["mon"])
-    print("| %s | %d | %.2f | %s | %.2f | %.2f | %.2f |" % (name, len(rs), rate, slow, mon, rec, (mon + rec) / gib))
+    pp = [x for x in (per_page(r) for r in rs) if x is not None]
+    print("| %s | %d | %.0f | %s | %.2f | %.2f | %.2f | %s |" % (name, len(rs), rate, slow, mon, rec,
+          (mon + rec) / gib, "%.0f" % statistics.median(pp) if pp else "-"))
 '
 done <<<"$kernels"

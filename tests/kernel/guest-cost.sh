@@ -7,13 +7,14 @@
 # children re-reading every 4th page of a 256 MiB shared anonymous segment
 # and 1,024 private pages each, for SECS s; the children's completed rounds
 # are the throughput the monitor takes away.  One line per run:
-#   cost-run mode=M rep=R rounds=N secs=S mon_ticks=T mon=COMM rec_ticks=T
-# (ticks of 10 ms over the measured S seconds; mon: the kernel thread that
-# does the monitoring, memtrace_scan or kdamond.N).
+#   cost-run mode=M rep=R rounds=N secs=S mon_ns=T mon=COMM rec_ns=T
+# (CPU time from /proc/PID/schedstat over the measured S seconds, from the
+# monitor's start to 1 s before the workload's end; mon: the kernel thread
+# that does the monitoring, memtrace_scan or kdamond.N; rec: memtracectl).
 MT=/bin/memtracectl
 # (the kernel hands memtrace_cost_*= of its command line to init as variables)
 REPS=${memtrace_cost_reps:-5} SECS=${memtrace_cost_secs:-10}
-ticks() { awk '{ print $14 + $15 }' /proc/$1/stat 2>/dev/null || echo 0; }
+cpu_ns() { awk '{ print $1 }' /proc/$1/schedstat 2>/dev/null || echo 0; }
 kthread() {	# the first process named $1*
 	for p in /proc/[0-9]*; do
 		case "$(cat $p/comm 2>/dev/null)" in $1*) echo ${p#/proc/}; return ;; esac
@@ -33,19 +34,21 @@ one() {	# one MODE REP
 		case $mode in accessed) comm=memtrace_scan ;; damon) comm=kdamond ;; esac
 		i=0
 		while [ -z "$kt" ] && [ $i -lt 100 ]; do sleep 0.1; kt=$(kthread $comm); i=$((i + 1)); done
-		[ -n "$kt" ] && comm=$(cat /proc/$kt/comm) k0=$(ticks $kt)
-		m0=$(ticks $rec)
+		[ -n "$kt" ] && comm=$(cat /proc/$kt/comm) k0=$(cpu_ns $kt)
+		m0=$(cpu_ns $rec)
 	fi
 	# the monitor's CPU up to just before the target's end
-	sleep $((SECS - 2))
+	sleep $((SECS - 1))
 	t1=$(awk '{ print $1 }' /proc/uptime)
 	k1=0 m1=0
-	[ -n "$kt" ] && k1=$(ticks $kt)
-	[ -n "$rec" ] && m1=$(ticks $rec)
+	[ -n "$kt" ] && k1=$(cpu_ns $kt)
+	[ -n "$rec" ] && m1=$(cpu_ns $rec)
 	wait $pid
 	[ -n "$rec" ] && wait $rec
 	rounds=$(awk '$1 == "rounds" { sub("n=", "", $3); n += $3 } END { print n + 0 }' $h.oracle)
-	echo "    cost-run mode=$mode rep=$rep rounds=$rounds secs=$(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.2f", b - a }') mon_ticks=$((k1 - k0)) mon=$comm rec_ticks=$((m1 - m0))"
+	# what the monitor looked at: pages per process scan, or DAMON's regions
+	seen=$(sed -n 's/.*accessed bits: \([0-9]*\) process scans.*found accessed, \([0-9]*\) present pages looked at.*/scans=\1 looked=\2/p; s/.*damon: \([0-9]*\) aggregations, \([0-9]*\) region rows.*/aggregations=\1 rows=\2/p' $h.err 2>/dev/null | head -1)
+	echo "    cost-run mode=$mode rep=$rep rounds=$rounds run_secs=$SECS secs=$(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.2f", b - a }') mon_ns=$((k1 - k0)) mon=$comm rec_ns=$((m1 - m0)) $seen"
 	if [ $mode != none ] && ! [ -s $h.mtrace ]; then
 		echo "FAIL cost-$mode-$rep: no trace: $(tr '\n' ' ' <$h.err)"
 	elif [ "$rounds" = 0 ]; then

@@ -11,6 +11,7 @@
  * words per distinct bucket.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -300,4 +301,71 @@ size_t mrc_sizes(uint64_t footprint, size_t min_points, uint64_t **out)
 		}
 		free(s);
 	}
+}
+
+/* Wilson's 95 % interval of a proportion k / n. */
+static void wilson(double k, double n, double *lo, double *hi)
+{
+	const double z = 1.96;
+	double p = k / n, den = 1 + z * z / n;
+	double mid = (p + z * z / (2 * n)) / den;
+	double half = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den;
+
+	*lo = mid - half < 0 ? 0 : mid - half;
+	*hi = mid + half > 1 ? 1 : mid + half;
+}
+
+double mrc_miss(const struct mrc *m, uint64_t c, double period, double cold_ratio, double *lo,
+		double *hi)
+{
+	double l, h, miss;
+
+	if (!m->refs) {
+		l = h = miss = 0;
+	} else if (period <= 1.0) {
+		miss = (double)(m->refs - mrc_hits(m, c)) / (double)m->refs;
+		l = h = miss;
+	} else {
+		double reuses = (double)(m->refs - m->distinct);
+		double cold = cold_ratio < 0 ? 0 : cold_ratio > 1 ? 1 : cold_ratio;
+		if (reuses <= 0) {	/* no reuse seen: nothing known but the cold misses */
+			miss = cold;
+			l = cold;
+			h = 1;
+		} else {
+			double far = reuses - (double)mrc_hits(m, c);
+			wilson(far, reuses, &l, &h);
+			miss = cold + (1 - cold) * far / reuses;
+			l = cold + (1 - cold) * l;
+			h = cold + (1 - cold) * h;
+		}
+	}
+	if (lo)
+		*lo = l;
+	if (hi)
+		*hi = h;
+	return miss;
+}
+
+#define KNEE_DROP 0.05
+
+size_t mrc_knees(const uint64_t *size, size_t n, double (*miss_at)(void *ctx, uint64_t c),
+		 void *ctx, size_t *out, size_t max)
+{
+	size_t k = 0;
+	uint64_t last = 0;	/* size of the last knee kept */
+
+	for (size_t i = 0; i < n && k < max; i++) {
+		uint64_t c = size[i];
+		double here = miss_at(ctx, c);
+		double drop = miss_at(ctx, c / 2) - here;	/* c / 2 = 0: miss 1 */
+		double next = here - miss_at(ctx, 2 * c);
+		if (drop < KNEE_DROP || next > drop / 4)
+			continue;
+		if (last && c <= 2 * last)
+			continue;
+		out[k++] = i;
+		last = c;
+	}
+	return k;
 }

@@ -75,6 +75,28 @@ static inline uint64_t mrc_hits(const struct mrc *m, uint64_t c)
 }
 
 /*
+ * The miss ratio of a cache of c buckets, with a 95 % interval in *lo,
+ * *hi.  period 1: exact, (refs - hits(c)) / refs.  period > 1 (m holds the
+ * samples of one reference in period): the samples' reuses at distance > c
+ * among their reuses, scaled to the references that are not cold, plus
+ * cold_ratio, the cold misses of the whole stream (the estimated distinct
+ * buckets / (samples x period)); the interval is Wilson's for the reuses'
+ * share, i.e. the sampling noise only.
+ */
+double mrc_miss(const struct mrc *m, uint64_t c, double period, double cold_ratio, double *lo,
+		double *hi);
+
+/*
+ * Knees of a curve at ascending sizes (miss ratios miss[0..n-1]): a point
+ * where the curve has fallen by >= 0.05 since half its size, and falls
+ * less than a quarter of that from it to twice its size; of consecutive
+ * knees within a factor of 2, the first.  miss_at(c) evaluates the curve
+ * at any size.  Writes at most max indices, returns their count.
+ */
+size_t mrc_knees(const uint64_t *size, size_t n, double (*miss_at)(void *ctx, uint64_t c),
+		 void *ctx, size_t *out, size_t max);
+
+/*
  * At least min_points cache sizes (buckets), log-spaced from 1 to
  * footprint (both included), ascending and distinct; every size from 1 when
  * footprint <= min_points.  Returns the count, *out malloc'd.

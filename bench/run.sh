@@ -4,6 +4,8 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 echo "== engine and trace encoding (bench/engine_bench.c)"
 build/bench/engine_bench 5
+echo "== exact miss-ratio curve, 100 M references (bench/mrc_bench.c)"
+build/bench/mrc_bench 5
 for b in bench/*/run.sh; do
 	[ -x "$b" ] || continue
 	echo "== $(dirname "$b")"

@@ -36,6 +36,7 @@ extern "C" {
 #define MEMTRACE_REPORT_BY_SPAN		(1u << 4) /* fill span_groups[] (record --mark) */
 #define MEMTRACE_REPORT_NO_SOURCE	(1u << 5) /* leave file and line of instructions unset:
 						   * no DWARF read (faster) */
+#define MEMTRACE_REPORT_MRC		(1u << 6) /* fill mrc: the miss-ratio curve */
 
 struct memtrace_report_config {
 	uint64_t bucket;	/* bytes, power of two 64..2M; 0 = the trace's bucket_default */
@@ -212,6 +213,44 @@ struct memtrace_blind {
 };
 
 /*
+ * Miss-ratio curve (MEMTRACE_REPORT_MRC, docs/sizing.md): the miss ratio
+ * of a fully associative LRU cache of c buckets over the data references
+ * of the (filtered) trace, in file order, cold misses included.  Exact
+ * (sample_period 1: every reference counted, LRU stack distances): the
+ * hits of size c are hits[c - 1] of refs.  Sampled (one reference in
+ * period): estimated from the stack distances among the samples (sizes
+ * not scaled: a thinned stream keeps each bucket's share of the
+ * references), the samples' own first references replaced by the
+ * estimated cold misses of the whole stream (data_est.total / (refs x
+ * period)); lo, hi: a 95 % interval of the sampling noise (Wilson, the
+ * samples taken as independent), not of the estimator's bias
+ * (docs/sizing.md measures that).
+ */
+struct memtrace_mrc_point {
+	uint64_t bytes;		/* cache size: buckets x bucket */
+	double miss_ratio;	/* of the references, cold misses included */
+	double lo, hi;		/* exact: = miss_ratio */
+};
+
+struct memtrace_mrc {
+	int computed;		/* MEMTRACE_REPORT_MRC asked, and data samples */
+	int exact;		/* 1: every reference; 0: estimated from 1-in-period samples */
+	double period;
+	uint64_t bucket;	/* bytes */
+	uint64_t refs;		/* references counted (samples) */
+	uint64_t cold;		/* of them, the first to their bucket */
+	double cold_ratio;	/* miss ratio of an infinite cache (estimated when sampled) */
+	uint64_t footprint;	/* buckets: distinct (exact), estimated (sampled) */
+	size_t n;		/* >= 64 sizes log-spaced from 1 bucket to the footprint
+				 * (every size when the footprint is smaller) */
+	const struct memtrace_mrc_point *points;
+	size_t nknees;		/* where the curve drops and then flattens (docs/sizing.md) */
+	const size_t *knees;	/* indices into points, ascending */
+	size_t nhits;		/* distinct buckets referenced (seen) */
+	const uint64_t *hits;	/* hits[c - 1]: references (samples) of stack distance <= c */
+};
+
+/*
  * Buckets are address-space keys (include/memtrace/resolve.h): private
  * memory per process, shared mappings once by (device, inode, offset); in a
  * single-process trace they are the addresses.
@@ -279,7 +318,16 @@ struct memtrace_report {
 	 * (and the estimates' avg) are over the windows seen.  NULL otherwise. */
 	struct memtrace_blind blind;
 	const unsigned char *data_blind, *code_blind;
+	/* appended: MEMTRACE_REPORT_MRC (above) */
+	struct memtrace_mrc mrc;
 };
+
+/*
+ * The miss ratio of an LRU cache of bytes (rounded down to whole buckets)
+ * by r->mrc, with its interval in *lo, *hi (either may be NULL); -1 when
+ * no curve was computed.  1 - miss: the predicted hit ratio.
+ */
+double memtrace_mrc_miss(const struct memtrace_report *r, uint64_t bytes, double *lo, double *hi);
 
 /*
  * The process and its own address behind a key of r (a hot bucket, an

@@ -79,6 +79,21 @@ compare_ref() {
 	fi
 }
 
+# mrc_ref NAME TRACE LOG BUCKET FOR_SIZE: report --mrc == an LRU run over the log.
+mrc_ref() {
+	local name=$1 trace=$2 log=$3 b=$4 size=$5 out why
+	out="$VG_TMP/$name.json"
+	if ! "$MT" report "$trace" --mrc --for-size "$size" --bucket "$b" --json -n 1 >"$out" 2>"$out.err"; then
+		fail "$name" "report failed: $(head -c 300 "$out.err")"
+		return
+	fi
+	if why=$(/usr/bin/python3 tests/integration/mrc_ref.py "$log" "$out" --bucket "$b" 2>&1); then
+		ok "$name ($why)"
+	else
+		fail "$name" "bucket=$b: $(echo "$why" | tail -2 | tr '\n' ' ')"
+	fi
+}
+
 vg_summary() {
 	echo "$VG_PASS passed, $VG_FAIL failed, $VG_SKIP skipped"
 	[ "$VG_FAIL" = 0 ]

@@ -85,6 +85,9 @@ PY
 	compare_ref record_wss_tau3_T1_bucket64 "$d/r.mtrace" "$log" 3 1 64
 	compare_ref record_wss_bucket256 "$d/r.mtrace" "$log" 5000 1000 256
 	compare_ref record_wss_bucket64K "$d/r.mtrace" "$log" 100000 10000 65536
+	# the miss-ratio curve against an OrderedDict LRU over the log (mrc_ref.py)
+	mrc_ref record_mrc_bucket4K "$d/r.mtrace" "$log" 4096 16K
+	mrc_ref record_mrc_bucket256 "$d/r.mtrace" "$log" 256 100K
 
 	# the paper's sawtooth: every second claimed page is written, so the
 	# region's working set reaches PAGES/2 pages once tau spans a cycle,

@@ -27,7 +27,13 @@ uint64_t render_addr(const struct render_addr *a, uint64_t key, uint32_t *pid);
 
 /* pid: report --pid (0: all), for the fault-kind rows */
 void render_text(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid);
-void render_json(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid);
+/* for_size: report --for-size (0: none), in the "mrc_info" of --mrc */
+void render_json(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid,
+		 uint64_t for_size);
+
+/* render_mrc.c: report --mrc (nothing in JSON without a curve) */
+void render_text_mrc(FILE *f, const struct memtrace_report *r, uint64_t for_size);
+void render_json_mrc(FILE *f, const struct memtrace_report *r, uint64_t for_size);
 
 /* s as a JSON string literal (NULL: ""). */
 void render_json_str(FILE *f, const char *s);

@@ -139,7 +139,8 @@ static void json_est(FILE *f, const char *title, const struct memtrace_estimate 
 		e->unreliable, few + (size_t)(e->period > 1.0 ? windows - rows : 0), unseen);
 }
 
-void render_json(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid)
+void render_json(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid,
+		 uint64_t for_size)
 {
 	unsigned shift = r->bucket_shift;
 
@@ -193,5 +194,6 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 	if (r->region_chunks)	/* another pass over the file: only where there are some */
 		render_json_damon(f, path, r);
 	render_json_spans(f, r);
+	render_json_mrc(f, r, for_size);
 	fprintf(f, "\n}\n");
 }

@@ -16,7 +16,8 @@ struct report_opts {
 	const char *window, *interval, *series, *labels, *span, *region;
 	uint64_t bucket;
 	size_t top;
-	int json, per_process, by_site, by_span;
+	int json, per_process, by_site, by_span, mrc;
+	uint64_t for_size;
 	uint32_t pid;
 	double sensitivity;
 };
@@ -46,6 +47,12 @@ static void usage(FILE *out)
 		"                         whose label (a query's text) contains PATTERN\n"
 		"      --by-span          samples and distinct buckets per span label, over all\n"
 		"                         its spans and per span (mean, largest)\n"
+		"      --mrc              miss-ratio curve: the miss ratio of an LRU cache of each\n"
+		"                         size (buckets of --bucket) over the data references,\n"
+		"                         its knees; exact for a trace of every access, else\n"
+		"                         estimated from the samples (docs/sizing.md)\n"
+		"      --for-size SIZE    with --mrc: the predicted hit ratio of a cache of SIZE\n"
+		"                         (e.g. 64M; implies --mrc)\n"
 		"      --json             machine-readable output on stdout\n"
 		"      --series FILE      write time,wss_data,wss_code (buckets) per interval as CSV\n"
 		"                         (intervals without a sample in the window: left out),\n"
@@ -81,6 +88,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 		{ "span", required_argument, NULL, 'S' },
 		{ "region", required_argument, NULL, 'R' },
 		{ "by-span", no_argument, NULL, 'B' },
+		{ "mrc", no_argument, NULL, 'M' },
+		{ "for-size", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -120,6 +129,15 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 		case 'S': o->span = optarg; break;
 		case 'R': o->region = optarg; break;
 		case 'B': o->by_span = 1; break;
+		case 'M': o->mrc = 1; break;
+		case 'F':
+			if (memtrace_parse_size(optarg, &v) || !v) {
+				mt_err("invalid --for-size '%s' (a size, e.g. 64M)", optarg);
+				return 2;
+			}
+			o->for_size = v;
+			o->mrc = 1;
+			break;
 		case 's': o->series = optarg; break;
 		case 'g': {
 			char *end;
@@ -261,6 +279,7 @@ int cmd_report(int argc, char **argv)
 		.max_peaks = 100, .locations = 3, .functions = 3,
 		.flags = (o.per_process ? MEMTRACE_REPORT_PER_PROCESS : 0) |
 			 (o.by_span ? MEMTRACE_REPORT_BY_SPAN : 0) |
+			 (o.mrc ? MEMTRACE_REPORT_MRC : 0) |
 			 /* the text shows no file:line: skip the DWARF */
 			 (o.json || o.by_site ? 0 : MEMTRACE_REPORT_NO_SOURCE),
 		.filter = { .pid = o.pid, .region = o.region },
@@ -289,10 +308,12 @@ int cmd_report(int argc, char **argv)
 	if (o.by_site)
 		return report_sites(path, &o, &cfg, r);
 	if (o.json)
-		render_json(stdout, path, r, o.pid);
+		render_json(stdout, path, r, o.pid, o.for_size);
 	else {
 		render_text(stdout, path, r, o.pid);
 		render_text_spans(stdout, r, memtrace_words_of_meta(r->meta), o.span);
+		if (o.mrc && r->samples)
+			render_text_mrc(stdout, r, o.for_size);
 	}
 	memtrace_report_free(r);
 	return 0;

@@ -178,6 +178,7 @@ static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n
 	if (columns & (1u << COL_IP))
 		r->have_ip = 1;
 	wss_add_samples(&c->data, s, n, 0);
+	rep_mrc_add(c, s, n);
 	if (c->flags & MEMTRACE_REPORT_PER_PROCESS)	/* keyed above: else in pass1_prep */
 		wss_add_samples(&c->code, s, n, 1);
 	if (s[n - 1].time > r->last_time)
@@ -383,6 +384,15 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 		return -1;
 	}
 	c->flags = cfg->flags;
+	if (c->flags & MEMTRACE_REPORT_MRC) {
+		if (c->agg_interval) {
+			fail(err, errlen, "no miss-ratio curve of an aggregated trace: its rows are "
+			     "counts per interval, not references in order");
+			return -1;
+		}
+		mrc_init(&c->mrc);
+		c->mrc_on = 1;
+	}
 	c->filter = &cfg->filter;
 	c->span_pattern = cfg->span && *cfg->span ? cfg->span : NULL;
 	c->window_asked = cfg->window;
@@ -648,7 +658,7 @@ static int compute(struct rep_ctx *c, const char *path, char *err, size_t errlen
 		rep_fill_procs(c);
 	rep_fill_spans(c);
 	rep_fill_space_pids(c);
-	return 0;
+	return rep_fill_mrc(c, err, errlen);
 }
 
 static void ctx_free(struct rep_ctx *c, int wss_ready)
@@ -677,6 +687,7 @@ static void ctx_free(struct rep_ctx *c, int wss_ready)
 	free(c->starts);
 	rep_procs_free(c);
 	rep_spans_free(c);
+	mrc_free(&c->mrc);
 	if (c->res)
 		resolver_free(c->res);
 	if (wss_ready) {

@@ -16,6 +16,7 @@
 #include "engine/filter.h"
 #include "engine/hot.h"
 #include "engine/hot_attr.h"
+#include "engine/mrc.h"
 #include "engine/peaks.h"
 #include "engine/span_index.h"
 #include "engine/wss.h"
@@ -105,6 +106,9 @@ struct rep_ctx {
 	size_t nstarts, starts_cap;
 	int passes_chunk;		/* the file has PASSES chunks */
 	uint64_t interval_asked;	/* cfg->interval: 0 = the window */
+	/* MEMTRACE_REPORT_MRC (report_mrc.c): stack distances of the data samples */
+	struct mrc mrc;
+	int mrc_on;
 };
 
 /* report_ctx.c */
@@ -168,6 +172,10 @@ int rep_blind_chunk(struct rep_ctx *c, const struct trace_chunk *ch, char *err, 
 int rep_blind_setup(struct rep_ctx *c, struct trace_reader *tr, char *err, size_t errlen);
 int rep_blind_rows(struct rep_ctx *c, char *err, size_t errlen);
 void rep_fill_blind(struct rep_ctx *c);
+
+/* report_mrc.c: pass 1's data samples (keyed), then the curve (0, or -1: err) */
+void rep_mrc_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n);
+int rep_fill_mrc(struct rep_ctx *c, char *err, size_t errlen);
 
 /* report_regions.c */
 void rep_fill_curve(struct rep_ctx *c);

@@ -171,6 +171,19 @@ class Span(C.Structure):
 
 REPORT_BY_SPAN = 16     # MEMTRACE_REPORT_BY_SPAN
 REPORT_NO_SOURCE = 32   # MEMTRACE_REPORT_NO_SOURCE: no file:line of instructions (no DWARF read)
+REPORT_MRC = 64         # MEMTRACE_REPORT_MRC: the miss-ratio curve
+
+
+class MrcPoint(C.Structure):    # struct memtrace_mrc_point (report.h)
+    _fields_ = [("bytes", C.c_uint64), ("miss_ratio", C.c_double), ("lo", C.c_double), ("hi", C.c_double)]
+
+
+class Mrc(C.Structure):         # struct memtrace_mrc (report.h)
+    _fields_ = [("computed", C.c_int), ("exact", C.c_int), ("period", C.c_double), ("bucket", C.c_uint64),
+                ("refs", C.c_uint64), ("cold", C.c_uint64), ("cold_ratio", C.c_double),
+                ("footprint", C.c_uint64), ("n", C.c_size_t), ("points", C.POINTER(MrcPoint)),
+                ("nknees", C.c_size_t), ("knees", C.POINTER(C.c_size_t)),
+                ("nhits", C.c_size_t), ("hits", u64p)]
 
 
 class Blind(C.Structure):   # struct memtrace_blind (report.h)
@@ -203,7 +216,8 @@ class Report(C.Structure):
                 ("threads", C.c_uint64), ("have_tid", C.c_int),
                 ("nspace_pids", C.c_size_t), ("space_pids", u32p),
                 ("intervals", C.c_uint64), ("region", C.c_char_p), ("region_bytes", C.c_uint64),
-                ("blind", Blind), ("data_blind", C.POINTER(C.c_uint8)), ("code_blind", C.POINTER(C.c_uint8))]
+                ("blind", Blind), ("data_blind", C.POINTER(C.c_uint8)), ("code_blind", C.POINTER(C.c_uint8)),
+                ("mrc", Mrc)]
 
 
 # --- resolve.h ---------------------------------------------------------------
@@ -288,6 +302,7 @@ _PROTOS = {
     "memtrace_trace_spans": (C.c_long, (_P, C.POINTER(C.POINTER(Span))) + _E),
     "memtrace_trace_labels": (C.c_int, (_P, C.c_char_p) + _E),
     "memtrace_report_region_line": (C.c_char_p, (_P, C.c_char_p, C.c_size_t)),
+    "memtrace_mrc_miss": (C.c_double, (_P, C.c_uint64, C.POINTER(C.c_double), C.POINTER(C.c_double))),
     "memtrace_trace_span_mask": (C.c_long, (_P, C.c_char_p, C.c_size_t, u64p, u32p, C.POINTER(C.c_uint8)) + _E),
     "memtrace_writer_labels": (C.c_int, (_P, C.c_char_p, C.c_size_t) + _E),
     "memtrace_writer_span": (C.c_int, (_P, C.c_uint64, C.c_uint64, C.c_uint32, C.c_uint32, C.c_char_p,
@@ -708,6 +723,35 @@ def _estimate(e, n, intervals):
     return out
 
 
+def _mrc(r):
+    """struct memtrace_mrc: the curve as numpy arrays (bytes, miss, lo, hi),
+    the knees' sizes, and hit(bytes) -> (hit ratio, lo, hi) from the
+    library (memtrace_mrc_miss, evaluated before the report is freed: give
+    sizes with report(..., mrc_sizes=[...])).  None: not asked."""
+    m = r.mrc
+    if not m.computed:
+        return None
+    n = m.n
+    pts = [m.points[i] for i in range(n)]
+    return {"exact": bool(m.exact), "period": m.period, "bucket": m.bucket, "references": m.refs,
+            "cold": m.cold, "cold_ratio": m.cold_ratio, "footprint": m.footprint,
+            "bytes": np.array([p.bytes for p in pts], np.uint64),
+            "miss_ratio": np.array([p.miss_ratio for p in pts], np.float64),
+            "lo": np.array([p.lo for p in pts], np.float64), "hi": np.array([p.hi for p in pts], np.float64),
+            "knees": [pts[m.knees[i]].bytes for i in range(m.nknees)]}
+
+
+def _mrc_at(r, sizes):
+    """{bytes: (miss ratio, lo, hi)} of memtrace_mrc_miss at each size."""
+    f = fn("memtrace_mrc_miss")
+    out = {}
+    for b in sizes:
+        lo, hi = C.c_double(), C.c_double()
+        m = f(C.byref(r), C.c_uint64(int(b)), C.byref(lo), C.byref(hi))
+        out[int(b)] = (m, lo.value, hi.value)
+    return out
+
+
 def report_dict(r):
     """A struct memtrace_report (ctypes) as plain Python data, copied out."""
     out = {"bucket": r.bucket, "window": r.window, "interval": r.interval, "bucket_shift": r.bucket_shift,
@@ -737,6 +781,7 @@ def report_dict(r):
     out["region_line"] = s(fn("memtrace_report_region_line")(C.byref(r), line, len(line))) if r.region else None
     out["threads"] = r.threads if r.have_tid else None     # distinct (pid, tid) of the samples
     out["space_pids"] = [r.space_pids[i] for i in range(r.nspace_pids)]    # memtrace_report_decode
+    out["mrc"] = _mrc(r)
     out["span_groups"] = [{"label": s(g.label), "spans": g.spans, "time": g.time, "samples": g.samples,
                            "buckets": g.buckets, "avg_buckets": g.avg_buckets, "max_buckets": g.max_buckets}
                           for g in (r.span_groups[i] for i in range(r.nspan_groups))]
@@ -757,9 +802,10 @@ def report_config(bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sens
 
 
 def report(path, bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensitivity=0.0,
-           max_peaks=0, locations=0, functions=0, root=None, debug_dir=None):
+           max_peaks=0, locations=0, functions=0, root=None, debug_dir=None, mrc_sizes=None):
     """memtrace_report_compute as plain Python data (dicts, lists, numpy
-    arrays), copied out before the report is freed."""
+    arrays), copied out before the report is freed.  mrc_sizes (with
+    REPORT_MRC in flags): out["mrc_at"] = {bytes: (miss ratio, lo, hi)}."""
     cfg = report_config(bucket, window, interval, top, sel, flags, sensitivity, max_peaks, locations, functions,
                         root, debug_dir)
     err = _errbuf()
@@ -767,7 +813,10 @@ def report(path, bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensi
     if not rp:
         _raise(err, path)
     try:
-        return report_dict(rp.contents)
+        out = report_dict(rp.contents)
+        if mrc_sizes is not None and out["mrc"] is not None:
+            out["mrc_at"] = _mrc_at(rp.contents, mrc_sizes)
+        return out
     finally:
         fn("memtrace_report_free")(rp)
 

@@ -1,0 +1,75 @@
+"""memtrace-analyze mrc and the library's miss-ratio curve (REPORT_MRC) on
+crafted traces: the curve equals an LRU cache run here as an OrderedDict at
+every size, the knee of a cyclic scan is at its size, --for-size is the
+simulated hit ratio, a sampled trace says it is an estimate."""
+import subprocess
+import sys
+from collections import OrderedDict
+
+import numpy as np
+
+from conftest import assert_png
+from memtrace_analyze import lib
+from tracegen import write_trace
+
+TOP = __file__.rsplit("/tests/", 1)[0]
+BASE = 0x7f0000000000
+
+
+def lru_miss(pages, c):
+    """Miss ratio of an LRU cache of c pages over pages (cold misses included)."""
+    lru, miss = OrderedDict(), 0
+    for p in pages:
+        if p in lru:
+            lru.move_to_end(p)
+        else:
+            miss += 1
+            lru[p] = True
+            if len(lru) > c:
+                lru.popitem(last=False)
+    return miss / len(pages)
+
+
+def stream():
+    """A cyclic scan of 40 pages (5 rounds) then random picks among 200."""
+    rng = np.random.default_rng(7)
+    pages = np.concatenate([np.tile(np.arange(40), 5), rng.integers(0, 200, 3000)])
+    return pages, BASE + pages * 4096 + rng.integers(0, 4096, pages.size) // 8 * 8
+
+
+def test_curve_equals_lru(tmp_path):
+    pages, addr = stream()
+    path = write_trace(str(tmp_path / "t.mtrace"), np.arange(pages.size) + 1, addr)
+    rep = lib.report(path, flags=lib.REPORT_MRC, mrc_sizes=[50 * 4096, 100 * 4096 + 5])
+    m = rep["mrc"]
+    assert m["exact"] and m["references"] == pages.size and m["footprint"] == 200
+    assert m["bytes"].size >= 64 and m["bytes"][0] == 4096 and m["bytes"][-1] == 200 * 4096
+    for b, got in zip(m["bytes"], m["miss_ratio"]):
+        assert abs(got - lru_miss(pages.tolist(), int(b) // 4096)) < 1e-9, b
+    assert abs(rep["mrc_at"][50 * 4096][0] - lru_miss(pages.tolist(), 50)) < 1e-9
+    assert abs(rep["mrc_at"][100 * 4096 + 5][0] - lru_miss(pages.tolist(), 100)) < 1e-9
+
+
+def test_scan_knee_at_its_size(tmp_path):
+    pages = np.tile(np.arange(300), 20)
+    path = write_trace(str(tmp_path / "scan.mtrace"), np.arange(pages.size) + 1, BASE + pages * 4096)
+    m = lib.report(path, flags=lib.REPORT_MRC)["mrc"]
+    assert m["knees"] == [300 * 4096]
+    assert m["miss_ratio"][m["bytes"] < 300 * 4096].min() == 1.0
+
+
+def test_verb_png_and_estimate(tmp_path):
+    pages, addr = stream()
+    exact = write_trace(str(tmp_path / "e.mtrace"), np.arange(pages.size) + 1, addr)
+    sampled = write_trace(str(tmp_path / "s.mtrace"), np.arange(0, pages.size, 10) + 1, addr[::10],
+                          sample_period=10)
+    for path, word in ((exact, "exact"), (sampled, "estimated from 1-in-10 samples")):
+        out = tmp_path / "mrc.png"
+        p = subprocess.run([sys.executable, TOP + "/user/analyze/memtrace-analyze", "mrc", path, "-o", str(out),
+                            "--for-size", "100K"], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        assert_png(str(out))
+        assert word in p.stderr and "predicted hit ratio" in p.stderr
+    m = lib.report(sampled, flags=lib.REPORT_MRC)["mrc"]
+    assert not m["exact"] and m["period"] == 10
+    assert np.all(m["lo"] <= m["miss_ratio"]) and np.all(m["miss_ratio"] <= m["hi"])

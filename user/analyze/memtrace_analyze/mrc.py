@@ -1,0 +1,94 @@
+"""mrc: miss-ratio curve, the miss ratio of a fully associative LRU cache
+of each size over the trace's data references (docs/sizing.md).
+
+    memtrace-analyze mrc TRACE -o mrc.png [--bucket 4K] [--for-size 64M]
+
+The curve, its interval, its knees and the hit ratio at --for-size come
+from memtrace_report_compute (MEMTRACE_REPORT_MRC, the numbers of
+`memtracectl report --mrc`); this module draws them.
+"""
+
+import sys
+
+import numpy as np
+
+from . import lib, options
+from .plotting import cap, plt, save, trace_title
+from .select import add_filter_args, make_selection
+from .units import fmt_bytes
+
+
+def add_args(p):
+    options.add_report_args(p, windows=False)
+    p.add_argument("--for-size", default=None, metavar="SIZE",
+                   help="mark a cache size (e.g. 64M) and print its predicted hit ratio")
+    add_filter_args(p)
+
+
+def describe(m):
+    """The line that says what the curve is: exact or estimated."""
+    if m["exact"]:
+        return "exact: every data reference (%d), cold misses included" % m["references"]
+    return ("estimated from 1-in-%.0f samples (%d samples); shaded: sampling noise (95 %%), "
+            "not the estimator's error (docs/sizing.md)" % (m["period"], m["references"]))
+
+
+def plot(tr, m, out, for_size=None, at=None, what=""):
+    fig, ax = plt.subplots(figsize=(9, 5))
+    x = m["bytes"].astype(np.float64)
+    if not m["exact"]:
+        ax.fill_between(x, m["lo"], m["hi"], step="post", color="tab:blue", alpha=0.2,
+                        label="95 % interval (sampling noise)")
+    ax.step(x, m["miss_ratio"], where="post", color="tab:blue",
+            label="miss ratio (%s)" % ("exact" if m["exact"] else "estimated"))
+    ax.axhline(m["cold_ratio"], color="grey", linestyle=":", linewidth=1,
+               label="cold misses only (%.4f)" % m["cold_ratio"])
+    for k in m["knees"]:
+        ax.axvline(k, color="tab:red", linestyle="--", linewidth=0.8)
+        ax.annotate("knee %s" % fmt_bytes(k), (k, 1.0), xytext=(3, -12), textcoords="offset points",
+                    fontsize=8, color="tab:red", rotation=90, va="top")
+    if for_size and at:
+        miss = at[0]
+        ax.plot([for_size], [miss], "o", color="tab:green",
+                label="%s: hit ratio %.4f" % (fmt_bytes(for_size), 1 - miss))
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(x[0] if x.size else 1, x[-1] if x.size else 2)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("cache size (LRU, fully associative, %s buckets)" % fmt_bytes(m["bucket"]))
+    ax.set_ylabel("miss ratio of the data references")
+    ax.set_title(cap(describe(m)), fontsize=9)
+    fig.suptitle("Miss-ratio curve: %s%s" % (trace_title(tr), " — " + what if what else ""))
+    ticks = [2 ** k for k in range(int(np.log2(max(x[0], 1))), int(np.log2(max(x[-1], 2))) + 2)] if x.size else []
+    if len(ticks) > 12:
+        ticks = ticks[::(len(ticks) + 11) // 12]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([fmt_bytes(t) for t in ticks], rotation=30)
+    ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    save(fig, out)
+    plt.close(fig)
+
+
+def run(args, traces):
+    from .cli import need_samples
+    tr = traces[0]
+    sel = make_selection(tr, args)
+    for_size = lib.parse_size(args.for_size) if args.for_size else 0
+    if args.for_size and not for_size:
+        raise lib.MemtraceError("--for-size must be > 0")
+    rep = lib.report(tr.path, bucket=options.bucket(args), sel=sel, flags=lib.REPORT_MRC,
+                     mrc_sizes=[for_size] if for_size else [])
+    need_samples(rep["samples"], tr, sel, "mrc")
+    m = rep["mrc"]
+    at = rep["mrc_at"].get(for_size) if for_size else None
+    out = args.output or "mrc.png"
+    plot(tr, m, out, for_size, at, rep.get("region_line") or sel.what)
+    print("miss-ratio curve: %s" % describe(m), file=sys.stderr)
+    print("footprint %s%s; knees: %s" % (fmt_bytes(m["footprint"] * m["bucket"]),
+                                         "" if m["exact"] else " (estimated)",
+                                         ", ".join(fmt_bytes(k) for k in m["knees"]) or "none"), file=sys.stderr)
+    if at:
+        print("at %s: predicted hit ratio %.4f%s" % (fmt_bytes(for_size), 1 - at[0],
+                                                    "" if m["exact"] else " (95 %% interval %.4f-%.4f)"
+                                                    % (1 - at[2], 1 - at[1])), file=sys.stderr)
+    return [out]

@@ -73,3 +73,15 @@ def test_verb_png_and_estimate(tmp_path):
     m = lib.report(sampled, flags=lib.REPORT_MRC)["mrc"]
     assert not m["exact"] and m["period"] == 10
     assert np.all(m["lo"] <= m["miss_ratio"]) and np.all(m["miss_ratio"] <= m["hi"])
+
+
+def test_refused_where_samples_are_not_references(tmp_path):
+    """page faults, hint faults, accessed-bit passes: no curve, one line, exit 1"""
+    pages, addr = stream()
+    for cls in ("first-touch", "hint-fault", "accessed-bit"):
+        path = write_trace(str(tmp_path / f"{cls}.mtrace"), np.arange(pages.size) + 1, addr,
+                           meta={"sample_class": cls})
+        p = subprocess.run([TOP + "/build/memtracectl", "report", "--mrc", path],
+                           capture_output=True, text=True)
+        assert p.returncode != 0 and p.stderr.count("\n") == 1, (cls, p.returncode, p.stderr)
+        assert f"no miss-ratio curve of a {cls} trace" in p.stderr, p.stderr

@@ -55,6 +55,15 @@ int rep_fill_mrc(struct rep_ctx *c, char *err, size_t errlen)
 
 	if (!c->mrc_on)
 		return 0;
+	/* a curve of references in order: page faults, hint faults, pass
+	 * records and DAMON regions are not the stream a cache sees */
+	const char *cls = memtrace_words_of_meta(r->meta)->sample_class;
+	if (strcmp(cls, "sampled-access") && strcmp(cls, "every-access")) {
+		snprintf(err, errlen, "no miss-ratio curve of a %s trace: its samples are not "
+			 "references in order (record loads/stores with a PMU, or run valgrind)",
+			 cls);
+		return -1;
+	}
 	if (m->too_many) {
 		snprintf(err, errlen, "miss-ratio curve: more than %llu distinct buckets: use a "
 			 "larger --bucket", (unsigned long long)MRC_MAX_BUCKETS);

@@ -49,6 +49,7 @@ if insmod /memtrace.ko; then
 		bench) run bench 800 /bin/mtbench ${MTBENCH_REPS:-9} ;;
 		race) run race 1500 /bin/mtkrace -n 100000 -s 1 -T 1400 ;;
 		race=*) run race $((${t#race=} + 60)) /bin/mtkrace -n 100000 -s 1 -T ${t#race=} ;;
+		race-ops=*) run race 1500 /bin/mtkrace -n ${t#race-ops=} -s 1 -T 1400 ;;
 		*) run "$t" 120 /bin/mtktest "$t" ;;
 		esac
 	done

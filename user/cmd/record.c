@@ -50,6 +50,8 @@ static void usage(FILE *out)
 		"                         used from the TLB then look idle; to measure the flush)\n"
 		"      --damon-intervals SAMPLE,AGGR\n"
 		"                         damon: sample and aggregation intervals (default 5ms,100ms)\n"
+		"      --damon-budget PCT damon: keep kdamond within PCT %% of one CPU by widening\n"
+		"                         its intervals (default 2; 0 or --damon-intervals: fixed)\n"
 		"      --damon-regions MIN,MAX\n"
 		"                         damon: bounds of the number of regions (default 10,1000)\n"
 		"  -c, --period N         sample every N-th event (default: per event; 1 for page faults)\n"
@@ -272,6 +274,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "no-tlb-flush", no_argument, NULL, 0x130 },
 		{ "damon-intervals", required_argument, NULL, 'I' },
 		{ "damon-regions", required_argument, NULL, 'M' },
+		{ "damon-budget", required_argument, NULL, 0x131 },
 		{ "force", no_argument, NULL, 'F' },
 		{ "allocs", no_argument, NULL, 0x100 },
 		{ "alloc-rate", required_argument, NULL, 0x101 },
@@ -375,6 +378,17 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return 2;
 			}
 			break;
+		case 0x131: {
+			char *end;
+			double pct = strtod(optarg, &end);
+			if (end == optarg || (*end && strcmp(end, "%")) || !(pct >= 0 && pct <= 100)) {
+				mt_err("invalid --damon-budget '%s' (a percentage of one CPU, 0 to 100; "
+				       "0: fixed intervals)", optarg);
+				return 2;
+			}
+			o->damon_budget_pct = pct;
+			break;
+		}
 		case 'M':
 			if (parse_pair(optarg, false, &o->damon_min_regions, &o->damon_max_regions) ||
 			    o->damon_min_regions < 3 || o->damon_min_regions > o->damon_max_regions) {
@@ -574,6 +588,7 @@ int cmd_record(int argc, char **argv)
 	const char *env_backend = getenv("MEMTRACE_BACKEND");
 	struct record_opts o = {
 		.event = "auto", .backend = env_backend && *env_backend ? env_backend : "auto", .output = "memtrace.mtrace", .seed = 1,
+		.damon_budget_pct = -1,
 	};
 	int rc = parse_args(argc, argv, &o);
 

@@ -45,6 +45,7 @@ struct record_opts {
 	bool no_tlb_flush;	/* --no-tlb-flush: -e accessed clears bits without a flush */
 	/* -e damon: --damon-intervals SAMPLE,AGGR and --damon-regions MIN,MAX, 0 = default */
 	uint64_t damon_sample_us, damon_aggr_us, damon_min_regions, damon_max_regions;
+	double damon_budget_pct;	/* --damon-budget: kdamond's % of a CPU; < 0: default */
 	bool allocs;		/* --allocs: allocation probes (source/probes/alloc_probe.h) */
 	uint64_t alloc_rate;	/* --alloc-rate: mean bytes between small samples, 0 = default */
 	uint64_t alloc_large;	/* --alloc-large: blocks this large always, 0 = default */

@@ -28,6 +28,7 @@
 #include "record/recorder.h"
 #include "source/damon/damon_status.h"
 #include "source/damon/damon_sysfs.h"
+#include "source/damon/damon_tune.h"
 #include "source/kernel_fs.h"
 #include "source/mem_event.h"
 #include "source/perf_ring.h"
@@ -66,6 +67,8 @@ struct damon_session {
 	uint64_t wss_last;	/* bytes of the last aggregation's accessed regions */
 	uint64_t wss_now;
 	uint64_t maps_at;	/* wall time of the last maps check */
+	struct damon_tune tune;	/* the kdamond's CPU budget */
+	unsigned long sample0_us, aggr0_us;	/* the intervals it started with */
 };
 
 /* "field:unsigned long start;	offset:16;	size:8;	signed:0;" */
@@ -142,6 +145,14 @@ static int damon_probe(const struct record_opts *o, char *why, size_t whylen)
 		return -1;
 	}
 	return 0;
+}
+
+/* --damon-budget PCT; default 2 % unless --damon-intervals fixed them */
+static double damon_budget(const struct record_opts *o)
+{
+	if (o->damon_budget_pct >= 0)
+		return o->damon_budget_pct / 100.0;
+	return o->damon_sample_us ? 0 : 0.02;
 }
 
 static void attrs_from_opts(struct damon_attrs *a, const struct record_opts *o)
@@ -222,6 +233,9 @@ static void damon_meta(struct damon_session *s)
 	recorder_meta(r, "damon_min_regions", "%lu", s->attrs.min_regions);
 	recorder_meta(r, "damon_max_regions", "%lu", s->attrs.max_regions);
 	recorder_meta(r, "damon_max_nr_accesses", "%lu", s->attrs.aggr_us / s->attrs.sample_us);
+	/* > 0: the intervals above are where they started; the passes say when
+	 * each aggregation ended */
+	recorder_meta(r, "damon_cpu_budget", "%g", s->tune.budget);
 }
 
 static void damon_free(struct damon_session *s)
@@ -306,6 +320,9 @@ static void *damon_open(const struct record_opts *o, struct recorder *r)
 		mt_err("%s", why);
 		goto fail_child;
 	}
+	s->sample0_us = s->attrs.sample_us;
+	s->aggr0_us = s->attrs.aggr_us;
+	damon_tune_init(&s->tune, s->kd.pid, damon_budget(o), &s->attrs, mt_now_ns());
 	if (!strcmp(o->event, "auto"))
 		fprintf(stderr, "memtracectl: no hardware memory sampling and no hint faults here: "
 			"recording DAMON regions (region-level access frequency); -e page-faults "
@@ -434,6 +451,15 @@ static int damon_drain(void *state, struct recorder *r, const struct pollfd *p, 
 		for (int i = 0; i < s->npids; i++)
 			recorder_maps_changed(r, s->pids[i]);
 	}
+	struct damon_attrs next = s->attrs;
+	if (damon_tune_step(&s->tune, &next, step->wall)) {
+		char why[256];
+		if (damon_kdamond_set_intervals(&s->kd, &next, why, sizeof(why))) {
+			mt_err("%s; the intervals stay as they are", why);
+			s->tune.budget = 0;
+		} else
+			s->attrs = next;
+	}
 	step->now = step->wall;
 	step->tick = true;
 	return flush_rows(s);
@@ -445,6 +471,24 @@ static int damon_target_gone(void *state, uint64_t wall)
 
 	(void)wall;
 	return target_all_gone(s->child, s->pids, s->watch, s->nwatch);
+}
+
+static void damon_tune_say(const struct damon_session *s)
+{
+	const struct damon_tune *t = &s->tune;
+
+	if (t->share_last < 0)
+		return;
+	fprintf(stderr, "memtracectl: damon: kdamond took %.1f %% of a CPU at first, %.1f %% at the "
+		"end (max %.1f %%); intervals %lums,%lums", 100 * t->share_first,
+		100 * t->share_last, 100 * t->share_max, s->sample0_us / 1000, s->aggr0_us / 1000);
+	if (t->raised || t->lowered)
+		fprintf(stderr, " at the start, %.1fms,%.1fms at the end (%u raised, %u lowered)",
+			s->attrs.sample_us / 1000.0, s->attrs.aggr_us / 1000.0, t->raised, t->lowered);
+	if (t->budget > 0)
+		fprintf(stderr, "; budget %g %% of a CPU (--damon-budget)\n", 100 * t->budget);
+	else
+		fprintf(stderr, ", fixed\n");
 }
 
 static int damon_finish(void *state, struct recorder *r, int failed, const char **reason)
@@ -466,6 +510,7 @@ static int damon_finish(void *state, struct recorder *r, int failed, const char 
 		"aggregation's region-level WSS %s%s\n", (unsigned long long)s->aggregations,
 		(unsigned long long)s->total_rows, mt_fmt_bytes(s->wss_last, b1, sizeof(b1)),
 		s->lost ? " (records lost: the ring was full)" : "");
+	damon_tune_say(s);
 	if (s->bad_records)
 		fprintf(stderr, "memtracectl: damon: %llu tracepoint records not understood\n",
 			(unsigned long long)s->bad_records);

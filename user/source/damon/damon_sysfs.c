@@ -192,6 +192,19 @@ fail:
 	return -1;
 }
 
+int damon_kdamond_set_intervals(struct damon_kdamond *k, const struct damon_attrs *a,
+				char *why, size_t whylen)
+{
+	if (!k->on) {
+		snprintf(why, whylen, "DAMON sysfs: kdamond 0 is not on");
+		return -1;
+	}
+	return put_ul(CTX0 "/monitoring_attrs/intervals/sample_us", a->sample_us, why, whylen) ||
+	       put_ul(CTX0 "/monitoring_attrs/intervals/aggr_us", a->aggr_us, why, whylen) ||
+	       put_ul(CTX0 "/monitoring_attrs/intervals/update_us", a->update_us, why, whylen) ||
+	       put(KD0 "/state", "commit", why, whylen) ? -1 : 0;
+}
+
 static void remove_kdamond0(int quiet)
 {
 	char state[32] = "";

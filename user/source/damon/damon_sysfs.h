@@ -55,6 +55,11 @@ int damon_vaddr_usable(char *why, size_t whylen);
 int damon_kdamond_start(struct damon_kdamond *k, const pid_t *pids, int n,
 			const struct damon_attrs *a, char *why, size_t whylen);
 
+/* New sample/aggr/update intervals for the running kdamond ('commit'):
+ * 0, or -1 with a one-line reason in why. */
+int damon_kdamond_set_intervals(struct damon_kdamond *k, const struct damon_attrs *a,
+				char *why, size_t whylen);
+
 /* Turns it off and removes it (nr_kdamonds = 0), removes the state file;
  * idempotent.  Says in one line what could not be put back. */
 void damon_kdamond_remove(struct damon_kdamond *k);

@@ -1,15 +1,19 @@
 #!/bin/bash
 # bench/kernel/compare.sh - the cost of watching a PostgreSQL-like workload
 # for its re-accesses, side by side in one guest of Debian's 6.12 kernel
-# (one vCPU, -icount shift=0: guest time is instructions at 1 ns each, so
-# host load does not enter): untraced, memtrace.ko's accessed-bit scan
-# (-e accessed) and DAMON vaddr (-e damon), REPS rounds of the three in turn
-# (tests/kernel/guest-cost.sh).  Prints per mode the medians of the
-# workload's throughput (rounds its busy children complete in a run), its slowdown
-# against untraced, the monitoring kernel thread's and memtracectl's share
-# of the vCPU, and that share per GiB of the target's memory.  Figures:
+# with one vCPU: untraced, memtrace.ko's accessed-bit scan (-e accessed),
+# DAMON vaddr at its default intervals (-e damon --damon-budget 0) and at
+# memtracectl's default 2 % budget (-e damon), REPS rounds of the four in
+# turn (tests/kernel/guest-cost.sh).  Prints per mode the medians of the
+# workload's throughput (rounds its busy children complete in a run), its
+# slowdown against untraced, the monitoring kernel thread's and
+# memtracectl's share of the vCPU, that share per GiB of the target's
+# memory, and the monitor's CPU per page it looked at.  Real time under TCG
+# by default (a run takes its own seconds); GUEST_ICOUNT=0 counts
+# instructions instead (-icount shift=0: 1 ns each, free of host noise, but
+# about a minute of wall time per guest second).  Figures:
 # docs/performance.md ("Accessed bits against DAMON").
-#   COST_REPS=5 COST_SECS=10 KERNELS=6.12.117+deb12 (as tests/suites.d/50-kernel.sh)
+#   COST_REPS=5 COST_SECS=5 KERNELS=6.12.117+deb12 (as tests/suites.d/50-kernel.sh)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -19,8 +23,8 @@ kernels=$(KERNELS=${KERNELS:-6.12.117+deb12} tests/kernel/select-kernels.sh <<<"
 while read -r abi root; do
 	out=build/kernel-bench-compare/$abi
 	mkdir -p "$out"
-	GUEST_SMP=1 GUEST_ICOUNT=${GUEST_ICOUNT-0} GUEST_TIMEOUT=${GUEST_TIMEOUT:-5400} \
-		GUEST_APPEND="memtrace_cost_reps=${COST_REPS:-5} memtrace_cost_secs=${COST_SECS:-10}" \
+	GUEST_SMP=1 GUEST_ICOUNT=${GUEST_ICOUNT:-} GUEST_TIMEOUT=${GUEST_TIMEOUT:-5400} \
+		GUEST_APPEND="memtrace_cost_reps=${COST_REPS:-5} memtrace_cost_secs=${COST_SECS:-5}" \
 		tests/kernel/run-guest.sh "$abi" "$root" "$out" cost-compare | tee "$out.log"
 	# target memory: the 256 MiB segment once, 2 x 5 MiB private, a 2 MiB THP
 	grep -h 'cost-run ' "$out.log" | python3 -c '
@@ -33,8 +37,8 @@ gib = (256 + 2 * 5 + 2) / 1024
 med = lambda m, k: statistics.median(float(r[k]) for r in runs[m])
 base = statistics.median(float(r["rounds"]) for r in runs["none"]) if "none" in runs else None
 def per_page(r):
-    """instructions (icount: ns) of the monitor thread per page it looked at:
-    the accessed-bit scan's present pages per process scan; DAMON's one page
+    """CPU ns (icount: instructions) of the monitor thread per page it looked at:
+    the accessed-bit scan: present pages per process scan; DAMON: one page
     per region per 5 ms sample interval (its default)"""
     ns_per_s = float(r["mon_ns"]) / float(r["secs"])
     if "looked" in r:
@@ -44,7 +48,7 @@ def per_page(r):
     else:
         return None
     return ns_per_s / pages_per_s if pages_per_s else None
-print("| mode | runs | rounds per run (median) | slowdown | monitor thread, % of the vCPU | memtracectl, % | both, % per GiB of target | monitor instructions per page looked at |")
+print("| mode | runs | rounds per run (median) | slowdown | monitor thread, % of the vCPU | memtracectl, % | both, % per GiB of target | monitor CPU ns per page looked at |")
 print("|---|---|---|---|---|---|---|---|")
 for m, rs in runs.items():
     rate = statistics.median(float(r["rounds"]) for r in rs)

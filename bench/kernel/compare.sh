@@ -13,7 +13,7 @@
 # instructions instead (-icount shift=0: 1 ns each, free of host noise, but
 # about a minute of wall time per guest second).  Figures:
 # docs/performance.md ("Accessed bits against DAMON").
-#   COST_REPS=5 COST_SECS=5 KERNELS=6.12.117+deb12 (as tests/suites.d/50-kernel.sh)
+#   COST_REPS=5 COST_SECS=5 COST_RUN=4xSECS (pglike's seconds) KERNELS=6.12.117+deb12 (as tests/suites.d/50-kernel.sh)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -24,11 +24,18 @@ while read -r abi root; do
 	out=build/kernel-bench-compare/$abi
 	mkdir -p "$out"
 	GUEST_SMP=1 GUEST_ICOUNT=${GUEST_ICOUNT:-} GUEST_TIMEOUT=${GUEST_TIMEOUT:-5400} \
-		GUEST_APPEND="memtrace_cost_reps=${COST_REPS:-5} memtrace_cost_secs=${COST_SECS:-5}" \
+		GUEST_APPEND="memtrace_cost_reps=${COST_REPS:-5} memtrace_cost_secs=${COST_SECS:-5} ${COST_RUN:+memtrace_cost_run=$COST_RUN}" \
 		tests/kernel/run-guest.sh "$abi" "$root" "$out" cost-compare | tee "$out.log"
 	# target memory: the 256 MiB segment once, 2 x 5 MiB private, a 2 MiB THP
-	grep -h 'cost-run ' "$out.log" | python3 -c '
-import statistics, sys
+	grep -h 'cost-run ' "$out.log" | ICOUNT_SHIFT=${GUEST_ICOUNT:--1} python3 -c '
+import os, statistics, sys
+# under -icount shift=S guest time is instructions x 2^S ns: CPU shares and
+# ns per page divided by 2^S are those of a 1-instruction-per-ns CPU (what
+# the monitors do per pass and per sample interval does not depend on S)
+shift = int(os.environ["ICOUNT_SHIFT"])
+norm = 2 ** shift if shift >= 0 else 1
+if shift >= 0:
+    print("-icount shift=%d: shares and per-page figures in instructions, as on a CPU running one instruction per ns; slowdown measured at 2^%d ns per instruction, divided by %d" % (shift, shift, norm))
 runs = {}
 for line in sys.stdin:
     f = dict(w.split("=", 1) for w in line.split() if "=" in w)
@@ -47,14 +54,14 @@ def per_page(r):
         pages_per_s = float(r["rows"]) / float(r["aggregations"]) * 200
     else:
         return None
-    return ns_per_s / pages_per_s if pages_per_s else None
+    return ns_per_s / pages_per_s / norm if pages_per_s else None
 print("| mode | runs | rounds per run (median) | slowdown | monitor thread, % of the vCPU | memtracectl, % | both, % per GiB of target | monitor CPU ns per page looked at |")
 print("|---|---|---|---|---|---|---|---|")
 for m, rs in runs.items():
     rate = statistics.median(float(r["rounds"]) for r in rs)
-    mon = statistics.median(float(r["mon_ns"]) / 1e7 / float(r["secs"]) for r in rs)
-    rec = statistics.median(float(r["rec_ns"]) / 1e7 / float(r["secs"]) for r in rs)
-    slow = "-" if m == "none" or not base else "%.1f %%" % (100 * (1 - rate / base))
+    mon = statistics.median(float(r["mon_ns"]) / 1e7 / float(r["secs"]) for r in rs) / norm
+    rec = statistics.median(float(r["rec_ns"]) / 1e7 / float(r["secs"]) for r in rs) / norm
+    slow = "-" if m == "none" or not base else "%.1f %%" % (100 * (1 - rate / base) / norm)
     name = m if m == "none" else "%s (%s)" % (m, rs[0]["mon"])
     pp = [x for x in (per_page(r) for r in rs) if x is not None]
     print("| %s | %d | %.0f | %s | %.2f | %.2f | %.2f | %s |" % (name, len(rs), rate, slow, mon, rec,

@@ -6,7 +6,7 @@
 # -icount: CPU times count instructions).  damon-fixed: DAMON's default
 # intervals (--damon-budget 0); damon: memtracectl's default 2 % budget.  Workload: pglike -b, two busy
 # children re-reading every 4th page of a 256 MiB shared anonymous segment
-# and 1,024 private pages each, for 4 x SECS s (pglike's clock); the
+# and 1,024 private pages each, for RUN s (pglike's clock, default 4 x SECS); the
 # children's completed rounds are the throughput the monitor takes away.
 # The monitor's CPU is measured over SECS s from its start, well before the
 # end (a starved guest shell wakes late).  One line per run:
@@ -16,7 +16,7 @@
 # that does the monitoring, memtrace_scan or kdamond.N; rec: memtracectl).
 MT=/bin/memtracectl
 # (the kernel hands memtrace_cost_*= of its command line to init as variables)
-REPS=${memtrace_cost_reps:-5} SECS=${memtrace_cost_secs:-5}
+REPS=${memtrace_cost_reps:-5} SECS=${memtrace_cost_secs:-5} RUN=${memtrace_cost_run:-$((4 * ${memtrace_cost_secs:-5}))}
 cpu_ns() { awk '{ print $1 }' /proc/$1/schedstat 2>/dev/null | grep . || echo gone; }
 kthread() {	# the first process named $1*
 	for p in /proc/[0-9]*; do
@@ -25,7 +25,7 @@ kthread() {	# the first process named $1*
 }
 one() {	# one MODE REP
 	mode=$1 rep=$2 h=/tmp/cost-$1-$2
-	/bin/pglike -b -n 2 -s 65536 -q 1024 -Q 4096 -t $((4 * SECS)) >$h.oracle 2>&1 &
+	/bin/pglike -b -n 2 -s 65536 -q 1024 -Q 4096 -t $RUN >$h.oracle 2>&1 &
 	pid=$!
 	i=0
 	while ! grep -qx ready $h.oracle && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
@@ -57,7 +57,7 @@ one() {	# one MODE REP
 	rounds=$(awk '$1 == "rounds" { sub("n=", "", $3); n += $3 } END { print n + 0 }' $h.oracle)
 	# what the monitor looked at: pages per process scan, or DAMON's regions
 	seen=$(sed -n 's/.*accessed bits: \([0-9]*\) process scans.*found accessed, \([0-9]*\) present pages looked at.*/scans=\1 looked=\2/p; s/.*damon: \([0-9]*\) aggregations, \([0-9]*\) region rows.*/aggregations=\1 rows=\2/p' $h.err 2>/dev/null | head -1)
-	echo "    cost-run mode=$mode rep=$rep rounds=$rounds run_secs=$((4 * SECS)) secs=$(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.2f", b - a }') mon_ns=$((k1 - k0)) mon=$comm rec_ns=$((m1 - m0)) $seen"
+	echo "    cost-run mode=$mode rep=$rep rounds=$rounds run_secs=$RUN secs=$(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.2f", b - a }') mon_ns=$((k1 - k0)) mon=$comm rec_ns=$((m1 - m0)) $seen"
 	if [ $mode != none ] && ! [ -s $h.mtrace ]; then
 		echo "FAIL cost-$mode-$rep: no trace: $(tr '\n' ' ' <$h.err)"
 	elif [ "$rounds" = 0 ]; then

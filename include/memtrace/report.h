@@ -37,6 +37,10 @@ extern "C" {
 #define MEMTRACE_REPORT_NO_SOURCE	(1u << 5) /* leave file and line of instructions unset:
 						   * no DWARF read (faster) */
 #define MEMTRACE_REPORT_MRC		(1u << 6) /* fill mrc: the miss-ratio curve */
+#define MEMTRACE_REPORT_COLD		(1u << 7) /* fill cold: cold memory over time; reads
+						   * the config's cold_* fields */
+
+#define MEMTRACE_COLD_MAX_THRESHOLDS	8
 
 struct memtrace_report_config {
 	uint64_t bucket;	/* bytes, power of two 64..2M; 0 = the trace's bucket_default */
@@ -57,6 +61,14 @@ struct memtrace_report_config {
 	/* appended: only the samples of threads inside a span (record --mark)
 	 * whose label contains this; NULL = every sample */
 	const char *span;
+	/* appended, read only with MEMTRACE_REPORT_COLD: idle thresholds
+	 * (trace unit; ncold 0 = 10 s, 60 s, 120 s for a ns trace), and the
+	 * step between the points (0: a tenth of the smallest threshold,
+	 * rounded down to whole intervals, at least one, and at most 10000
+	 * points to the recording's end) */
+	size_t ncold;
+	const uint64_t *cold_thresholds;
+	uint64_t cold_step;
 };
 
 /*
@@ -251,6 +263,58 @@ struct memtrace_mrc {
 };
 
 /*
+ * Cold memory (MEMTRACE_REPORT_COLD, docs/sizing.md "Cold memory"): at
+ * points t_j = start_time + j step up to the recording's end, the buckets
+ * of the (filtered) data samples seen at or before t_j (seen[j]) and, for
+ * each threshold θ_i, those of them known not accessed for at least θ_i
+ * (cold[i * n + j]).  How the source knows (method):
+ *   ACCESS  every access (exact) or 1-in-period samples (period > 1: an
+ *           upper bound; false_cold gives a scale of the error),
+ *   PASSES  accessed bits: idle time counted on the passes' clock, up to
+ *           the latest pass at or before t_j, never across the stretch
+ *           after it (pass_age[j]: how far back that pass is),
+ *   HINT    NUMA hint faults: a page counts as idle only once re-armed,
+ *           from the end of the second scan sweep after its last fault.
+ * Page-fault (first-touch) and DAMON region traces are refused: a page
+ * fault is seen once per page.  blind[j] = 1 where the report's window
+ * ending at t_j is blind (struct memtrace_blind).
+ */
+#define MEMTRACE_COLD_ACCESS	0
+#define MEMTRACE_COLD_PASSES	1
+#define MEMTRACE_COLD_HINT	2
+
+struct memtrace_cold_process {
+	uint32_t pid;
+	const uint64_t *seen;		/* n */
+	const uint64_t *cold;		/* nthresholds x n */
+};
+
+struct memtrace_cold {
+	int computed;			/* asked, and data samples */
+	int method;			/* MEMTRACE_COLD_* */
+	double period;			/* the sampling period, 1 = every access */
+	uint64_t bucket;		/* bytes */
+	uint64_t step;			/* trace unit, a multiple of the report's interval */
+	size_t nthresholds;
+	const uint64_t *thresholds;	/* trace unit */
+	size_t n;			/* points */
+	const uint64_t *time;		/* t_j - start_time */
+	const uint64_t *seen;		/* buckets seen by t_j */
+	const uint64_t *cold;		/* nthresholds x n: buckets idle >= θ_i at t_j */
+	const double *avg_share;	/* per threshold: mean of cold / seen over the
+					 * points seen (not blind, seen > 0) */
+	const double *false_cold;	/* per threshold, period > 1: buckets cold by chance
+					 * at a typical moment (cold.h), NULL otherwise */
+	const unsigned char *blind;	/* n, NULL when no window is known blind */
+	size_t blind_points;
+	const uint64_t *pass_age;	/* n, method PASSES/HINT: t_j - the latest pass at or
+					 * before it (UINT64_MAX: none yet); NULL otherwise */
+	uint64_t reordered;		/* samples earlier than their bucket's latest */
+	size_t nprocesses;		/* MEMTRACE_REPORT_PER_PROCESS, as processes[] */
+	const struct memtrace_cold_process *processes;
+};
+
+/*
  * Buckets are address-space keys (include/memtrace/resolve.h): private
  * memory per process, shared mappings once by (device, inode, offset); in a
  * single-process trace they are the addresses.
@@ -320,6 +384,8 @@ struct memtrace_report {
 	const unsigned char *data_blind, *code_blind;
 	/* appended: MEMTRACE_REPORT_MRC (above) */
 	struct memtrace_mrc mrc;
+	/* appended: MEMTRACE_REPORT_COLD (above) */
+	struct memtrace_cold cold;
 };
 
 /*

@@ -35,6 +35,12 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 void render_text_mrc(FILE *f, const struct memtrace_report *r, uint64_t for_size);
 void render_json_mrc(FILE *f, const struct memtrace_report *r, uint64_t for_size);
 
+/* render_cold.c: report --cold (nothing in JSON without it), --cold-series CSV */
+const char *render_cold_method(const struct memtrace_cold *o);
+void render_text_cold(FILE *f, const struct memtrace_report *r);
+void render_json_cold(FILE *f, const struct memtrace_report *r);
+int render_cold_series(FILE *f, const struct memtrace_report *r);
+
 /* s as a JSON string literal (NULL: ""). */
 void render_json_str(FILE *f, const char *s);
 

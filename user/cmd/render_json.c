@@ -195,5 +195,6 @@ void render_json(FILE *f, const char *path, const struct memtrace_report *r, uin
 		render_json_damon(f, path, r);
 	render_json_spans(f, r);
 	render_json_mrc(f, r, for_size);
+	render_json_cold(f, r);
 	fprintf(f, "\n}\n");
 }

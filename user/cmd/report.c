@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/commands.h"
 #include "cmd/render.h"
@@ -14,6 +15,8 @@
 
 struct report_opts {
 	const char *window, *interval, *series, *labels, *span, *region;
+	const char *cold_list, *cold_step, *cold_series;
+	int cold;
 	uint64_t bucket;
 	size_t top;
 	int json, per_process, by_site, by_span, mrc;
@@ -53,6 +56,14 @@ static void usage(FILE *out)
 		"                         estimated from the samples (docs/sizing.md)\n"
 		"      --for-size SIZE    with --mrc: the predicted hit ratio of a cache of SIZE\n"
 		"                         (e.g. 64M; implies --mrc)\n"
+		"      --cold[=T1,T2,..]  cold memory over time: the buckets seen earlier and not\n"
+		"                         accessed for at least each threshold (default 10s,60s,120s),\n"
+		"                         per process with --per-process, of --region only; refused\n"
+		"                         for page-fault traces; an upper bound when sampled\n"
+		"                         (docs/sizing.md)\n"
+		"      --cold-step D      with --cold: time between points (default: a tenth of the\n"
+		"                         smallest threshold, whole intervals)\n"
+		"      --cold-series FILE with --cold: time,seen,cold_T...,blind,pass_age as CSV\n"
 		"      --json             machine-readable output on stdout\n"
 		"      --series FILE      write time,wss_data,wss_code (buckets) per interval as CSV\n"
 		"                         (intervals without a sample in the window: left out),\n"
@@ -90,6 +101,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 		{ "by-span", no_argument, NULL, 'B' },
 		{ "mrc", no_argument, NULL, 'M' },
 		{ "for-size", required_argument, NULL, 'F' },
+		{ "cold", optional_argument, NULL, 'C' },
+		{ "cold-step", required_argument, NULL, 'T' },
+		{ "cold-series", required_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -138,6 +152,18 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 			o->for_size = v;
 			o->mrc = 1;
 			break;
+		case 'C':
+			o->cold = 1;
+			/* --cold 10s,60s: a list right after it (starts with a digit, has no '/'
+			 * and is no file) is its value */
+			if (!optarg && optind < argc && argv[optind][0] >= '0' &&
+			    argv[optind][0] <= '9' && !strchr(argv[optind], '/') &&
+			    access(argv[optind], F_OK))
+				optarg = argv[optind++];
+			o->cold_list = optarg;
+			break;
+		case 'T': o->cold_step = optarg; o->cold = 1; break;
+		case 'V': o->cold_series = optarg; o->cold = 1; break;
 		case 's': o->series = optarg; break;
 		case 'g': {
 			char *end;
@@ -219,6 +245,24 @@ static int write_series(const char *path, const char *trace_path, const struct m
 	return 0;
 }
 
+static int write_cold_series(const char *path, const struct memtrace_report *r)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!f) {
+		mt_errno("cannot create %s", path);
+		return -1;
+	}
+	int bad = render_cold_series(f, r);
+	if (f != stdout)
+		bad |= fclose(f);
+	if (bad) {
+		mt_errno("writing %s", path);
+		return -1;
+	}
+	return 0;
+}
+
 /* Window and interval in the trace's unit, which its header decides. */
 static int parse_durations(const char *path, const struct report_opts *o,
 			   struct memtrace_report_config *cfg)
@@ -241,6 +285,39 @@ static int parse_durations(const char *path, const struct report_opts *o,
 		mt_err("invalid interval '%s' (%s)", o->interval, what);
 		return 2;
 	}
+	if (o->cold_step && (mt_parse_duration(o->cold_step, ns, &cfg->cold_step) ||
+			     !cfg->cold_step)) {
+		mt_err("invalid --cold-step '%s' (%s)", o->cold_step, what);
+		return 2;
+	}
+	static uint64_t thr[MEMTRACE_COLD_MAX_THRESHOLDS];
+	char list[256];
+	if (!o->cold_list)
+		return 0;
+	if (strlen(o->cold_list) >= sizeof(list)) {
+		mt_err("invalid --cold '%s' (too long)", o->cold_list);
+		return 2;
+	}
+	strcpy(list, o->cold_list);
+	size_t n = 0;
+	for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (n == MEMTRACE_COLD_MAX_THRESHOLDS) {
+			mt_err("invalid --cold '%s' (at most %d thresholds)", o->cold_list,
+			       MEMTRACE_COLD_MAX_THRESHOLDS);
+			return 2;
+		}
+		if (mt_parse_duration(t, ns, &thr[n]) || !thr[n]) {
+			mt_err("invalid cold threshold '%s' (%s)", t, what);
+			return 2;
+		}
+		n++;
+	}
+	if (!n) {
+		mt_err("invalid --cold '%s' (thresholds, e.g. 10s,60s,120s)", o->cold_list);
+		return 2;
+	}
+	cfg->ncold = n;
+	cfg->cold_thresholds = thr;
 	return 0;
 }
 
@@ -280,6 +357,7 @@ int cmd_report(int argc, char **argv)
 		.flags = (o.per_process ? MEMTRACE_REPORT_PER_PROCESS : 0) |
 			 (o.by_span ? MEMTRACE_REPORT_BY_SPAN : 0) |
 			 (o.mrc ? MEMTRACE_REPORT_MRC : 0) |
+			 (o.cold ? MEMTRACE_REPORT_COLD : 0) |
 			 /* the text shows no file:line: skip the DWARF */
 			 (o.json || o.by_site ? 0 : MEMTRACE_REPORT_NO_SOURCE),
 		.filter = { .pid = o.pid, .region = o.region },
@@ -305,6 +383,10 @@ int cmd_report(int argc, char **argv)
 		memtrace_report_free(r);
 		return 1;
 	}
+	if (o.cold_series && r->cold.computed && write_cold_series(o.cold_series, r)) {
+		memtrace_report_free(r);
+		return 1;
+	}
 	if (o.by_site)
 		return report_sites(path, &o, &cfg, r);
 	if (o.json)
@@ -314,6 +396,8 @@ int cmd_report(int argc, char **argv)
 		render_text_spans(stdout, r, memtrace_words_of_meta(r->meta), o.span);
 		if (o.mrc && r->samples)
 			render_text_mrc(stdout, r, o.for_size);
+		if (o.cold && r->samples)
+			render_text_cold(stdout, r);
 	}
 	memtrace_report_free(r);
 	return 0;

@@ -179,6 +179,7 @@ static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n
 		r->have_ip = 1;
 	wss_add_samples(&c->data, s, n, 0);
 	rep_mrc_add(c, s, n);
+	rep_cold_add(c, s, n);
 	if (c->flags & MEMTRACE_REPORT_PER_PROCESS)	/* keyed above: else in pass1_prep */
 		wss_add_samples(&c->code, s, n, 1);
 	if (s[n - 1].time > r->last_time)
@@ -394,6 +395,7 @@ static int setup(struct rep_ctx *c, const char *path, const struct memtrace_repo
 		c->mrc_on = 1;
 	}
 	c->filter = &cfg->filter;
+	c->cfg = cfg;
 	c->span_pattern = cfg->span && *cfg->span ? cfg->span : NULL;
 	c->window_asked = cfg->window;
 	c->interval_asked = cfg->interval;
@@ -501,6 +503,8 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 	}
 	if (rc >= 0 && rep_blind_setup(c, tr, err, errlen))
 		rc = -1;
+	if (rc >= 0 && rep_cold_setup(c, c->cfg, tr, err, errlen))
+		rc = -1;
 	c->has_agg = !!(trace_skipped(tr) & (1u << CHUNK_AGG));
 	trace_close(tr);
 	return rc < 0 ? -1 : 0;
@@ -552,6 +556,7 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 		return -1;
 	if (rep_spans_setup(c, err, errlen))
 		return -1;
+	rep_cold_filter_ready(c);
 	/* the target (or --pid) keeps its addresses as keys */
 	c->spaces = resolver_spaces(c->res, c->pid);
 	c->scan_tid = 1;
@@ -658,6 +663,8 @@ static int compute(struct rep_ctx *c, const char *path, char *err, size_t errlen
 		rep_fill_procs(c);
 	rep_fill_spans(c);
 	rep_fill_space_pids(c);
+	if (rep_fill_cold(c, err, errlen))
+		return -1;
 	return rep_fill_mrc(c, err, errlen);
 }
 
@@ -688,6 +695,7 @@ static void ctx_free(struct rep_ctx *c, int wss_ready)
 	rep_procs_free(c);
 	rep_spans_free(c);
 	mrc_free(&c->mrc);
+	rep_cold_free(c);
 	if (c->res)
 		resolver_free(c->res);
 	if (wss_ready) {

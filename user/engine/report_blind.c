@@ -394,6 +394,11 @@ static int is_blind(const struct memtrace_blind *b, uint64_t k)
 	return lo < b->nruns && b->first[lo] <= k;
 }
 
+int rep_blind_at(const struct memtrace_report *r, uint64_t k)
+{
+	return r->blind.state == MEMTRACE_BLIND_KNOWN && is_blind(&r->blind, k);
+}
+
 static const unsigned char *series_flags(struct rep_ctx *c, struct memtrace_series *s)
 {
 	const struct memtrace_report *r = c->r;

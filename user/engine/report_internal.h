@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "engine/bucket_map.h"
+#include "engine/cold.h"
 #include "engine/filter.h"
 #include "engine/hot.h"
 #include "engine/hot_attr.h"
@@ -33,6 +34,7 @@ struct rep_proc {
 	struct wss w;
 	uint64_t samples;
 	char comm[16];
+	struct cold *cold;		/* MEMTRACE_REPORT_COLD (NULL past the first 256) */
 };
 
 /* The allocation behind a struct memtrace_report. */
@@ -50,6 +52,7 @@ struct rep_ctx {
 	double sensitivity;
 	unsigned flags;
 	const struct memtrace_filter *filter;
+	const struct memtrace_report_config *cfg;	/* the caller's (cold_* fields) */
 	uint64_t window_asked;		/* cfg->window: 0 = the default */
 	/* pass 1 */
 	struct sample_filter filt;
@@ -109,6 +112,12 @@ struct rep_ctx {
 	/* MEMTRACE_REPORT_MRC (report_mrc.c): stack distances of the data samples */
 	struct mrc mrc;
 	int mrc_on;
+	/* MEMTRACE_REPORT_COLD (report_cold.c) */
+	struct cold cold;
+	struct cold_config cold_cfg;
+	int cold_on;
+	size_t cold_nprocs;
+	int cold_procs_capped;
 };
 
 /* report_ctx.c */
@@ -176,6 +185,19 @@ void rep_fill_blind(struct rep_ctx *c);
 /* report_mrc.c: pass 1's data samples (keyed), then the curve (0, or -1: err) */
 void rep_mrc_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n);
 int rep_fill_mrc(struct rep_ctx *c, char *err, size_t errlen);
+
+/* report_cold.c: the method, thresholds and step (after rep_blind_setup:
+ * 0, or -1: err), pass 1's keyed data samples, a process's own state
+ * (NULL: not asked, or past the cap), the points (0, or -1: err) */
+int rep_cold_setup(struct rep_ctx *c, const struct memtrace_report_config *cfg,
+		   struct trace_reader *tr, char *err, size_t errlen);
+void rep_cold_filter_ready(struct rep_ctx *c);	/* after sample_filter_init */
+void rep_cold_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n);
+struct cold *rep_cold_proc_new(struct rep_ctx *c);
+int rep_fill_cold(struct rep_ctx *c, char *err, size_t errlen);
+void rep_cold_free(struct rep_ctx *c);
+/* report_blind.c: 1 when report k's window is blind */
+int rep_blind_at(const struct memtrace_report *r, uint64_t k);
 
 /* report_regions.c */
 void rep_fill_curve(struct rep_ctx *c);

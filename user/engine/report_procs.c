@@ -86,6 +86,7 @@ static struct rep_proc *proc_of(struct rep_ctx *c, uint32_t pid)
 		p->used = 1;
 		p->pid = pid;
 		wss_init(&p->w, &c->data.cfg, err, sizeof(err));	/* valid: c->data's */
+		p->cold = rep_cold_proc_new(c);
 	}
 	return p;
 }
@@ -116,6 +117,8 @@ void rep_procs_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n)
 		wss_account(&p->w, s[i].time, bucket_map_get(&p->w.map, s[i].addr >> shift));
 		if (!rows_fit(c, &p->w, before, s[i].time))
 			break;
+		if (p->cold)
+			cold_add(p->cold, s[i].addr >> shift, s[i].time, s[i].pid);
 		p->samples++;
 	}
 }
@@ -137,8 +140,12 @@ int rep_procs_finish(struct rep_ctx *c, uint64_t end)
 void rep_procs_free(struct rep_ctx *c)
 {
 	for (size_t k = 0; k < c->nprocs; k++)
-		if (c->procs[k].used)
+		if (c->procs[k].used) {
 			wss_free(&c->procs[k].w);
+			if (c->procs[k].cold)
+				cold_free(c->procs[k].cold);
+			free(c->procs[k].cold);
+		}
 	free(c->procs);
 	free(c->threads);
 	free(c->tids);

@@ -500,6 +500,59 @@ TEST(report_process_rows_bounded_in_all)
 	unlink(path);
 }
 
+/*
+ * MEMTRACE_REPORT_COLD through the report (report_cold.c, under ASan too):
+ * thresholds 5 and 10 instructions, step = the interval (10): counted by
+ * hand from the samples above (end = the last sample, START + 75).
+ */
+TEST(report_cold_points_and_processes)
+{
+	static const uint64_t thr[] = { 5, 10 };
+	struct memtrace_report_config cfg = base;
+
+	cfg.flags = MEMTRACE_REPORT_COLD | MEMTRACE_REPORT_PER_PROCESS;
+	cfg.ncold = 2;
+	cfg.cold_thresholds = thr;
+	cfg.cold_step = 10;
+	struct memtrace_report *r = compute(&cfg);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	const struct memtrace_cold *o = &r->cold;
+	CHECK(o->computed);
+	CHECK_EQ_U64(o->method, MEMTRACE_COLD_ACCESS);
+	CHECK_EQ_U64(o->step, 10);
+	CHECK_EQ_U64(o->n, 8);
+	if (o->n == 8) {
+		static const uint64_t seen[] = { 1, 1, 1, 1, 1, 1, 6, 6 };
+		static const uint64_t c5[] = { 1, 1, 1, 1, 1, 1, 5, 6 };
+		static const uint64_t c10[] = { 0, 0, 0, 0, 0, 0, 0, 5 };
+		for (size_t j = 0; j < 8; j++) {
+			CHECK_EQ_U64(o->time[j], 10 * (j + 1));
+			CHECK_EQ_U64(o->seen[j], seen[j]);
+			CHECK_EQ_U64(o->cold[j], c5[j]);
+			CHECK_EQ_U64(o->cold[8 + j], c10[j]);
+		}
+	}
+	CHECK(o->blind == NULL && o->pass_age == NULL && o->false_cold == NULL);
+	CHECK_EQ_U64(o->nprocesses, 2);
+	if (o->nprocesses == 2 && o->n == 8) {
+		CHECK_EQ_U64(o->processes[0].pid, 7);
+		CHECK_EQ_U64(o->processes[0].seen[7], 5);
+		CHECK_EQ_U64(o->processes[0].cold[8 + 7], 4);
+		CHECK_EQ_U64(o->processes[1].pid, 8);
+		CHECK_EQ_U64(o->processes[1].seen[7], 1);
+		CHECK_EQ_U64(o->processes[1].cold[8 + 7], 1);
+	}
+	memtrace_report_free(r);
+	/* an instruction trace has no default thresholds: refused */
+	char err[256] = "";
+	cfg.ncold = 0;
+	r = memtrace_report_compute(make_trace(), &cfg, err, sizeof(err));
+	CHECK(r == NULL && strstr(err, "instruction-count trace") != NULL);
+	memtrace_report_free(r);
+}
+
 int main(void)
 {
 	int rc = test_main();

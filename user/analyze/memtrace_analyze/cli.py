@@ -13,6 +13,7 @@ VERBS = {
     "wss": ("wss", "working-set size over time for one or several windows, peaks numbered", 1),
     "hot": ("hot", "access histograms by address and by frequency, hot working-set size curve", 1),
     "mrc": ("mrc", "miss-ratio curve: miss ratio of an LRU cache of each size, its knees (docs/sizing.md)", 1),
+    "cold": ("cold", "cold memory over time: bytes idle for 10 s, 60 s, 120 s (docs/sizing.md)", 1),
     "regions": ("regions", "accesses and accessed volume per mapping (table + bar chart)", 1),
     "compare": ("compare", "two traces side by side: per-region volume change in percent, heatmaps", 2),
     "report": ("report", "all of the above into one folder with index.html", 1),

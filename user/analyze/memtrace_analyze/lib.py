@@ -112,7 +112,8 @@ class ReportConfig(C.Structure):
                 ("top", C.c_size_t), ("sensitivity", C.c_double), ("max_peaks", C.c_size_t),
                 ("locations", C.c_size_t), ("functions", C.c_size_t), ("flags", C.c_uint),
                 ("filter", Filter), ("root", C.c_char_p), ("debug_dir", C.c_char_p),
-                ("labels", C.c_char_p), ("span", C.c_char_p)]
+                ("labels", C.c_char_p), ("span", C.c_char_p),
+                ("ncold", C.c_size_t), ("cold_thresholds", u64p), ("cold_step", C.c_uint64)]
 
 
 class Series(C.Structure):
@@ -186,6 +187,24 @@ class Mrc(C.Structure):         # struct memtrace_mrc (report.h)
                 ("nhits", C.c_size_t), ("hits", u64p)]
 
 
+REPORT_COLD = 128       # MEMTRACE_REPORT_COLD: cold memory over time
+REPORT_PER_PROCESS = 8   # MEMTRACE_REPORT_PER_PROCESS: per-process parts (here: cold per process)
+COLD_METHODS = {0: "access", 1: "accessed-bits", 2: "hint-faults"}    # MEMTRACE_COLD_*
+
+
+class ColdProcess(C.Structure):     # struct memtrace_cold_process (report.h)
+    _fields_ = [("pid", C.c_uint32), ("seen", u64p), ("cold", u64p)]
+
+
+class Cold(C.Structure):            # struct memtrace_cold (report.h)
+    _fields_ = [("computed", C.c_int), ("method", C.c_int), ("period", C.c_double), ("bucket", C.c_uint64),
+                ("step", C.c_uint64), ("nthresholds", C.c_size_t), ("thresholds", u64p),
+                ("n", C.c_size_t), ("time", u64p), ("seen", u64p), ("cold", u64p),
+                ("avg_share", C.POINTER(C.c_double)), ("false_cold", C.POINTER(C.c_double)),
+                ("blind", C.POINTER(C.c_uint8)), ("blind_points", C.c_size_t), ("pass_age", u64p),
+                ("reordered", C.c_uint64), ("nprocesses", C.c_size_t), ("processes", C.POINTER(ColdProcess))]
+
+
 class Blind(C.Structure):   # struct memtrace_blind (report.h)
     _fields_ = [("state", C.c_int), ("what", C.c_uint32), ("pass_", C.c_char_p), ("passes", C.c_uint64),
                 ("lag", C.c_uint64), ("period", C.c_uint64), ("intervals", C.c_uint64),
@@ -217,7 +236,7 @@ class Report(C.Structure):
                 ("nspace_pids", C.c_size_t), ("space_pids", u32p),
                 ("intervals", C.c_uint64), ("region", C.c_char_p), ("region_bytes", C.c_uint64),
                 ("blind", Blind), ("data_blind", C.POINTER(C.c_uint8)), ("code_blind", C.POINTER(C.c_uint8)),
-                ("mrc", Mrc)]
+                ("mrc", Mrc), ("cold", Cold)]
 
 
 # --- resolve.h ---------------------------------------------------------------
@@ -741,6 +760,30 @@ def _mrc(r):
             "knees": [pts[m.knees[i]].bytes for i in range(m.nknees)]}
 
 
+def _cold(r):
+    """struct memtrace_cold as numpy arrays: time (relative), seen, cold
+    (thresholds x points), blind (bools or None), pass_age (None, or
+    uint64 with 2^64-1 = no pass yet), per-process seen/cold.  None: not asked."""
+    o = r.cold
+    if not o.computed:
+        return None
+    n, nt = o.n, o.nthresholds
+
+    def arr(p, k, dtype=np.uint64):
+        return np.ctypeslib.as_array(p, (k,)).astype(dtype) if k and p else np.zeros(0, dtype)
+    out = {"method": COLD_METHODS.get(o.method, "access"), "period": o.period, "bucket": o.bucket,
+           "step": o.step, "thresholds": [o.thresholds[i] for i in range(nt)],
+           "time": arr(o.time, n), "seen": arr(o.seen, n), "cold": arr(o.cold, n * nt).reshape(nt, n),
+           "avg_share": [o.avg_share[i] for i in range(nt)],
+           "false_cold": [o.false_cold[i] for i in range(nt)] if o.false_cold else None,
+           "blind": arr(o.blind, n, bool) if o.blind else None, "blind_points": o.blind_points,
+           "pass_age": arr(o.pass_age, n) if o.pass_age else None, "reordered": o.reordered}
+    out["upper_bound"] = out["method"] == "access" and o.period > 1.0
+    out["processes"] = [{"pid": p.pid, "seen": arr(p.seen, n), "cold": arr(p.cold, n * nt).reshape(nt, n)}
+                        for p in (o.processes[i] for i in range(o.nprocesses))]
+    return out
+
+
 def _mrc_at(r, sizes):
     """{bytes: (miss ratio, lo, hi)} of memtrace_mrc_miss at each size."""
     f = fn("memtrace_mrc_miss")
@@ -782,6 +825,7 @@ def report_dict(r):
     out["threads"] = r.threads if r.have_tid else None     # distinct (pid, tid) of the samples
     out["space_pids"] = [r.space_pids[i] for i in range(r.nspace_pids)]    # memtrace_report_decode
     out["mrc"] = _mrc(r)
+    out["cold"] = _cold(r)
     out["span_groups"] = [{"label": s(g.label), "spans": g.spans, "time": g.time, "samples": g.samples,
                            "buckets": g.buckets, "avg_buckets": g.avg_buckets, "max_buckets": g.max_buckets}
                           for g in (r.span_groups[i] for i in range(r.nspan_groups))]
@@ -789,11 +833,15 @@ def report_dict(r):
 
 
 def report_config(bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensitivity=0.0,
-                  max_peaks=0, locations=0, functions=0, root=None, debug_dir=None):
+                  max_peaks=0, locations=0, functions=0, root=None, debug_dir=None, cold=None, cold_step=0):
     """struct memtrace_report_config with the selection's filter, labels and span."""
     cfg = ReportConfig(bucket=bucket, window=window, interval=interval, top=top, sensitivity=sensitivity,
                        max_peaks=max_peaks, locations=locations, functions=functions, flags=flags,
                        root=root.encode() if root else None, debug_dir=debug_dir.encode() if debug_dir else None)
+    if cold:        # thresholds (trace unit); kept alive by cfg
+        cfg._cold = (C.c_uint64 * len(cold))(*[int(x) for x in cold])
+        cfg.ncold, cfg.cold_thresholds = len(cold), C.cast(cfg._cold, u64p)
+    cfg.cold_step = cold_step
     if sel is not None:
         cfg.filter = sel.cstruct()
         cfg.labels = os.fsencode(sel.labels) if sel.labels else None
@@ -802,12 +850,13 @@ def report_config(bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sens
 
 
 def report(path, bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensitivity=0.0,
-           max_peaks=0, locations=0, functions=0, root=None, debug_dir=None, mrc_sizes=None):
+           max_peaks=0, locations=0, functions=0, root=None, debug_dir=None, mrc_sizes=None, cold=None,
+           cold_step=0):
     """memtrace_report_compute as plain Python data (dicts, lists, numpy
     arrays), copied out before the report is freed.  mrc_sizes (with
     REPORT_MRC in flags): out["mrc_at"] = {bytes: (miss ratio, lo, hi)}."""
     cfg = report_config(bucket, window, interval, top, sel, flags, sensitivity, max_peaks, locations, functions,
-                        root, debug_dir)
+                        root, debug_dir, cold, cold_step)
     err = _errbuf()
     rp = fn("memtrace_report_compute")(os.fsencode(path), C.byref(cfg), err, ERRLEN)
     if not rp:

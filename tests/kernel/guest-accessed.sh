@@ -15,11 +15,7 @@
 # memtracectl's stderr to the host (tests/kernel/check-accessed.sh), which
 # checks the page sets with tests/integration/check_accessed.py.
 MT=/bin/memtracectl
-ship() {
-	echo "BEGIN-FILE $1"
-	base64 "$2"
-	echo "END-FILE"
-}
+. /bin/guest-lib.sh	# ship
 # starts pglike (a child of this shell: $pid), waits for its "ready" (its
 # oracle printed)
 start_pglike() {
@@ -47,7 +43,7 @@ acc() {
 	kill $pid 2>/dev/null
 	wait $pid
 	$MT dump $h.mtrace >$h.csv 2>/dev/null
-	$MT dump --meta $h.mtrace >$h.meta 2>/dev/null
+	$MT dump --meta $h.mtrace 2>/dev/null | grep -v "^[0-9]" >$h.meta	# not the samples again
 	$MT report --window 1s $h.mtrace >$h.report 2>&1
 	gzip -1 $h.csv
 	ship $n.csv.gz $h.csv.gz
@@ -71,7 +67,7 @@ start_pglike $h.oracle -n 2 -s 256 -q 32 -Q 64 -t 60
 $MT record -p $pid -d 5 -o $h.mtrace >/dev/null 2>$h.err
 kill $pid 2>/dev/null
 wait $pid
-$MT dump --meta $h.mtrace >$h.meta 2>/dev/null
+$MT dump --meta $h.mtrace 2>/dev/null | grep -v "^[0-9]" >$h.meta	# not the samples again
 $MT report --window 1s $h.mtrace >$h.report 2>&1
 if grep -q '^sample_class=accessed-bit' $h.meta && grep -q '^passes=3' $h.meta &&
    grep -q 'memtracectl: -e auto: no hardware memory sampling here' $h.err &&

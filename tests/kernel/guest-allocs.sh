@@ -10,11 +10,7 @@
 # tests/integration/check_alloc_sites.py, check_mark_ramp.py and
 # check_mark_usdt.py.
 MT=/bin/memtracectl
-ship() {
-	echo "BEGIN-FILE $1"
-	base64 "$2"
-	echo "END-FILE"
-}
+. /bin/guest-lib.sh	# ship
 wait_file() {	# wait_file FILE TENTHS
 	i=0
 	while [ ! -s "$1" ] && [ $i -lt "$2" ]; do sleep 0.1; i=$((i + 1)); done

@@ -10,11 +10,7 @@
 # check_hintsets.py: files hint.* (perf) and hint-module.* (module).
 MT=/bin/memtracectl
 NB=/proc/sys/kernel/numa_balancing
-ship() {
-	echo "BEGIN-FILE $1"
-	base64 "$2"
-	echo "END-FILE"
-}
+. /bin/guest-lib.sh	# ship
 # hint BACKEND NAME: one recording, its checks, its files shipped as NAME.*
 hint() {
 	b=$1 n=$2 h=/tmp/$2
@@ -44,7 +40,7 @@ hint() {
 	fi
 	$MT report $h.mtrace 2>/dev/null | sed -n '/^Fault kinds/,/^$/p' | sed 's/^/    /'
 	$MT dump $h.mtrace >$h.csv 2>/dev/null
-	$MT dump --meta $h.mtrace >$h.meta 2>/dev/null
+	$MT dump --meta $h.mtrace 2>/dev/null | grep -v "^[0-9]" >$h.meta	# not the samples again
 	head -1 $h.out >$h.line
 	gzip -1 $h.csv
 	ship $n.csv.gz $h.csv.gz

@@ -16,11 +16,7 @@ if [ ! -x $MT ]; then
 	echo "FAIL record: no static memtracectl in the initramfs (make static)"
 	exit 1
 fi
-ship() {
-	echo "BEGIN-FILE $1"
-	base64 "$2"
-	echo "END-FILE"
-}
+. /bin/guest-lib.sh	# ship
 wait_file() {	# wait_file FILE TENTHS
 	i=0
 	while [ ! -s "$1" ] && [ $i -lt "$2" ]; do sleep 0.1; i=$((i + 1)); done

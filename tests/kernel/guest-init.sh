@@ -50,6 +50,15 @@ if insmod /memtrace.ko; then
 		race) run race 1500 /bin/mtkrace -n 100000 -s 1 -T 1400 ;;
 		race=*) run race $((${t#race=} + 60)) /bin/mtkrace -n 100000 -s 1 -T ${t#race=} ;;
 		race-ops=*) run race 1500 /bin/mtkrace -n ${t#race-ops=} -s 1 -T 1400 ;;
+		fault_probe=0)	# page faults through perf's overflow path: the exact tests again
+			echo N >/sys/module/memtrace/parameters/fault_probe
+			[ "$(cat /sys/module/memtrace/parameters/fault_probe)" = N ] &&
+				echo "ok   fault_probe=0: parameter N: page-fault sessions take perf's overflow path" ||
+				echo "FAIL fault_probe=0: the parameter did not change"
+			for s in pages overflow targets; do
+				run "$s" 120 /bin/mtktest "$s" | sed -E 's/^(ok  |FAIL) /\1 fault_probe=0 /'
+			done
+			echo Y >/sys/module/memtrace/parameters/fault_probe ;;
 		*) run "$t" 120 /bin/mtktest "$t" ;;
 		esac
 	done

@@ -41,7 +41,7 @@ if ! kernels=$(timeout 600 tests/kernel/fetch-kernels.sh 2>/tmp/mt-kernel-fetch.
 	exit 1
 fi
 rm -f /tmp/mt-kernel-fetch.$$
-tests=${KERNEL_TESTS:-pages overflow ioctl fuzz perm lifecycle cpuoff targets security faulttp probe record bpf damon accessed race}
+tests=${KERNEL_TESTS:-pages overflow ioctl fuzz perm lifecycle cpuoff targets fault_probe=0 security faulttp probe record bpf damon accessed race}
 if ! kernels=$(tests/kernel/select-kernels.sh 2>&1 <<<"$kernels"); then
 	echo "FAIL kernel-select: $kernels"
 	echo "$pass passed, $((fail + 1)) failed"

@@ -84,4 +84,5 @@ echo "samples: rotating files $total (lost $rot_lost), single file $single_n (lo
 awk -v a=$total -v b=$single_n 'BEGIN { printf "difference: %+.4f %%\n", b ? 100 * (a - b) / b : 0 }'
 awk -v skip=$(( duration > 120 ? 60 : 0 )) 'NR > 1 && $1 >= skip { if (!n++ || $2 < lo) lo = $2; if ($2 > hi) hi = $2; if (!m++ || $3 < slo) slo = $3; if ($3 > shi) shi = $3; if ($4 > d) d = $4 }
      END { printf "RSS (after the first minute of a long run): rot %d..%d kB, single %d..%d kB; peak disk of rot %d bytes\n", lo, hi, slo, shi, d }' "$tmp/series"
+echo "single file: $(stat -c %s "$tmp/single.mtrace") bytes"
 echo "disk budget: $maxf x largest file $largest = $((maxf * largest)) bytes (one file being written beside them may add one more)"

@@ -13,3 +13,5 @@ for b in bench/*/run.sh; do
 done
 echo "== bench/record/hint.sh (hint-fault stream; root, toggles numa_balancing)"
 bench/record/hint.sh
+echo "== bench/record/rotate.sh (a 10-minute rotating recording beside a single file)"
+bench/record/rotate.sh

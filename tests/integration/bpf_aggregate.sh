@@ -6,7 +6,9 @@
 # trace's samples on the same interval grid, and the region's page counts
 # are the known ones (check_agg.py).  Then a bucket map of 64 keys: what it
 # could not keep is counted (per interval samples = rows' counts + full, the
-# END's lost = the sum of full), and bad option combinations are refused.
+# END's lost = the sum of full), an aggregated recording in 1 s files
+# (--switch-output) counts each fault once over its files, and bad option
+# combinations are refused.
 . "$(dirname "$0")/lib.sh"
 PAGES=1024 CYCLES=4	# pageramp: 512 even pages faulted per cycle
 # -g 250: cycles 250 ms apart, so no two fall in one 100 ms interval
@@ -30,6 +32,30 @@ $PY "$TOP/tests/integration/check_agg.py" "$TMP/n.csv" "$TMP/a.csv" "$TMP/a.mtra
 "$MT" report "$TMP/a.mtrace" | grep -q '^aggregated: counts per bucket and 100.000 ms interval' ||
 	fail "report does not say the trace is aggregated"
 [ "$(wc -c <"$TMP/a.mtrace")" -lt "$(wc -c <"$TMP/n.mtrace")" ] || fail "aggregated trace not smaller"
+
+# --switch-output 1s: whole intervals per file, each fault counted once over the files
+"$WL/pageramp" -n $PAGES -c 8 -g 250 -w >"$TMP/wl3.out" &
+wl=$!
+wait_file "$TMP/wl3.out" 10 || fail "pageramp did not start"
+"$MT" record --aggregate -e page-faults -c 1 -p $wl --switch-output 1s -o "$TMP/s.mtrace" 2>"$TMP/s.err" &
+rs=$!
+for _ in $(seq 100); do ls "$TMP"/s.mtrace.* >/dev/null 2>&1 && break; sleep 0.05; done
+sleep 0.5
+kill -USR1 $wl
+wait $wl || fail "pageramp failed"
+wait $rs || fail "record --aggregate --switch-output failed: $(cat "$TMP/s.err")"
+k=0 total=0
+for f in "$TMP"/s.mtrace.*; do
+	k=$((k + 1))
+	"$MT" dump --agg --meta "$f" >"$TMP/s.csv" || fail "dump --agg $f failed"
+	grep -qx "part=$k" "$TMP/s.csv" || fail "$f is not part $k"
+	"$MT" report "$f" >/dev/null || fail "report $f failed"
+	n=$(sed -n '/^# end/,$ s/^samples=//p' "$TMP/s.csv")
+	[ "$(sed -n '/^# end/,$ s/^lost=//p' "$TMP/s.csv")" = 0 ] || fail "$f: lost samples"
+	total=$((total + n))
+done
+[ $k -ge 2 ] || fail "--aggregate --switch-output 1s made $k file(s) over ~2.5 s"
+[ $total = $((PAGES / 2 * 8)) ] || fail "--aggregate --switch-output: $total samples in $k files, pageramp faulted $((PAGES / 2 * 8))"
 
 # a bucket map of 64 keys: most of a cycle's 512 pages find it full
 "$MT" record --aggregate --ring 64 -e page-faults -c 1 -o "$TMP/f.mtrace" -- \

@@ -31,7 +31,7 @@ else
 fi
 export MEMTRACE_BACKEND=bpf
 run_scripts tests/integration 180 " (bpf)" none record_pageramp record_threads record_tree record_cgroup record_postgres record_command \
-	record_stop record_files record_shmpair record_words bpf_drops bpf_status bpf_aggregate bpf_faults alloc_sites alloc_targets \
+	record_stop record_files record_rotate record_shmpair record_words bpf_drops bpf_status bpf_aggregate bpf_faults alloc_sites alloc_targets \
 	export_pprof_sites
 run_scripts tests/integration 420 " (bpf)" none analyze_multiproc
 # page faults through the perf events instead of tp_btf/page_fault_user (the

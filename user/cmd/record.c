@@ -61,6 +61,12 @@ static void usage(FILE *out)
 		"                         existing FILE is renamed to FILE.old once the recording\n"
 		"                         is under way, never overwritten or followed if a link\n"
 		"      --force            overwrite an existing FILE instead (no FILE.old)\n"
+		"      --switch-output SIZE|TIME|signal\n"
+		"                         a new file every SIZE bytes (e.g. 1G, 500M) or TIME (e.g.\n"
+		"                         10min, 60s, 1h), and on SIGHUP (signal: on SIGHUP only);\n"
+		"                         files FILE.YYYYMMDD-hhmmss.mmm (UTC), each complete\n"
+		"      --max-files N      with --switch-output: keep the newest N files of this\n"
+		"                         recording, remove older ones\n"
 		"  -d, --duration SEC     stop after SEC seconds\n"
 		"      --random-period    valgrind: periods drawn uniformly in [N/2, 3N/2] (the default)\n"
 		"      --fixed-period     valgrind: every N-th access (aliases with short loops)\n"
@@ -122,6 +128,54 @@ static int parse_pair(const char *s, bool durations, uint64_t *a, uint64_t *b)
 	*a /= 1000;
 	*b /= 1000;
 	return *a && *b ? 0 : -1;
+}
+
+/* --switch-output SIZE|TIME|signal into o; 0, or -1 after a one-line error. */
+static int parse_switch_output(struct record_opts *o, const char *arg)
+{
+	size_t n = strlen(arg);
+	uint64_t v = 0;
+
+	o->switch_output = arg;
+	o->switch_bytes = o->switch_ns = 0;
+	if (!strcmp(arg, "signal"))
+		return 0;
+	if (n >= 2 && arg[n - 1] == 'm' && strchr("0123456789.", arg[n - 2])) {
+		mt_err("ambiguous --switch-output '%s': %.*sM for MiB or %.*smin for minutes", arg,
+		       (int)(n - 1), arg, (int)(n - 1), arg);
+		return -1;
+	}
+	if (n >= 2 && arg[n - 1] == 'h' && strchr("0123456789.", arg[n - 2])) {
+		char num[64];
+		char *end;
+		snprintf(num, sizeof(num), "%.*s", (int)(n - 1), arg);
+		double h = strtod(num, &end);
+		if (!*end && h > 0 && h <= 24 * 366)
+			v = (uint64_t)(h * 3600e9);
+	} else if (n && (arg[n - 1] < '0' || arg[n - 1] > '9') &&
+		   mt_parse_duration(arg, true, &v) == 0) {
+		/* a time with its unit: v ns */
+	} else if (n && (arg[n - 1] < '0' || arg[n - 1] > '9') && mt_parse_size(arg, &v) == 0) {
+		if (v < 65536) {
+			mt_err("invalid --switch-output '%s' (a size of 64K or more)", arg);
+			return -1;
+		}
+		o->switch_bytes = v;
+		return 0;
+	} else {
+		v = 0;
+	}
+	if (!v) {
+		mt_err("invalid --switch-output '%s' (a size with its unit, e.g. 1G or 500M; a time, "
+		       "e.g. 10min, 60s or 1h; or signal)", arg);
+		return -1;
+	}
+	if (v < 1000000000ull) {
+		mt_err("invalid --switch-output '%s' (a time of 1s or more)", arg);
+		return -1;
+	}
+	o->switch_ns = v;
+	return 0;
 }
 
 /* The backend --backend (or $MEMTRACE_BACKEND) names, NULL for auto or an
@@ -286,6 +340,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "mark-label", required_argument, NULL, 0x112 },
 		{ "mark-arg", required_argument, NULL, 0x113 },
 		{ "aggregate", optional_argument, NULL, 0x120 },
+		{ "switch-output", required_argument, NULL, 0x140 },
+		{ "max-files", required_argument, NULL, 0x141 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -409,6 +465,17 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 0x103: o->alloc_symbols = optarg; break;
 		case 0x104: o->alloc_lib = optarg; break;
+		case 0x140:
+			if (parse_switch_output(o, optarg))
+				return 2;
+			break;
+		case 0x141:
+			if (mt_parse_u64(optarg, &v) || !v || v > 1000000) {
+				mt_err("invalid --max-files '%s' (a number of files, 1 to 1000000)", optarg);
+				return 2;
+			}
+			o->max_files = (unsigned)v;
+			break;
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "memtracectl: see 'memtracectl record --help'\n");
@@ -443,6 +510,19 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 	}
 	if ((o->mark_label || o->mark_arg) && !o->mark) {
 		mt_err("--mark-label and --mark-arg need --mark");
+		return 2;
+	}
+	if (o->max_files && !o->switch_output) {
+		mt_err("--max-files needs --switch-output");
+		return 2;
+	}
+	if (o->switch_output && !strcmp(o->output, "-")) {
+		mt_err("--switch-output writes files: it needs -o FILE, not stdout");
+		return 2;
+	}
+	if (o->switch_output && o->allocs) {
+		mt_err("--switch-output and --allocs exclude each other (an allocation's site would "
+		       "be in an earlier file than its free)");
 		return 2;
 	}
 	if (o->fixed_period && o->random_period) {
@@ -550,7 +630,10 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		mt_labels_free(&labels);
 		return 2;
 	}
-	struct recorder *r = recorder_open(o->output, cmdline, o->force ? WRITER_FORCE : 0);
+	struct recorder_rotation rot = { o->switch_bytes, o->switch_ns, o->max_files };
+	struct recorder *r = o->switch_output
+		? recorder_open_rotating(o->output, cmdline, o->force ? WRITER_FORCE : 0, &rot)
+		: recorder_open(o->output, cmdline, o->force ? WRITER_FORCE : 0);
 	if (r && labels.len)
 		recorder_set_labels(r, labels.text, labels.len);
 	mt_labels_free(&labels);
@@ -563,8 +646,13 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		recorder_add_side(r, &side);
 	}
 	record_install_signals();
+	if (o->switch_output)
+		record_install_switch_signal();
 	rc = record_source(b, o, r);
 	uint64_t samples = recorder_samples(r);
+	unsigned files = recorder_files(r);
+	char last[4096];
+	snprintf(last, sizeof(last), "%s", recorder_path(r) ? recorder_path(r) : o->output);
 	if (recorder_close(r))	/* never under way: FILE is left as it was */
 		rc = -1;
 	alloc_probe_free(ap);
@@ -574,7 +662,11 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		return child;	/* could not be executed (said so) */
 	if (rc)
 		return 1;
-	if (strcmp(o->output, "-") && b->caps.regions)
+	if (o->switch_output)
+		fprintf(stderr, "memtracectl: wrote %llu samples to %u file%s %s.* (%s backend; "
+			"the last: %s)\n", (unsigned long long)samples, files, files == 1 ? "" : "s",
+			o->output, b->name, last);
+	else if (strcmp(o->output, "-") && b->caps.regions)
 		fprintf(stderr, "memtracectl: wrote DAMON regions to %s (%s backend)\n", o->output,
 			b->name);
 	else if (strcmp(o->output, "-"))

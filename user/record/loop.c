@@ -69,6 +69,13 @@ int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
 			failed = 1;
 			break;
 		}
+		/* --switch-output: a new file when due or asked (SIGHUP) */
+		if (step.tick && recorder_rotating(r) &&
+		    (record_switch_signalled() | recorder_rotate_due(r, step.wall)) &&
+		    recorder_rotate(r, step.now)) {
+			failed = 1;
+			break;
+		}
 		if (step.ended)
 			break;
 		if (!reason && (reason = stop_reason(deadline, step.wall)) &&

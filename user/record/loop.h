@@ -1,6 +1,7 @@
 /* loop.h - THE record loop: one source into one recorder.
  *
  *   poll the source's fds (<= 100 ms) -> drain -> recorder_tick ->
+ *   a new file (--switch-output: size, time or SIGHUP) ->
  *   stop check (SIGINT/SIGTERM, --duration, target gone) -> end
  *
  * `memtracectl record` (every backend) and `memtracectl import` run it.

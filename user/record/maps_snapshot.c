@@ -149,12 +149,15 @@ int maps_index(struct recorder *r, pid_t pid)
 		r->maps_stack = mt_xrealloc(r->maps_stack,
 					    (size_t)r->maps_cap * sizeof(*r->maps_stack));
 		r->maps_at = mt_xrealloc(r->maps_at, (size_t)r->maps_cap * sizeof(*r->maps_at));
+		r->maps_comm = mt_xrealloc(r->maps_comm,
+					   (size_t)r->maps_cap * sizeof(*r->maps_comm));
 	}
 	r->maps_pid[r->nmaps] = pid;
 	r->maps_text[r->nmaps] = NULL;
 	r->maps_dirty[r->nmaps] = 1;
 	r->maps_stack[r->nmaps] = 0;
 	r->maps_at[r->nmaps] = 0;
+	r->maps_comm[r->nmaps][0] = 0;
 	return r->maps_hit = r->nmaps++;
 }
 
@@ -227,6 +230,7 @@ static void maps_forget_gone(struct recorder *r)
 		r->maps_dirty[n] = r->maps_dirty[i];
 		r->maps_stack[n] = r->maps_stack[i];
 		r->maps_at[n] = r->maps_at[i];
+		memcpy(r->maps_comm[n], r->maps_comm[i], sizeof(r->maps_comm[n]));
 		n++;
 	}
 	r->nmaps = n;
@@ -271,6 +275,49 @@ void maps_note_samples(struct recorder *r, const struct memtrace_sample *s, size
 	}
 }
 
+void maps_note_comm(struct recorder *r, pid_t pid, const char *comm)
+{
+	int i = r->offline || pid <= 0 ? -1 : maps_index(r, pid);
+
+	if (i >= 0)
+		snprintf(r->maps_comm[i], sizeof(r->maps_comm[i]), "%.15s", comm);
+}
+
+/*
+ * A new file (--switch-output) stands on its own: each process's name
+ * (THREADS, read before the MAPS chunk that names its executable by it) and
+ * maps as they are now, or as last seen if it is gone (late samples may
+ * still come).
+ */
+int maps_rewrite_all(struct recorder *r, uint64_t now)
+{
+	int rc = 0;
+
+	for (int i = 0; i < r->nmaps; i++)
+		if (r->maps_comm[i][0]) {
+			trace_thread_rec_put(&r->threads, now, (uint32_t)r->maps_pid[i],
+					     (uint32_t)r->maps_pid[i], r->maps_comm[i]);
+			r->nthreads++;
+		}
+	if (recorder_flush_threads(r))
+		return -1;
+	for (int i = 0; i < r->nmaps; i++) {
+		char *old = r->maps_text[i];
+
+		r->maps_text[i] = NULL;	/* never "unchanged": this file has none yet */
+		r->maps_dirty[i] = 0;
+		rc |= maps_snapshot(r, i, now);
+		if (!r->maps_text[i] && old) {
+			rc |= trace_write_maps(r->w, now, (uint32_t)r->maps_pid[i], old, strlen(old));
+			r->maps_at[i] = now;
+			r->maps_text[i] = old;
+		} else {
+			free(old);
+		}
+	}
+	return rc ? -1 : 0;
+}
+
 void maps_free(struct recorder *r)
 {
 	for (int i = 0; i < r->nmaps; i++)
@@ -280,4 +327,5 @@ void maps_free(struct recorder *r)
 	free(r->maps_dirty);
 	free(r->maps_stack);
 	free(r->maps_at);
+	free(r->maps_comm);
 }

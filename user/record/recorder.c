@@ -34,6 +34,7 @@ int recorder_publish(struct recorder *r)
 		r->failed = 1;
 		return -1;
 	}
+	r->published = 1;
 	return 0;
 }
 
@@ -88,6 +89,20 @@ void recorder_set_labels(struct recorder *r, const char *text, size_t len)
 	r->labels_len = len;
 }
 
+int recorder_write_head(struct recorder *r)
+{
+	uint32_t lines = 0;
+	for (size_t i = 0; i < r->meta.len; i++)
+		lines += r->meta.data[i] == '\n';
+	if (trace_write_chunk(r->w, CHUNK_HEADER, CODEC_STORED, r->meta.data, r->meta.len,
+			      lines))
+		return -1;
+	if (r->labels && trace_write_chunk(r->w, CHUNK_LABELS, CODEC_ZSTD, r->labels,
+					   r->labels_len, 0))
+		return -1;
+	return 0;
+}
+
 int recorder_begin(struct recorder *r, uint64_t start, pid_t pid)
 {
 	char now[64];
@@ -100,6 +115,8 @@ int recorder_begin(struct recorder *r, uint64_t start, pid_t pid)
 	recorder_meta(r, "start_realtime", "%s", now);
 	recorder_meta(r, "start_time", "%llu", (unsigned long long)start);
 	recorder_meta(r, "command", "%s", r->command);
+	if (r->rot)
+		rotate_begin_meta(r);
 	/* the sides' target: pid, or a command before its exec (recorder_set_target) */
 	pid_t side_pid = pid > 0 ? pid : r->target;
 	for (int i = 0; i < r->nsides; i++)
@@ -114,14 +131,7 @@ int recorder_begin(struct recorder *r, uint64_t start, pid_t pid)
 	if (live_wss_init(r))
 		return -1;
 
-	uint32_t lines = 0;
-	for (size_t i = 0; i < r->meta.len; i++)
-		lines += r->meta.data[i] == '\n';
-	if (trace_write_chunk(r->w, CHUNK_HEADER, CODEC_STORED, r->meta.data, r->meta.len,
-			      lines))
-		return -1;
-	if (r->labels && trace_write_chunk(r->w, CHUNK_LABELS, CODEC_ZSTD, r->labels,
-					   r->labels_len, 0))
+	if (recorder_write_head(r))
 		return -1;
 	r->begun = 1;
 	r->status_wall = r->flushed_at = mt_now_ns();
@@ -185,6 +195,8 @@ int recorder_note_thread(struct recorder *r, uint64_t time, uint32_t pid, uint32
 		snprintf(r->target_comm, sizeof(r->target_comm), "%.15s", comm);
 		r->target_comm_time = time;
 	}
+	if (r->rot && tid == pid && comm && *comm)
+		maps_note_comm(r, (pid_t)pid, comm);
 	return 0;
 }
 
@@ -246,6 +258,14 @@ static int flush_side_chunks(struct recorder *r, uint64_t now)
 	return rc ? -1 : 0;
 }
 
+int recorder_flush_sides(struct recorder *r, uint64_t now)
+{
+	int rc = flush_side_chunks(r, now);
+
+	rc |= flush_spans(r, 1);
+	return rc ? -1 : 0;
+}
+
 int recorder_add_side(struct recorder *r, const struct recorder_side *side)
 {
 	if (r->nsides == RECORDER_MAX_SIDES)
@@ -303,7 +323,6 @@ int recorder_tick(struct recorder *r, uint64_t now)
 
 int recorder_end(struct recorder *r, const char *reason)
 {
-	char buf[512];
 	int rc = 0;
 	uint64_t end;
 
@@ -326,19 +345,29 @@ int recorder_end(struct recorder *r, const char *reason)
 	end = r->last_time;
 	if (r->time_is_ns && !r->offline && mt_now_ns() > end)
 		end = mt_now_ns();
+	rc |= recorder_write_end(r, reason, end);
+	status_line(r, 1);
+	return rc ? -1 : 0;
+}
+
+/* The counts are the current file's: all of the recording's but with
+ * --switch-output, where the files' counts add up to the recording's. */
+int recorder_write_end(struct recorder *r, const char *reason, uint64_t end)
+{
+	char buf[512];
 	int n = snprintf(buf, sizeof(buf),
 			 "end_reason=%s\nend_time=%llu\nsamples=%llu\nlost=%llu\nthrottled=%llu\ndropped=%llu\n",
-			 reason, (unsigned long long)end, (unsigned long long)r->samples,
-			 (unsigned long long)r->total_lost, (unsigned long long)r->total_throttled,
-			 (unsigned long long)r->dropped);
+			 reason, (unsigned long long)end,
+			 (unsigned long long)(r->samples - r->file_samples0),
+			 (unsigned long long)(r->total_lost - r->file_lost0),
+			 (unsigned long long)(r->total_throttled - r->file_throttled0),
+			 (unsigned long long)(r->dropped - r->file_dropped0));
 	uint32_t lines = 6;
 	if (r->target_comm[0] && n > 0 && (size_t)n < sizeof(buf)) {	/* what the target became */
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "target_comm=%s\n", r->target_comm);
 		lines++;
 	}
-	rc |= trace_write_chunk(r->w, CHUNK_END, CODEC_STORED, buf, (size_t)n, lines);
-	status_line(r, 1);
-	return rc ? -1 : 0;
+	return trace_write_chunk(r->w, CHUNK_END, CODEC_STORED, buf, (size_t)n, lines);
 }
 
 int recorder_close(struct recorder *r)
@@ -356,6 +385,7 @@ int recorder_close(struct recorder *r)
 	span_enc_free(&r->spanenc);
 	free(r->command);
 	free(r->labels);
+	rotate_free(r);
 	free(r);
 	return rc;
 }

@@ -30,6 +30,35 @@ struct recorder;
 struct recorder *recorder_open(const char *path, const char *command_line, unsigned flags);
 
 /*
+ * record --switch-output: the recording goes on in a new file every bytes
+ * or ns (or when recorder_rotate is called), each file complete on its own
+ * (rotate.c).  Files are named BASE.YYYYMMDD-hhmmss.mmm (UTC, the file's
+ * start); with max_files the oldest of them beyond that many are removed.
+ */
+struct recorder_rotation {
+	uint64_t bytes;		/* a new file once this one holds this many bytes; 0: never */
+	uint64_t ns;		/* ... or is this old (wall clock); 0: never */
+	unsigned max_files;	/* this recording's files kept on disk; 0: all */
+};
+/* recorder_open of the first file, BASE.<stamp>.  NULL after a one-line error. */
+struct recorder *recorder_open_rotating(const char *base, const char *command_line,
+					unsigned flags, const struct recorder_rotation *rot);
+/* Non-zero for a recorder_open_rotating() recorder. */
+int recorder_rotating(const struct recorder *r);
+/* Its current file is as large or as old (wall: mt_now_ns) as a switch asks. */
+int recorder_rotate_due(const struct recorder *r, uint64_t wall);
+/*
+ * The switch now, at now (the samples' clock, as recorder_tick): the
+ * current file ends with the samples up to the merge horizon and an END
+ * chunk of its own counts; the next file begins.  No-op before the file is
+ * in place.  0, or -1 after a one-line error (the recording fails).
+ */
+int recorder_rotate(struct recorder *r, uint64_t now);
+/* The file being written (rotating), else NULL; the number of files so far. */
+const char *recorder_path(const struct recorder *r);
+unsigned recorder_files(const struct recorder *r);
+
+/*
  * The recording is under way (the record loop starts): the file takes
  * path's place, and from now on holds everything up to the last second
  * even if the collector is killed.  Before it, recorder_close() leaves path

@@ -83,6 +83,7 @@ struct recorder {
 	int *maps_dirty;
 	uint64_t *maps_stack;	/* an address in the stack, or 0 */
 	uint64_t *maps_at;	/* time of the last MAPS chunk written, or 0 */
+	char (*maps_comm)[16];	/* --switch-output: the process's latest name, "" if none */
 	int nmaps, maps_cap, maps_hit;	/* maps_hit: index of the last maps_index() answer */
 	uint64_t maps_swept_at;		/* wall clock of the last maps_forget_gone() */
 	/* the swept ones' last MAPS chunk times, the latest MAPS_GONE_KEPT
@@ -99,6 +100,12 @@ struct recorder {
 	int offline;		/* recorder_offline(): never read /proc */
 	struct recorder_side sides[RECORDER_MAX_SIDES];	/* recorder_add_side() */
 	int nsides;
+	int published;		/* recorder_publish() done: the file is in place */
+
+	/* the current file's share of the recording (END counts): the totals
+	 * when it began (rotate.c; all 0 without --switch-output) */
+	uint64_t file_samples0, file_lost0, file_throttled0, file_dropped0;
+	struct rotation *rot;	/* --switch-output, NULL if not (rotate.c) */
 };
 
 /* host_meta.c: host, kernel, arch, cpu_model, ... unless set already. */
@@ -131,6 +138,24 @@ int maps_flush_dirty(struct recorder *r, uint64_t now);
 /* Live recordings: a process seen in samples for the first time gets a snapshot. */
 void maps_note_samples(struct recorder *r, const struct memtrace_sample *s, size_t n);
 void maps_free(struct recorder *r);
+
+/* recorder.c: the pending side chunks (spans, threads, lost, passes,
+ * changed maps) written now; the END chunk of the current file, ending at
+ * end, with its own counts; HEADER and LABELS from r->meta. */
+int recorder_flush_sides(struct recorder *r, uint64_t now);
+int recorder_write_end(struct recorder *r, const char *reason, uint64_t end);
+int recorder_write_head(struct recorder *r);
+
+/* maps_snapshot.c: a MAPS chunk of every process in the table now (its
+ * latest text if it is gone), its THREADS name first: a new file's. */
+int maps_rewrite_all(struct recorder *r, uint64_t now);
+/* The process's name for the next file's THREADS record (--switch-output). */
+void maps_note_comm(struct recorder *r, pid_t pid, const char *comm);
+
+/* rotate.c: HEADER keys of a rotating recording (in recorder_begin); its
+ * state freed (recorder_close). */
+void rotate_begin_meta(struct recorder *r);
+void rotate_free(struct recorder *r);
 
 /* status_line.c: the status line on a terminal. */
 void status_line(struct recorder *r, int final);

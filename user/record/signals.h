@@ -8,4 +8,9 @@ void record_install_signals(void);
 /* Non-zero once SIGINT or SIGTERM arrived. */
 int record_stop_signalled(void);
 
+/* record --switch-output: SIGHUP asks for a new file. */
+void record_install_switch_signal(void);
+/* Non-zero once if SIGHUP arrived since the last call. */
+int record_switch_signalled(void);
+
 #endif

@@ -36,6 +36,9 @@ struct record_opts {
 	double duration;	/* --duration SEC, 0 = until the target exits */
 	const char *output;	/* -o FILE */
 	bool force;		/* --force: overwrite FILE (else it becomes FILE.old) */
+	const char *switch_output;	/* --switch-output SIZE|TIME|signal, NULL if unset */
+	uint64_t switch_bytes, switch_ns;	/* its size or time, 0: not by that */
+	unsigned max_files;	/* --max-files N, 0: all kept */
 	const char *backend;	/* --backend NAME, "auto" by default */
 	int backend_given;	/* backend from -b, not from $MEMTRACE_BACKEND */
 	bool kernel_addrs;	/* --kernel: also sample kernel mode (-a only) */

@@ -2,9 +2,10 @@
  * sampling and aggregation intervals (-e damon without --damon-intervals).
  *
  * DAMON checks one page per region per sample interval, so its cost is
- * regions / sample interval: ~4.6 % of a vCPU at its defaults (5 ms, up to
- * 1,000 regions) on a 256 MiB target in the 6.12 guest, where the target
- * lost 12 % of its throughput (docs/performance.md).  Kernels from 6.15 on
+ * regions / sample interval: 3.25 % of a CPU at its defaults (5 ms, up to
+ * 1,000 regions) on a 256 MiB target in the 6.12 guest, in instructions,
+ * where the target lost 5.3 % of its throughput (docs/performance.md; the
+ * emulated CPU itself showed 13-29 %).  Kernels from 6.15 on
  * tune intervals themselves (intervals_goal, DAMON_STAT); 6.12 does not.
  * Every 2 s the kdamond's CPU time (/proc/PID/schedstat) over the wall time
  * gives its share of one CPU: above the budget, both intervals grow by the

@@ -66,6 +66,20 @@ bool sample_filter_pass_values(const struct sample_filter *f, uint64_t time, uin
  * samples get, so a shared segment mapped by 40 processes counts once).
  */
 uint64_t sample_filter_region_bytes(const struct sample_filter *f, struct mt_spaces *s);
+/*
+ * Only the pid, tid and time range of spec (times relative to start_time, a
+ * time before it counts as 0), uncompiled: for readers that filter by who
+ * and when alone (sites, profile).
+ */
+static inline bool filter_keeps_who_when(const struct memtrace_filter *spec, uint64_t start_time,
+					 uint64_t time, uint32_t pid, uint32_t tid)
+{
+	uint64_t rel = time >= start_time ? time - start_time : 0;
+
+	return (!spec->pid || spec->pid == pid) && (!spec->tid || spec->tid == tid) &&
+	       rel >= spec->time_from && (!spec->time_to || rel <= spec->time_to);
+}
+
 /* Moves the passing samples of s[0..n) to the front, in order; returns their count. */
 size_t sample_filter_apply(const struct sample_filter *f, struct memtrace_sample *s, size_t n);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/trace_internal.h"
+#include "engine/filter.h"
 #include "engine/sites_each.h"
 #include "engine/span_index.h"
 #include "trace/format.h"
@@ -159,11 +160,7 @@ static uint32_t data_index(struct ctx *c, uint32_t pid, uint64_t time, uint64_t 
 
 static int keep(const struct ctx *c, uint64_t time, uint32_t pid, uint32_t tid)
 {
-	const struct memtrace_filter *f = &c->cfg->filter;
-	uint64_t rel = time >= c->start ? time - c->start : 0;
-
-	return (!f->pid || f->pid == pid) && (!f->tid || f->tid == tid) && rel >= f->time_from &&
-	       (!f->time_to || rel <= f->time_to);
+	return filter_keeps_who_when(&c->cfg->filter, c->start, time, pid, tid);
 }
 
 static void add_sample(struct ctx *c, size_t index, uint64_t time, uint32_t pid, uint32_t tid,

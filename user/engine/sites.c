@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/alloc_attr.h"
+#include "engine/filter.h"
 #include "engine/sites_each.h"
 #include "memtrace/resolve.h"
 #include "memtrace/trace.h"
@@ -328,11 +329,7 @@ static void pair_add(struct ctx *c, uint64_t bucket, uint32_t site)
 
 static int keep(const struct ctx *c, uint64_t time, uint32_t pid, uint32_t tid)
 {
-	const struct memtrace_filter *f = &c->cfg->filter;
-	uint64_t rel = time >= c->start ? time - c->start : 0;
-
-	return (!f->pid || f->pid == pid) && (!f->tid || f->tid == tid) && rel >= f->time_from &&
-	       (!f->time_to || rel <= f->time_to);
+	return filter_keeps_who_when(&c->cfg->filter, c->start, time, pid, tid);
 }
 
 /* Pass 2: samples in time order, the events up to each sample first. */

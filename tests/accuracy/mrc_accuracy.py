@@ -18,30 +18,18 @@ holds the exact value, and the sizes within 0.05.
 import argparse
 import os
 import sys
-from collections import OrderedDict
-
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 import accuracy  # noqa: E402
 from accuracy import lib  # noqa: E402
+from mrc_ref import distances  # noqa: E402
 
 
 def lru_miss(buckets, sizes):
-    """Miss ratios at sizes by an OrderedDict LRU (stack distances)."""
-    lru = OrderedDict()
-    hist = {}
-    for b in buckets:
-        if b in lru:
-            d = 1
-            for k in reversed(lru):
-                if k == b:
-                    break
-                d += 1
-            hist[d] = hist.get(d, 0) + 1
-            lru.move_to_end(b)
-        else:
-            lru[b] = True
+    """Miss ratios at sizes by an OrderedDict LRU (mrc_ref.distances)."""
+    hist, _, _ = distances(buckets)
     ds = np.array(sorted(hist), dtype=np.int64)
     cum = np.cumsum([hist[d] for d in ds]) if ds.size else np.zeros(0)
     n = len(buckets)

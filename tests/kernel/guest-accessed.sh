@@ -15,7 +15,7 @@
 # memtracectl's stderr to the host (tests/kernel/check-accessed.sh), which
 # checks the page sets with tests/integration/check_accessed.py.
 MT=/bin/memtracectl
-. /bin/guest-lib.sh	# ship
+. /bin/guest-lib.sh	# ship, kthread
 # starts pglike (a child of this shell: $pid), waits for its "ready" (its
 # oracle printed)
 start_pglike() {
@@ -137,7 +137,7 @@ kt= i=0
 while [ -z "$kt" ] && [ $i -lt 120 ]; do
 	sleep 0.5
 	i=$((i + 1))
-	kt=$(for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = memtrace_scan ] && echo ${p#/proc/}; done | head -1)
+	kt=$(kthread memtrace_scan)
 done
 sleep 2	# past the baseline pass
 [ -n "$kt" ] || echo "FAIL $n-thread: no memtrace_scan thread while recording"

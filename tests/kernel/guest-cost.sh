@@ -18,11 +18,7 @@ MT=/bin/memtracectl
 # (the kernel hands memtrace_cost_*= of its command line to init as variables)
 REPS=${memtrace_cost_reps:-5} SECS=${memtrace_cost_secs:-5} RUN=${memtrace_cost_run:-$((4 * ${memtrace_cost_secs:-5}))}
 cpu_ns() { awk '{ print $1 }' /proc/$1/schedstat 2>/dev/null | grep . || echo gone; }
-kthread() {	# the first process named $1*
-	for p in /proc/[0-9]*; do
-		case "$(cat $p/comm 2>/dev/null)" in $1*) echo ${p#/proc/}; return ;; esac
-	done
-}
+. /bin/guest-lib.sh	# kthread
 one() {	# one MODE REP
 	mode=$1 rep=$2 h=/tmp/cost-$1-$2
 	/bin/pglike -b -n 2 -s 65536 -q 1024 -Q 4096 -t $RUN >$h.oracle 2>&1 &

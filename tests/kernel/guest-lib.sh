@@ -1,5 +1,8 @@
 # guest-lib.sh - sourced by the guest test scripts (tests/kernel/guest-*.sh).
 #
+# kthread NAME: the pid of the first process whose comm starts with NAME
+# (memtrace_scan, kdamond), nothing if none.
+#
 # ship NAME FILE: the file to the host, base64 between "BEGIN-FILE NAME" and
 # "END-FILE" lines on the console (tests/kernel/check-*.sh decode them).
 # The kernel's console messages are held back meanwhile (console loglevel 1:
@@ -13,4 +16,9 @@ ship() {
 	base64 "$2"
 	echo "END-FILE"
 	echo "$lvl" >/proc/sys/kernel/printk
+}
+kthread() {
+	for p in /proc/[0-9]*; do
+		case "$(cat $p/comm 2>/dev/null)" in $1*) echo ${p#/proc/}; return ;; esac
+	done
 }

@@ -68,7 +68,6 @@ struct damon_session {
 	uint64_t wss_now;
 	uint64_t maps_at;	/* wall time of the last maps check */
 	struct damon_tune tune;	/* the kdamond's CPU budget */
-	unsigned long sample0_us, aggr0_us;	/* the intervals it started with */
 };
 
 /* "field:unsigned long start;	offset:16;	size:8;	signed:0;" */
@@ -320,8 +319,6 @@ static void *damon_open(const struct record_opts *o, struct recorder *r)
 		mt_err("%s", why);
 		goto fail_child;
 	}
-	s->sample0_us = s->attrs.sample_us;
-	s->aggr0_us = s->attrs.aggr_us;
 	damon_tune_init(&s->tune, s->kd.pid, damon_budget(o), &s->attrs, mt_now_ns());
 	if (!strcmp(o->event, "auto"))
 		fprintf(stderr, "memtracectl: no hardware memory sampling and no hint faults here: "
@@ -481,7 +478,7 @@ static void damon_tune_say(const struct damon_session *s)
 		return;
 	fprintf(stderr, "memtracectl: damon: kdamond took %.1f %% of a CPU at first, %.1f %% at the "
 		"end (max %.1f %%); intervals %lums,%lums", 100 * t->share_first,
-		100 * t->share_last, 100 * t->share_max, s->sample0_us / 1000, s->aggr0_us / 1000);
+		100 * t->share_last, 100 * t->share_max, t->base_sample_us / 1000, t->base_aggr_us / 1000);
 	if (t->raised || t->lowered)
 		fprintf(stderr, " at the start, %.1fms,%.1fms at the end (%u raised, %u lowered)",
 			s->attrs.sample_us / 1000.0, s->attrs.aggr_us / 1000.0, t->raised, t->lowered);

@@ -386,6 +386,11 @@ struct memtrace_report {
 	struct memtrace_mrc mrc;
 	/* appended: MEMTRACE_REPORT_COLD (above) */
 	struct memtrace_cold cold;
+	/* appended: the trace's gaps (GAPS rows, trace.h struct memtrace_gap:
+	 * record --pidfile had no target), their total time (trace unit).
+	 * A window that overlaps one is blind (blind.state KNOWN; with a
+	 * source that sees every window, blind.what 0 and blind.pass "target") */
+	uint64_t gaps, gap_time;
 };
 
 /*

@@ -179,6 +179,7 @@ enum memtrace_chunk_type {
 	MEMTRACE_CHUNK_END,
 	MEMTRACE_CHUNK_REGIONS = 8,	/* DAMON regions (memtrace_trace_damon_regions) */
 	MEMTRACE_CHUNK_PASSES = 15,	/* observation passes (memtrace_trace_passes) */
+	MEMTRACE_CHUNK_GAPS = 16,	/* stretches without a target (record --pidfile) */
 };
 
 struct memtrace_chunk {
@@ -240,6 +241,17 @@ struct memtrace_damon_region { uint64_t time, start, end; uint32_t pid, nr_acces
 						 * its next MEMTRACE_PASS_NUMA_SCAN began here
 						 * (exact: sched_skip_vma_numa at offset 0) */
 struct memtrace_pass { uint64_t time; uint32_t pid, what; };
+
+/*
+ * GAPS rows (chunk 16, format minor 3, added without a version change):
+ * from from to to (the samples' clock) the recording had no target, so
+ * nothing could be sampled: a window of the report that overlaps a gap is
+ * blind, not idle (report.h, memtrace_blind).  pid: the process that left.
+ */
+#define MEMTRACE_GAP_NO_TARGET		1u	/* record --pidfile: the target exited; the
+						 * next process the pid file named was
+						 * attached at to (or the file ended) */
+struct memtrace_gap { uint64_t from, to; uint32_t pid, what; };
 
 /*
  * SPANS records (record --mark): thread tid of pid ran between two probes

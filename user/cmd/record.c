@@ -19,12 +19,14 @@
 #include "source/target.h"
 #include "source/module/accessed.h"
 #include "source/auto_order.h"
+#include "source/follow.h"
 #include "util/util.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: memtracectl record [-p PID[,PID...] | -G CGROUP | -a | [--] CMD ARGS...] [options]\n"
+		"usage: memtracectl record [-p PID[,PID...] | --pidfile FILE | -G CGROUP | -a |\n"
+		"                          [--] CMD ARGS...] [options]\n"
 		"\n"
 		"Records sampled data addresses into a trace file.\n"
 		"\n"
@@ -33,6 +35,11 @@ static void usage(FILE *out)
 		"                         \"1 2 3\" as pidof prints it, or -p repeated)\n"
 		"      --no-children      with -p: leave the listed processes' existing children\n"
 		"                         out (what they fork from now on is still followed)\n"
+		"      --pidfile FILE     the process FILE's first line names (e.g. PostgreSQL's\n"
+		"                         DATADIR/postmaster.pid) with its descendants, as -p; when\n"
+		"                         it exits, the next process FILE names (a restart), in the\n"
+		"                         same recording: the time between is a gap (blind windows),\n"
+		"                         FILE is read every 200 ms; perf and bpf backends\n"
 		"  -G, --cgroup PATH      every process in a cgroup v2 group, including those that\n"
 		"                         join it later; PATH relative to the cgroup2 mount (e.g.\n"
 		"                         system.slice/postgresql@15-main.service) or absolute\n"
@@ -314,6 +321,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "no-children", no_argument, NULL, 'N' },
 		{ "cgroup", required_argument, NULL, 'G' },
+		{ "pidfile", required_argument, NULL, 0x150 },
 		{ "event", required_argument, NULL, 'e' },
 		{ "period", required_argument, NULL, 'c' },
 		{ "backend", required_argument, NULL, 'b' },
@@ -363,6 +371,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'N': o->no_children = true; break;
 		case 'G': o->cgroup = optarg; break;
+		case 0x150: o->pidfile = optarg; break;
 		case 'a': o->system_wide = true; break;
 		case 'e': o->event = optarg; break;
 		case 'c':
@@ -490,10 +499,18 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 static int record_run(struct record_opts *o, int argc, char **argv)
 {
 	int rc;
-	int targets = (o->npids > 0) + o->system_wide + (o->argv != NULL) + (o->cgroup != NULL);
+	int targets = (o->npids > 0) + o->system_wide + (o->argv != NULL) + (o->cgroup != NULL) +
+		      (o->pidfile != NULL);
 
 	if (targets != 1) {
-		mt_err("record needs exactly one target: -p PID[,PID...], -G CGROUP, -a, or a command");
+		mt_err("record needs exactly one target: -p PID[,PID...], --pidfile FILE, -G CGROUP, "
+		       "-a, or a command");
+		return 2;
+	}
+	if (o->pidfile && (o->mark || o->allocs || o->aggregate || o->no_children)) {
+		mt_err("--pidfile records the processes it names one after the other: not with %s",
+		       o->mark ? "--mark" : o->allocs ? "--allocs" : o->aggregate ? "--aggregate"
+		       : "--no-children");
 		return 2;
 	}
 	if (o->no_tlb_flush && !accessed_is_event(o->event)) {
@@ -604,6 +621,11 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		       "instructions, the probes' clock is time)");
 		rc = 2;
 	}
+	if (!rc && o->pidfile && !b->caps.follows) {
+		mt_err("--pidfile needs the perf or bpf backend (the %s backend cannot attach the "
+		       "next process to its recording)", b->name);
+		rc = 2;
+	}
 	if (rc) {
 		mt_labels_free(&labels);
 		return rc;
@@ -648,7 +670,7 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 	record_install_signals();
 	if (o->switch_output)
 		record_install_switch_signal();
-	rc = record_source(b, o, r);
+	rc = record_source(o->pidfile ? source_follow(b) : b, o, r);
 	uint64_t samples = recorder_samples(r);
 	unsigned files = recorder_files(r);
 	char last[4096];

@@ -37,19 +37,31 @@ void render_text_blind(FILE *f, const struct memtrace_report *r)
 	}
 	if (b->state != MEMTRACE_BLIND_KNOWN)
 		return;
+	if (r->gaps) {
+		fmt_t(r->gap_time, r->time_is_ns, t1, sizeof(t1));
+		fprintf(f, "gaps:      %" PRIu64 " without a target (it exited; record --pidfile waited "
+			   "for the next one), %s in all: a window that overlaps one is blind\n",
+			r->gaps, t1);
+	}
 	if (b->period)
 		fmt_t(b->period, r->time_is_ns, t1, sizeof(t1));
-	fprintf(f, "passes:    %" PRIu64 " recorded%s%s%s; a window is seen when it holds a %s\n",
-		b->passes, b->period ? ", median " : "", b->period ? t1 : "",
-		b->period ? " apart" : "", b->pass);
+	if (b->what || b->passes)
+		fprintf(f, "passes:    %" PRIu64 " recorded%s%s%s; a window is seen when it holds "
+			   "a %s\n", b->passes, b->period ? ", median " : "", b->period ? t1 : "",
+			b->period ? " apart" : "", b->pass);
 	if (!b->intervals) {
 		fprintf(f, "blind:     none of the %" PRIu64 " windows (each saw a %s)\n",
 			r->intervals, b->pass);
 		return;
 	}
-	fprintf(f, "blind:     %" PRIu64 " of %" PRIu64 " windows saw no %s: re-accesses in them "
-		   "were not seen (gaps, not 0; avg and peak leave them out)", b->intervals,
-		r->intervals, b->pass);
+	if (b->what || b->passes)
+		fprintf(f, "blind:     %" PRIu64 " of %" PRIu64 " windows saw no %s: re-accesses in "
+			   "them were not seen (gaps, not 0; avg and peak leave them out)",
+			b->intervals, r->intervals, b->pass);
+	else
+		fprintf(f, "blind:     %" PRIu64 " of %" PRIu64 " windows overlap a gap without a "
+			   "target: nothing was recorded then (not 0; avg and peak leave them out)",
+			b->intervals, r->intervals);
 	for (size_t i = 0; i < b->nruns && i < TEXT_RUNS; i++) {
 		fmt_t(b->first[i] * r->interval, r->time_is_ns, t1, sizeof(t1));
 		fmt_t(b->last[i] * r->interval, r->time_is_ns, t2, sizeof(t2));
@@ -70,8 +82,9 @@ void render_json_blind(FILE *f, const struct memtrace_report *r)
 		fprintf(f, ", \"pass\": ");
 		render_json_str(f, b->pass);
 		fprintf(f, ", \"passes\": %" PRIu64 ", \"pass_period\": %" PRIu64 ", \"pass_lag\": %"
-			   PRIu64 ", \"intervals\": %" PRIu64 ", \"runs\": [", b->passes, b->period,
-			b->lag, b->intervals);
+			   PRIu64 ", \"intervals\": %" PRIu64 ", \"gaps\": %" PRIu64 ", \"gap_time\": %"
+			   PRIu64 ", \"runs\": [", b->passes, b->period, b->lag, b->intervals, r->gaps,
+			r->gap_time);
 		for (size_t i = 0; i < b->nruns; i++)
 			fprintf(f, "%s{\"first\": %" PRIu64 ", \"last\": %" PRIu64 "}", i ? ", " : "",
 				b->first[i] * r->interval, b->last[i] * r->interval);

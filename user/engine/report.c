@@ -470,6 +470,11 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 				rc = -1;
 				break;
 			}
+		} else if (ch.type == CHUNK_GAPS) {
+			if (rep_gaps_chunk(c, &ch, err, errlen)) {
+				rc = -1;
+				break;
+			}
 		} else if (ch.type == CHUNK_LABELS) {
 			char where[64];
 			snprintf(where, sizeof(where), "LABELS chunk at offset %llu",
@@ -692,6 +697,7 @@ static void ctx_free(struct rep_ctx *c, int wss_ready)
 	free(c->agg_buf);
 	free(c->passes);
 	free(c->starts);
+	free(c->gaps);
 	rep_procs_free(c);
 	rep_spans_free(c);
 	mrc_free(&c->mrc);

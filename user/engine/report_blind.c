@@ -118,6 +118,13 @@ int rep_blind_setup(struct rep_ctx *c, struct trace_reader *tr, char *err, size_
 		b->state = MEMTRACE_BLIND_KNOWN;
 	else if (pass_based(trace_meta(tr, "event")))
 		b->state = MEMTRACE_BLIND_UNKNOWN;
+	if (b->state == MEMTRACE_BLIND_NONE && c->ngaps) {
+		/* a source that sees every window, but not while it had no target */
+		b->state = MEMTRACE_BLIND_KNOWN;
+		b->pass = "target";
+		c->gaps_only = 1;
+		return 0;
+	}
 	if (b->state != MEMTRACE_BLIND_KNOWN)
 		return 0;
 	b->lag = trace_meta_u64(tr, "pass_lag", 0, 0);
@@ -330,6 +337,10 @@ int rep_blind_rows(struct rep_ctx *c, char *err, size_t errlen)
 		b->pass = "NUMA scan of its shared memory (hint faults never scan shared "
 			  "anonymous memory)";
 	}
+	if (c->gaps_only && K) {	/* every window seen but those of the gaps (below) */
+		seen[ns++] = (struct krange){ 1, K };
+		npasses = 0;
+	}
 	for (size_t i = 0; i < npasses; i++) {	/* sorted by (pid, time) */
 		const struct memtrace_pass *p = &c->passes[i];
 		if (p->what != MEMTRACE_PASS_NUMA_SCAN) {
@@ -346,23 +357,42 @@ int rep_blind_rows(struct rep_ctx *c, char *err, size_t errlen)
 			ns += sweep_range(r, prev, r->blind.lag, p->time, K, &seen[ns]);
 	}
 	qsort(seen, ns, sizeof(*seen), by_lo);
-	/* the complement of the seen ranges in [1, K]: the blind runs */
-	uint64_t *first = rep_alloc(c, (ns + 1) * sizeof(uint64_t));
-	uint64_t *last = rep_alloc(c, (ns + 1) * sizeof(uint64_t));
+	/* the complement of the seen ranges in [1, K], and the windows of the
+	 * gaps (no target): the blind runs */
+	uint64_t *glo, *ghi;
+	size_t ng = rep_gaps_ranges(c, K, &glo, &ghi);
+	struct krange *bl = mt_xmalloc((ns + 1 + ng) * sizeof(*bl));
+	size_t nb = 0;
 	uint64_t next = 1, blind = 0;	/* first k not known seen */
-	size_t runs = 0;
 	for (size_t i = 0; i <= ns; i++) {
 		uint64_t lo = i < ns ? seen[i].lo : K + 1;
-		if (lo > next) {
-			first[runs] = next;
-			last[runs] = lo - 1;
-			blind += lo - next;
-			runs++;
-		}
+		if (lo > next)
+			bl[nb++] = (struct krange){ next, lo - 1 };
 		if (i < ns && seen[i].hi + 1 > next)
 			next = seen[i].hi + 1;
 	}
+	for (size_t i = 0; i < ng; i++)
+		bl[nb++] = (struct krange){ glo[i], ghi[i] };
+	free(glo);
+	free(ghi);
 	free(seen);
+	qsort(bl, nb, sizeof(*bl), by_lo);
+	uint64_t *first = rep_alloc(c, (nb + 1) * sizeof(uint64_t));
+	uint64_t *last = rep_alloc(c, (nb + 1) * sizeof(uint64_t));
+	size_t runs = 0;
+	for (size_t i = 0; i < nb; i++) {	/* merged where they overlap or touch */
+		if (runs && bl[i].lo <= last[runs - 1] + 1) {
+			if (bl[i].hi > last[runs - 1])
+				last[runs - 1] = bl[i].hi;
+			continue;
+		}
+		first[runs] = bl[i].lo;
+		last[runs] = bl[i].hi;
+		runs++;
+	}
+	free(bl);
+	for (size_t i = 0; i < runs; i++)
+		blind += last[i] - first[i] + 1;
 	if (blind > WSS_MAX_ROWS || c->data.nrows + blind > WSS_MAX_ROWS) {
 		snprintf(err, errlen, "the series would hold more than %llu rows with the blind "
 			 "windows (%llu of %llu intervals saw no %s): use a larger --interval",

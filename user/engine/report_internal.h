@@ -108,6 +108,10 @@ struct rep_ctx {
 	struct memtrace_pass *starts;
 	size_t nstarts, starts_cap;
 	int passes_chunk;		/* the file has PASSES chunks */
+	/* GAPS rows (report_gaps.c): stretches without a target, every pid's */
+	struct memtrace_gap *gaps;
+	size_t ngaps, gaps_cap;
+	int gaps_only;			/* blind only in the gaps: a source that sees every window */
 	uint64_t interval_asked;	/* cfg->interval: 0 = the window */
 	/* MEMTRACE_REPORT_MRC (report_mrc.c): stack distances of the data samples */
 	struct mrc mrc;
@@ -181,6 +185,12 @@ int rep_blind_chunk(struct rep_ctx *c, const struct trace_chunk *ch, char *err, 
 int rep_blind_setup(struct rep_ctx *c, struct trace_reader *tr, char *err, size_t errlen);
 int rep_blind_rows(struct rep_ctx *c, char *err, size_t errlen);
 void rep_fill_blind(struct rep_ctx *c);
+
+/* report_gaps.c: GAPS chunks (read_maps); the reports k in [1, K] whose
+ * window overlaps a gap, as sorted, merged ranges lo[i]..hi[i] (malloc'ed,
+ * their count; 0: none) */
+int rep_gaps_chunk(struct rep_ctx *c, const struct trace_chunk *ch, char *err, size_t errlen);
+size_t rep_gaps_ranges(const struct rep_ctx *c, uint64_t K, uint64_t **lo, uint64_t **hi);
 
 /* report_mrc.c: pass 1's data samples (keyed), then the curve (0, or -1: err) */
 void rep_mrc_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n);

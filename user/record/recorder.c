@@ -38,10 +38,30 @@ int recorder_publish(struct recorder *r)
 	return 0;
 }
 
+void recorder_meta_drop(struct recorder *r, const char *key)
+{
+	size_t kl = strlen(key), out = 0;
+	unsigned char *d = r->meta.data;
+
+	for (size_t at = 0; at < r->meta.len;) {
+		unsigned char *nl = memchr(d + at, '\n', r->meta.len - at);
+		size_t end = nl ? (size_t)(nl - d) + 1 : r->meta.len;
+		if (!(end - at > kl && !memcmp(d + at, key, kl) && d[at + kl] == '=')) {
+			memmove(d + out, d + at, end - at);
+			out += end - at;
+		}
+		at = end;
+	}
+	r->meta.len = out;
+}
+
 void recorder_meta(struct recorder *r, const char *key, const char *fmt, ...)
 {
 	char val[1024];
 	va_list ap;
+
+	if (r->begun)	/* the next file's HEADER (--switch-output): one value per key */
+		recorder_meta_drop(r, key);
 
 	va_start(ap, fmt);
 	vsnprintf(val, sizeof(val), fmt, ap);
@@ -254,6 +274,7 @@ static int flush_side_chunks(struct recorder *r, uint64_t now)
 		r->passes.len = 0;
 		r->npasses = 0;
 	}
+	rc |= recorder_gaps_flush(r);
 	rc |= maps_flush_dirty(r, now);
 	return rc ? -1 : 0;
 }
@@ -345,6 +366,8 @@ int recorder_end(struct recorder *r, const char *reason)
 	end = r->last_time;
 	if (r->time_is_ns && !r->offline && mt_now_ns() > end)
 		end = mt_now_ns();
+	if (!r->failed)
+		rc |= recorder_gaps_file_end(r, end);
 	rc |= recorder_write_end(r, reason, end);
 	status_line(r, 1);
 	return rc ? -1 : 0;
@@ -381,6 +404,7 @@ int recorder_close(struct recorder *r)
 	bytebuf_free(&r->threads);
 	bytebuf_free(&r->lost);
 	bytebuf_free(&r->passes);
+	bytebuf_free(&r->gaps);
 	bytebuf_free(&r->spans);
 	span_enc_free(&r->spanenc);
 	free(r->command);

@@ -120,6 +120,17 @@ int recorder_add_regions(struct recorder *r, const void *rows, size_t len, uint3
  */
 int recorder_add_pass(struct recorder *r, uint64_t time, uint32_t pid, uint32_t what);
 
+/*
+ * record --pidfile: the target left at time (the samples' clock; pid: the
+ * process that exited) and nothing is recorded until recorder_gap_end():
+ * a gap, written as a GAPS row (trace-format.md) in which a report's
+ * windows are blind, not idle.  A file that ends during the gap
+ * (--switch-output, the recording's end) holds it up to its end.
+ */
+void recorder_gap_begin(struct recorder *r, uint64_t time, pid_t pid);
+/* The next target is attached at time: the gap ends.  No gap: nothing. */
+void recorder_gap_end(struct recorder *r, uint64_t time);
+
 /* Module ring drops, total so far (END chunk and status line). */
 void recorder_set_dropped(struct recorder *r, uint64_t dropped);
 

@@ -73,6 +73,12 @@ struct recorder {
 	uint32_t nthreads, nlost;
 	struct bytebuf passes;			/* PASSES records not written yet */
 	uint32_t npasses;
+	/* target_gaps.c: record --pidfile's stretches without a target */
+	struct bytebuf gaps;			/* GAPS records not written yet */
+	uint32_t ngaps;
+	uint64_t gap_from;			/* the gap under way began here */
+	uint32_t gap_pid;			/* ... when this process left */
+	int gap_open;
 	struct span_enc spanenc;	/* spans not yet written (spans_enc.h) */
 	uint64_t spans_at;		/* wall clock of the last SPANS2 chunk */
 	uint64_t total_lost, total_throttled, dropped;
@@ -107,6 +113,15 @@ struct recorder {
 	uint64_t file_samples0, file_lost0, file_throttled0, file_dropped0;
 	struct rotation *rot;	/* --switch-output, NULL if not (rotate.c) */
 };
+
+/* recorder.c: the HEADER lines of key removed from r->meta. */
+void recorder_meta_drop(struct recorder *r, const char *key);
+
+/* target_gaps.c: the finished gaps as a GAPS chunk (none: nothing).  0 or -1. */
+int recorder_gaps_flush(struct recorder *r);
+/* The current file ends at end: its finished gaps, and a gap under way as
+ * [from, end] (the next file's share begins at end).  0 or -1. */
+int recorder_gaps_file_end(struct recorder *r, uint64_t end);
 
 /* host_meta.c: host, kernel, arch, cpu_model, ... unless set already. */
 void host_meta_defaults(struct recorder *r);

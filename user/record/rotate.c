@@ -122,24 +122,6 @@ unsigned recorder_files(const struct recorder *r)
 	return r->rot ? r->rot->part : 1;
 }
 
-/* The HEADER lines of key removed from r->meta. */
-static void meta_drop(struct recorder *r, const char *key)
-{
-	size_t kl = strlen(key), out = 0;
-	unsigned char *d = r->meta.data;
-
-	for (size_t at = 0; at < r->meta.len;) {
-		unsigned char *nl = memchr(d + at, '\n', r->meta.len - at);
-		size_t end = nl ? (size_t)(nl - d) + 1 : r->meta.len;
-		if (!(end - at > kl && !memcmp(d + at, key, kl) && d[at + kl] == '=')) {
-			memmove(d + out, d + at, end - at);
-			out += end - at;
-		}
-		at = end;
-	}
-	r->meta.len = out;
-}
-
 int recorder_rotate(struct recorder *r, uint64_t now)
 {
 	struct rotation *rot = r->rot;
@@ -159,6 +141,7 @@ int recorder_rotate(struct recorder *r, uint64_t now)
 	rc |= live_wss_write(r, 1);
 	rc |= recorder_flush_sides(r, limit);
 	uint64_t end = limit > r->last_time ? limit : r->last_time;
+	rc |= recorder_gaps_file_end(r, end);	/* a gap under way: this file's share */
 	rc |= recorder_write_end(r, "switch-output", end);
 	if (rc) {		/* a write error: the recording stops in this file */
 		trace_writer_close(w);
@@ -187,9 +170,7 @@ int recorder_rotate(struct recorder *r, uint64_t now)
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(now_text, sizeof(now_text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	meta_drop(r, "start_realtime");
-	meta_drop(r, "start_time");
-	meta_drop(r, "part");
+	/* once begun, recorder_meta replaces a key's value */
 	recorder_meta(r, "start_realtime", "%s", now_text);
 	recorder_meta(r, "start_time", "%llu", (unsigned long long)end);
 	recorder_meta(r, "part", "%u", rot->part);

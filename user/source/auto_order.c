@@ -52,8 +52,9 @@ bool auto_picks_accessed(const struct record_opts *o)
 	struct mem_event ev;
 	char why[512];
 
-	/* a sampling period, --aggregate or --kernel ask for sampled events */
-	if (strcmp(o->event, "auto") || o->system_wide || o->cgroup || o->period ||
+	/* a sampling period, --aggregate or --kernel ask for sampled events;
+	 * --pidfile a backend that follows (perf, bpf) */
+	if (strcmp(o->event, "auto") || o->system_wide || o->cgroup || o->pidfile || o->period ||
 	    o->random_period || o->fixed_period || o->aggregate || o->kernel_addrs)
 		return false;
 	if (mem_event_resolve("loads", &ev, NULL, why, sizeof(why)) == 0)

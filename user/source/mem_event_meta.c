@@ -65,6 +65,10 @@ int event_begin(struct recorder *r, const struct record_opts *o, pid_t target, u
 	 * (--allocs) get its pid all the same, to follow it from its exec */
 	if (o->argv)
 		recorder_set_target(r, target);
+	if (recorder_begun(r)) {	/* record --pidfile: the next target of the recording */
+		recorder_set_target(r, target);
+		return recorder_snapshot_maps(r, target, *start) ? -1 : 0;
+	}
 	return recorder_begin(r, *start, o->system_wide || o->argv ? 0 : target) ? -1 : 0;
 }
 

@@ -19,7 +19,8 @@ void event_meta(struct recorder *r, const char *backend, const struct record_opt
  * Starts the trace (recorder_begin with maps of target unless -a or a
  * command, whose maps come after its exec: event_release) at the
  * current time (the record loop keeps the --duration deadline).  *start
- * gets the origin.
+ * gets the origin.  A recorder begun already (record --pidfile: the next
+ * target of the recording) gets target's maps at *start instead.
  */
 int event_begin(struct recorder *r, const struct record_opts *o, pid_t target, uint64_t *start);
 

@@ -24,6 +24,8 @@ struct record_opts {
 	int npids;
 	bool no_children;	/* --no-children: only the listed pids' threads (and what they
 				 * fork from now on), not their existing descendants */
+	const char *pidfile;	/* --pidfile FILE: the process its first line names, and the
+				 * next one after it exits (source/follow.h), NULL when unset */
 	const char *cgroup;	/* -G/--cgroup PATH: cgroup v2 group, relative to the cgroup2
 				 * mount (or absolute), NULL when unset */
 	bool system_wide;	/* -a */
@@ -101,6 +103,8 @@ struct source_caps {
 	const char *event;	/* the -e EVENT that records with this source whatever
 				 * --backend says, NULL: none */
 	bool regions;		/* records DAMON regions, not samples */
+	bool follows;		/* record --pidfile: open() may run again, with the next
+				 * target, on the recorder it began (source/follow.h) */
 	const char *own_event;	/* an -e EVENT only this source records (among its
 				 * others): picked for it under -b auto, another
 				 * --backend refused; NULL: none */

@@ -31,6 +31,7 @@ enum chunk_type {
 	CHUNK_LABELS = 13,	/* --labels: the labels file's text */
 	CHUNK_SPANS2 = 14,	/* SPANS with a label dictionary, delta-coded columns */
 	CHUNK_PASSES = 15,	/* a pass-based source's observation passes (minor 3) */
+	CHUNK_GAPS = 16,	/* record --pidfile: stretches without a target (minor 3) */
 };
 
 enum chunk_codec {
@@ -65,6 +66,7 @@ enum sample_column {
 #define SPAN2_RESET	1u	/* SPANS2 flags: the label dictionary starts empty */
 #define SPAN2_MAX_SPANS	CHUNK_MAX_SAMPLES	/* spans in one SPANS2 chunk */
 #define PASS_REC_SIZE	16	/* PASSES: time, pid (0: every target), what */
+#define GAP_REC_SIZE	24	/* GAPS: from, to, pid (the target that left), what */
 
 struct chunk_hdr {
 	uint32_t magic;

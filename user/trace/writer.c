@@ -339,6 +339,17 @@ void trace_pass_rec_put(struct bytebuf *b, uint64_t time, uint32_t pid, uint32_t
 	bytebuf_put(b, rec, sizeof(rec));
 }
 
+void trace_gap_rec_put(struct bytebuf *b, uint64_t from, uint64_t to, uint32_t pid, uint32_t what)
+{
+	unsigned char rec[GAP_REC_SIZE];
+
+	put_le64(rec, from);
+	put_le64(rec + 8, to);
+	put_le32(rec + 16, pid);
+	put_le32(rec + 20, what);
+	bytebuf_put(b, rec, sizeof(rec));
+}
+
 int trace_write_maps(struct trace_writer *w, uint64_t time, uint32_t pid, const char *text,
 		     size_t len)
 {

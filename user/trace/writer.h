@@ -60,6 +60,9 @@ void trace_region_rec_put(struct bytebuf *b, uint64_t time, uint64_t start, uint
 /* One PASSES record (PASS_REC_SIZE bytes). */
 void trace_pass_rec_put(struct bytebuf *b, uint64_t time, uint32_t pid, uint32_t what);
 
+/* One GAPS record (GAP_REC_SIZE bytes). */
+void trace_gap_rec_put(struct bytebuf *b, uint64_t from, uint64_t to, uint32_t pid, uint32_t what);
+
 /* One SPANS record (label cut to SPAN_LABEL_MAX bytes; open: no end probe seen). */
 void trace_span_rec_put(struct bytebuf *b, uint64_t start, uint64_t end, uint32_t pid,
 			uint32_t tid, const char *label, size_t len, int open);

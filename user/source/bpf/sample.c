@@ -698,7 +698,7 @@ static void bpf_status(FILE *out)
 
 const struct source_ops source_bpf = {
 	.name = "bpf",
-	.caps = { .aggregate = true },
+	.caps = { .aggregate = true, .follows = true },
 	.end_reason = "target-exited",
 	.probe = bpf_probe,
 	.status = bpf_status,

@@ -475,7 +475,7 @@ static void perf_status(FILE *out)
 
 const struct source_ops source_perf = {
 	.name = "perf",
-	.caps = { .auto_why = true },
+	.caps = { .auto_why = true, .follows = true },
 	.end_reason = "target-exited",
 	.probe = perf_probe,
 	.status = perf_status,

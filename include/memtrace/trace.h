@@ -312,6 +312,9 @@ int memtrace_writer_damon_regions(struct memtrace_writer *w,
 /* n PASSES rows (one or more PASSES chunks). */
 int memtrace_writer_passes(struct memtrace_writer *w, const struct memtrace_pass *p, size_t n,
 			   char *err, size_t errlen);
+/* n GAPS rows (one or more GAPS chunks); -1 for a gap that ends before it begins. */
+int memtrace_writer_gaps(struct memtrace_writer *w, const struct memtrace_gap *g, size_t n,
+			 char *err, size_t errlen);
 /* A LABELS chunk: text in the --labels format (checked first). */
 int memtrace_writer_labels(struct memtrace_writer *w, const char *text, size_t len,
 			   char *err, size_t errlen);

@@ -236,6 +236,25 @@ int memtrace_writer_passes(struct memtrace_writer *mw, const struct memtrace_pas
 	return write_record_chunks(mw, CHUNK_PASSES, PASS_REC_SIZE, p, n, put_pass, err, errlen);
 }
 
+static void put_gap(struct bytebuf *b, const void *v, size_t j)
+{
+	const struct memtrace_gap *g = (const struct memtrace_gap *)v + j;
+
+	trace_gap_rec_put(b, g->from, g->to, g->pid, g->what);
+}
+
+int memtrace_writer_gaps(struct memtrace_writer *mw, const struct memtrace_gap *g, size_t n,
+			 char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++)
+		if (g[i].to < g[i].from) {
+			snprintf(err, errlen, "gap ends (%llu) before it begins (%llu)",
+				 (unsigned long long)g[i].to, (unsigned long long)g[i].from);
+			return -1;
+		}
+	return write_record_chunks(mw, CHUNK_GAPS, GAP_REC_SIZE, g, n, put_gap, err, errlen);
+}
+
 int memtrace_writer_labels(struct memtrace_writer *mw, const char *text, size_t len,
 			   char *err, size_t errlen)
 {

@@ -3,7 +3,9 @@
  * passes, samples, windows, intervals and lags against a brute-force
  * simulation of the definition (a window (t_k - tau, t_k] is blind when no
  * pass p of the series' pids has t_k - tau < p and p - lag <= t_k), the
- * blind rows in the sparse series, the runs, the averages and the states. */
+ * blind rows in the sparse series, the runs, the averages and the states;
+ * gaps without a target (GAPS rows: a window (t_k - tau, t_k] that overlaps
+ * (from, to) is blind) with and without passes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #define MAXP 16
 #define MAXS 64
 #define MAXK 4096
+#define MAXG 4
 
 struct tcase {
 	uint64_t start, end, window, interval, lag;
@@ -24,6 +27,8 @@ struct tcase {
 	uint64_t t[MAXS], addr[MAXS];
 	size_t ns;
 	int with_passes;	/* PASSES chunk and HEADER passes=1 */
+	struct memtrace_gap gap[MAXG];
+	size_t ng;
 	const char *event;
 };
 
@@ -48,6 +53,8 @@ static void write_case(const struct tcase *c)
 		CHECK(memtrace_writer_samples(w, &col, c->ns, err, sizeof(err)) == 0);
 	if (c->with_passes && c->np)
 		CHECK(memtrace_writer_passes(w, c->pass, c->np, err, sizeof(err)) == 0);
+	if (c->ng)
+		CHECK(memtrace_writer_gaps(w, c->gap, c->ng, err, sizeof(err)) == 0);
 	CHECK(memtrace_writer_close(w, end, err, sizeof(err)) == 0);
 }
 
@@ -71,8 +78,8 @@ static uint64_t simulate(const struct tcase *c, uint32_t pidf, unsigned char *bl
 
 	for (uint64_t k = 1; k <= K; k++) {
 		uint64_t tk = c->start + k * c->interval;
-		blind[k] = 1;
-		for (size_t i = 0; i < c->np; i++) {
+		blind[k] = c->with_passes;	/* without passes: a source that sees every window */
+		for (size_t i = 0; i < c->np && c->with_passes; i++) {
 			const struct memtrace_pass *p = &c->pass[i];
 			if (pidf && p->pid && p->pid != pidf)
 				continue;
@@ -85,6 +92,9 @@ static uint64_t simulate(const struct tcase *c, uint32_t pidf, unsigned char *bl
 			if (prev && p->time <= tk && tk - c->window <= prev - c->lag)
 				blind[k] = 0;
 		}
+		for (size_t i = 0; i < c->ng; i++)	/* no target for part of the window */
+			if (tk > c->gap[i].from && tk - c->window < c->gap[i].to)
+				blind[k] = 1;
 	}
 	return K;
 }
@@ -170,6 +180,101 @@ TEST(blind_flags_match_the_definition)
 			CHECK_EQ_U64(covered, nb);
 			memtrace_report_free(r);
 		}
+	}
+	unlink(path);
+}
+
+/* r's blind flags, runs and averages against want[1..K]. */
+static void check_flags(const struct memtrace_report *r, const unsigned char *want, uint64_t K,
+			uint64_t interval)
+{
+	uint64_t nb = 0, rows_blind = 0, peak = 0, covered = 0, prev = 0;
+	double sum = 0;
+
+	CHECK_EQ_U64(r->intervals, K);
+	for (uint64_t k = 1; k <= K; k++)
+		nb += want[k];
+	CHECK_EQ_U64(r->blind.intervals, nb);
+	for (size_t i = 0; i < r->data.n; i++) {
+		uint64_t k = r->data.time[i] / interval;
+		CHECK(k >= 1 && k <= K);
+		CHECK_EQ_U64(r->data_blind[i], want[k]);
+		rows_blind += r->data_blind[i];
+		if (!r->data_blind[i]) {
+			sum += (double)r->data.wss[i];
+			peak = r->data.wss[i] > peak ? r->data.wss[i] : peak;
+		}
+	}
+	CHECK_EQ_U64(rows_blind, nb);
+	double avg = K > nb ? sum / (double)(K - nb) : 0;
+	CHECK(r->data.avg > avg - 1e-9 && r->data.avg < avg + 1e-9);
+	CHECK_EQ_U64(r->data.peak, peak);
+	for (size_t i = 0; i < r->blind.nruns; i++) {
+		CHECK(r->blind.first[i] > prev && r->blind.first[i] <= r->blind.last[i]);
+		for (uint64_t k = r->blind.first[i]; k <= r->blind.last[i]; k++)
+			CHECK(want[k]);
+		covered += r->blind.last[i] - r->blind.first[i] + 1;
+		prev = r->blind.last[i] + 1;
+	}
+	CHECK_EQ_U64(covered, nb);
+}
+
+TEST(gap_windows_are_blind)
+{
+	uint64_t seed = 77;
+	unsigned char want[MAXK];
+	char err[256];
+
+	snprintf(path, sizeof(path), "/tmp/test_report_blind.%d.mtrace", (int)getpid());
+	for (int n = 0; n < 60; n++) {
+		/* page faults (every window seen but the gaps), or DAMON passes too */
+		int passes = n % 3 == 2;
+		struct tcase c = { .start = 1000000000, .with_passes = passes,
+				   .event = passes ? "damon" : "page-faults" };
+		c.window = (1 + rnd(&seed) % 5) * 10000000;
+		c.interval = rnd(&seed) % 2 ? c.window : 10000000;
+		c.end = c.start + 200000000 + rnd(&seed) % 800000000;
+		c.np = passes ? rnd(&seed) % MAXP : 0;
+		for (size_t i = 0; i < c.np; i++)
+			c.pass[i] = (struct memtrace_pass){
+				.time = c.start + rnd(&seed) % (c.end - c.start), .pid = 7,
+				.what = MEMTRACE_PASS_DAMON };
+		c.ng = 1 + rnd(&seed) % MAXG;
+		uint64_t gap_time = 0;
+		for (size_t i = 0; i < c.ng; i++) {	/* some overlap, some run to the end */
+			uint64_t from = c.start + rnd(&seed) % (c.end - c.start);
+			uint64_t len = rnd(&seed) % 4 ? rnd(&seed) % 300000000 : c.end - from;
+			c.gap[i] = (struct memtrace_gap){ from, from + len, 7, MEMTRACE_GAP_NO_TARGET };
+			gap_time += len;
+		}
+		c.ns = rnd(&seed) % MAXS;
+		for (size_t i = 0; i < c.ns; i++) {
+			c.t[i] = c.start + (c.end - c.start) * i / MAXS;
+			c.addr[i] = 0x10000000 + 4096 * (rnd(&seed) % 8);
+		}
+		write_case(&c);
+		struct memtrace_report_config cfg = { .window = c.window, .interval = c.interval };
+		struct memtrace_report *r = memtrace_report_compute(path, &cfg, err, sizeof(err));
+		CHECK(r);
+		if (!r) {
+			fprintf(stderr, "%s\n", err);
+			continue;
+		}
+		CHECK_EQ_U64(r->blind.state, MEMTRACE_BLIND_KNOWN);
+		CHECK_EQ_U64(r->gaps, c.ng);
+		CHECK_EQ_U64(r->gap_time, gap_time);
+		check_flags(r, want, simulate(&c, 0, want), c.interval);
+		memtrace_report_free(r);
+	}
+	/* a gap that ends before it begins is refused */
+	struct memtrace_writer *w = memtrace_writer_open(path, "time_unit=ns\nstart_time=0\n"
+							 "bucket_default=4096\n", err, sizeof(err));
+	struct memtrace_gap bad = { 5, 4, 7, MEMTRACE_GAP_NO_TARGET };
+	CHECK(w);
+	if (w) {
+		CHECK(memtrace_writer_gaps(w, &bad, 1, err, sizeof(err)) == -1);
+		CHECK(strstr(err, "before it begins") != NULL);
+		memtrace_writer_close(w, NULL, err, sizeof(err));
 	}
 	unlink(path);
 }

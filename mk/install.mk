@@ -6,7 +6,9 @@
 # Installs memtracectl, memtrace-analyze and its Python package, pg-shmem-labels, mariadb-labels,
 # libmemtrace.so.1 with include/memtrace/*.h and memtrace.pc, the man pages
 # memtracectl(1), memtrace-analyze(1) and memtrace-hwcheck(1), bash completion
-# and the docs (memtrace-hwcheck and its programs: mk/hwcheck.mk).
+# the docs, and the systemd unit memtrace-record@.service (tools/systemd: a
+# recording of a service that runs for days, with record-example.conf among
+# the docs' examples) (memtrace-hwcheck and its programs: mk/hwcheck.mk).
 # The installed programs find the library and the Python package through
 # paths relative to themselves ($ORIGIN rpath, memtrace_analyze/install_paths.py),
 # so an install under DESTDIR runs in place, and PREFIX may be anywhere.
@@ -19,6 +21,8 @@ MANDIR     ?= $(DATADIR)/man
 DOCDIR     ?= $(DATADIR)/doc/memtrace
 PKGCONFIGDIR   ?= $(LIBDIR)/pkgconfig
 COMPLETIONSDIR ?= $(DATADIR)/bash-completion/completions
+# systemd looks in /usr/lib/systemd/system and /usr/local/lib/systemd/system
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 PY_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 # Debian's python3 searches /usr/lib/python3/dist-packages and
 # /usr/local/lib/python3.X/dist-packages.
@@ -46,6 +50,11 @@ PY_FILES = $(wildcard user/analyze/memtrace_analyze/*.py)
 D = $(DESTDIR)
 
 .PHONY: install uninstall check-man
+# the unit runs the memtracectl installed with it
+$(BUILD)/install/memtrace-record@.service: tools/systemd/memtrace-record@.service FORCE
+	@mkdir -p $(dir $@)
+	$(Q)sed 's|@BINDIR@|$(BINDIR)|g' $< > $@
+
 # memtracectl holds the library's stages itself (build/libmemtrace.a): the
 # build's binary installs as it is.
 $(BUILD)/install/memtracectl: $(BUILD)/memtracectl
@@ -64,9 +73,11 @@ $(BUILD)/install/memtrace.pc: mk/install.mk
 
 FORCE:
 
-install: $(LIBSO) $(BUILD)/install/memtracectl $(BUILD)/install/memtrace.pc
+install: $(LIBSO) $(BUILD)/install/memtracectl $(BUILD)/install/memtrace.pc \
+	 $(BUILD)/install/memtrace-record@.service
 	$(INSTALL) -d $(D)$(BINDIR) $(D)$(LIBDIR) $(D)$(PKGCONFIGDIR) $(D)$(INCLUDEDIR)/memtrace \
-		$(D)$(PYTHONDIR)/memtrace_analyze $(D)$(MANDIR)/man1 $(D)$(COMPLETIONSDIR) $(D)$(DOCDIR)
+		$(D)$(PYTHONDIR)/memtrace_analyze $(D)$(MANDIR)/man1 $(D)$(COMPLETIONSDIR) $(D)$(DOCDIR) \
+		$(D)$(DOCDIR)/examples $(D)$(SYSTEMDUNITDIR)
 	$(INSTALL) -m 755 $(BUILD)/install/memtracectl $(D)$(BINDIR)/memtracectl
 	$(INSTALL) -m 755 tools/pg-shmem-labels $(D)$(BINDIR)/pg-shmem-labels
 	$(INSTALL) -m 755 tools/mariadb-labels $(D)$(BINDIR)/mariadb-labels
@@ -85,13 +96,16 @@ install: $(LIBSO) $(BUILD)/install/memtracectl $(BUILD)/install/memtrace.pc
 	$(INSTALL) -m 644 tools/completion/memtrace.bash $(D)$(COMPLETIONSDIR)/memtracectl
 	ln -sf memtracectl $(D)$(COMPLETIONSDIR)/memtrace-analyze
 	$(INSTALL) -m 644 $(INSTALL_DOCS) $(D)$(DOCDIR)/
+	$(INSTALL) -m 644 $(BUILD)/install/memtrace-record@.service $(D)$(SYSTEMDUNITDIR)/
+	$(INSTALL) -m 644 tools/systemd/record-example.conf $(D)$(DOCDIR)/examples/
 
 uninstall:
 	rm -f $(D)$(BINDIR)/memtracectl $(D)$(BINDIR)/memtrace-analyze $(D)$(BINDIR)/pg-shmem-labels $(D)$(BINDIR)/mariadb-labels \
 		$(D)$(LIBDIR)/libmemtrace.so.$(SOVERSION) $(D)$(LIBDIR)/libmemtrace.so \
 		$(D)$(PKGCONFIGDIR)/memtrace.pc \
 		$(D)$(COMPLETIONSDIR)/memtracectl $(D)$(COMPLETIONSDIR)/memtrace-analyze \
-		$(addprefix $(D)$(MANDIR)/man1/,$(notdir $(MANPAGES)))
+		$(addprefix $(D)$(MANDIR)/man1/,$(notdir $(MANPAGES))) \
+		$(D)$(SYSTEMDUNITDIR)/memtrace-record@.service
 	rm -rf $(D)$(INCLUDEDIR)/memtrace $(D)$(PYTHONDIR)/memtrace_analyze $(D)$(DOCDIR)
 
 # The man pages render without a warning (tests/suites.d/17-install.sh).

@@ -22,9 +22,14 @@ make -s -C "$top" install DESTDIR="$root" PREFIX=$prefix >"$tmp/install.log" 2>&
 bin=$root$prefix/bin
 for f in bin/memtracectl bin/memtrace-analyze lib/libmemtrace.so.1 lib/pkgconfig/memtrace.pc \
 	 include/memtrace/memtrace.h share/man/man1/memtracectl.1 share/man/man1/memtrace-analyze.1 \
-	 share/bash-completion/completions/memtracectl share/doc/memtrace/README.md; do
+	 share/bash-completion/completions/memtracectl share/doc/memtrace/README.md \
+	 lib/systemd/system/memtrace-record@.service share/doc/memtrace/examples/record-example.conf; do
 	[ -e "$root$prefix/$f" ] || die "not installed: $prefix/$f"
 done
+# the unit runs the memtracectl installed with it
+grep -q "^ExecStart=$prefix/bin/memtracectl record --pidfile " \
+	"$root$prefix/lib/systemd/system/memtrace-record@.service" ||
+	die "memtrace-record@.service: ExecStart is not $prefix/bin/memtracectl record --pidfile"
 for m in memtracectl memtrace-analyze; do
 	w=$(groff -ww -man -z "$root$prefix/share/man/man1/$m.1" 2>&1) || die "groff $m.1"
 	[ -z "$w" ] || die "groff warns on $m.1: $w"

@@ -3,8 +3,9 @@
 # as PID 1 the test is the service manager: it expands the unit's
 # ExecStartPre/ExecStart lines as systemd does (Environment= defaults, the
 # EnvironmentFile's KEY=value lines, %i, ${VAR} one word, $VAR split) and
-# runs them, with @BINDIR@ the build's memtracectl; `systemd-analyze verify`
-# checks the unit itself.  The recorder starts before the server (it waits
+# runs them, with @BINDIR@ the build's memtracectl, as root with only the
+# unit's CapabilityBoundingSet (setpriv; NoNewPrivileges); `systemd-analyze
+# verify` checks the unit itself.  The recorder starts before the server (it waits
 # for postmaster.pid), pgbench runs, the server restarts (a new postmaster
 # pid), pgbench runs again, SIGTERM stops the recorder.
 #
@@ -52,9 +53,9 @@ MEMTRACE_SWITCH=4s
 MEMTRACE_MAX_FILES=100
 EOF
 # ExecStartPre and ExecStart of the unit, NUL-separated words, one file each
-$PY - "$UNIT" "$TMP/record-pgtest.conf" pgtest "$TOP/build" "$TMP/pre" "$TMP/start" <<'PY' ||
+$PY - "$UNIT" "$TMP/record-pgtest.conf" pgtest "$TOP/build" "$TMP/pre" "$TMP/start" "$TMP/caps" <<'PY' ||
 import re, shlex, sys
-unit, conf, inst, bindir, pre_out, start_out = sys.argv[1:]
+unit, conf, inst, bindir, pre_out, start_out, caps_out = sys.argv[1:]
 spec = lambda s: s.replace("%i", inst).replace("%%", "%").replace("@BINDIR@", bindir)
 env, lines = {}, {}
 for line in open(unit):
@@ -87,15 +88,21 @@ def words(cmd):	# systemd: "$VAR" alone splits at whitespace, ${VAR} is substitu
     return out
 for key, path in (("ExecStartPre", pre_out), ("ExecStart", start_out)):
     open(path, "wb").write(b"\0".join(w.encode() for w in words(lines[key])) + b"\0")
-for key, want in (("Type", "simple"), ("KillSignal", "SIGTERM"), ("Restart", "on-failure")):
+for key, want in (("Type", "simple"), ("KillSignal", "SIGTERM"), ("Restart", "on-failure"),
+                  ("NoNewPrivileges", "yes")):
     assert lines.get(key) == want, f"{key}={lines.get(key)}, not {want}"
+# setpriv's names of the capabilities the unit leaves (CAP_PERFMON -> perfmon)
+caps = lines["CapabilityBoundingSet"].split()
+assert caps == lines["AmbientCapabilities"].split(), "bounding and ambient sets differ"
+open(caps_out, "w").write(",".join("+" + c.lower().removeprefix("cap_") for c in caps))
 PY
 	fail "cannot read the unit's ExecStart"
 mapfile -d '' pre <"$TMP/pre"
 mapfile -d '' start <"$TMP/start"
 [ "${start[0]}" = "$TOP/build/memtracectl" ] || fail "ExecStart runs ${start[0]}"
 "${pre[@]}" || fail "ExecStartPre ${pre[*]} failed"
-"${start[@]}" 2>"$TMP/rec.err" &
+# as the unit runs it: root with only its CapabilityBoundingSet, no new privileges
+setpriv --bounding-set "-all,$(cat "$TMP/caps")" --no-new-privs "${start[@]}" 2>"$TMP/rec.err" &
 rec=$!
 
 as_pg $PGBIN/initdb -D "$DB/data" -A trust -U postgres >"$TMP/initdb.log" 2>&1 ||

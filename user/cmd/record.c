@@ -227,6 +227,8 @@ static int pick_backend(const struct record_opts *o, const struct source_ops **o
 		/* the last resort (valgrind): a command, and no event asked for */
 		if (sources[i]->caps.fallback && (!o->argv || strcmp(o->event, "auto")))
 			continue;
+		if (o->pidfile && !sources[i]->caps.follows)	/* only they attach the next one */
+			continue;
 		if (sources[i]->probe(o, why, sizeof(why)) == 0) {
 			*out = sources[i];
 			return 0;

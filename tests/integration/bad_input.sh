@@ -18,6 +18,11 @@ expect_error "needs a hardware PMU\|not available" "$MT" record -e loads -o "$TM
 expect_error "no process with pid" "$MT" record -p 999999 -o "$TMP/x.mtrace"
 expect_error "invalid pid" "$MT" record -p abc -o "$TMP/x.mtrace"
 expect_error "exactly one target" "$MT" record -o "$TMP/x.mtrace"
+expect_error "exactly one target" "$MT" record --pidfile "$TMP/x.pid" -p $$ -o "$TMP/x.mtrace"
+expect_error "not with --allocs" "$MT" record --pidfile "$TMP/x.pid" --allocs -o "$TMP/x.mtrace"
+expect_error "not with --no-children" "$MT" record --pidfile "$TMP/x.pid" --no-children -o "$TMP/x.mtrace"
+expect_error "backend valgrind: \|needs the perf or bpf backend" "$MT" record --pidfile "$TMP/x.pid" \
+	--backend valgrind -o "$TMP/x.mtrace"
 expect_error "unknown backend" "$MT" record --backend nope -o "$TMP/x.mtrace" -- /bin/true
 expect_error "invalid period" "$MT" record -c 0 -o "$TMP/x.mtrace" -- /bin/true
 expect_error "invalid bucket" "$MT" report --bucket 3000 "$TMP/ok.mtrace"

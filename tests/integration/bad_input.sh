@@ -21,8 +21,10 @@ expect_error "exactly one target" "$MT" record -o "$TMP/x.mtrace"
 expect_error "exactly one target" "$MT" record --pidfile "$TMP/x.pid" -p $$ -o "$TMP/x.mtrace"
 expect_error "not with --allocs" "$MT" record --pidfile "$TMP/x.pid" --allocs -o "$TMP/x.mtrace"
 expect_error "not with --no-children" "$MT" record --pidfile "$TMP/x.pid" --no-children -o "$TMP/x.mtrace"
-expect_error "backend valgrind: \|needs the perf or bpf backend" "$MT" record --pidfile "$TMP/x.pid" \
+expect_error "needs the perf or bpf backend (the valgrind backend" "$MT" record --pidfile "$TMP/x.pid" \
 	--backend valgrind -o "$TMP/x.mtrace"
+expect_error "needs the perf or bpf backend (the damon backend" "$MT" record --pidfile "$TMP/x.pid" \
+	-e damon -o "$TMP/x.mtrace"
 expect_error "unknown backend" "$MT" record --backend nope -o "$TMP/x.mtrace" -- /bin/true
 expect_error "invalid period" "$MT" record -c 0 -o "$TMP/x.mtrace" -- /bin/true
 expect_error "invalid bucket" "$MT" report --bucket 3000 "$TMP/ok.mtrace"

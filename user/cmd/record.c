@@ -617,6 +617,16 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 			"accessed bits see every page the targets use each pass, shared memory "
 			"included (-e accessed)\n");
 	}
+	/* --pidfile: a backend named, or one the event needs, that cannot follow */
+	const struct source_ops *fixed = source_by_event(o->event) ? source_by_event(o->event)
+					 : source_owning_event(o->event) ? source_owning_event(o->event)
+					 : named_backend(o);
+	if (o->pidfile && fixed && !fixed->caps.follows) {
+		mt_labels_free(&labels);
+		mt_err("--pidfile needs the perf or bpf backend (the %s backend cannot attach the "
+		       "next process to its recording)", fixed->name);
+		return 2;
+	}
 	rc = pick_backend(o, &b);
 	if (!rc && o->mark && b->caps.clock != SOURCE_CLOCK_TIME) {
 		mt_err("--mark needs the perf, bpf or module backend (valgrind traces count "

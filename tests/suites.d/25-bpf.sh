@@ -1,6 +1,7 @@
 #!/bin/bash
 # The bpf backend: the perf backend's integration tests (exact pageramp at
-# period 1, threads, forks, -p trees, --cgroup, commands, stops, files)
+# period 1, threads, forks, -p trees, --cgroup, commands, stops, files,
+# --pidfile across a PostgreSQL restart)
 # again with --backend bpf, then its own: drops under a fault storm, status
 # and privileges, -a, record --aggregate, tp_btf page faults (period, source,
 # the tgid bitmap's end), some again through the perf events; allocation sites (record --allocs) with the bpf and
@@ -31,7 +32,7 @@ else
 fi
 export MEMTRACE_BACKEND=bpf
 run_scripts tests/integration 180 " (bpf)" none record_pageramp record_threads record_tree record_cgroup record_postgres record_command \
-	record_stop record_files record_rotate record_shmpair record_words bpf_drops bpf_status bpf_aggregate bpf_faults alloc_sites alloc_targets \
+	record_stop record_files record_rotate record_follow_pg record_shmpair record_words bpf_drops bpf_status bpf_aggregate bpf_faults alloc_sites alloc_targets \
 	export_pprof_sites
 run_scripts tests/integration 420 " (bpf)" none analyze_multiproc
 # page faults through the perf events instead of tp_btf/page_fault_user (the

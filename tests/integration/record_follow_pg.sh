@@ -14,7 +14,8 @@
 #   - exit status 0, rotated files (--switch-output 4s) each readable by
 #     report, the last one ended by the signal;
 #   - both postmasters in the trace (MAPS of each, the second's after the
-#     gap began) and samples of both trees, the new one's after the restart;
+#     gap began; each named postgres in THREADS) and samples of both trees,
+#     the new one's after the restart;
 #   - one gap (GAPS rows, merged across files) without a target: it begins
 #     after the test began the restart and ends once the new postmaster was
 #     up (within a second: the pid file is read every 200 ms), no sample of
@@ -190,6 +191,9 @@ maps = [m for f in files for m in Trace(f).maps()]	# each postmaster's, once att
 for pid, after_t in ((pid1, 0), (pid2, frm)):
     assert any(p == pid and t >= after_t and "/postgres" in text for t, p, text in maps), \
         f"no MAPS of postmaster {pid} (of {sorted({p for _, p, _ in maps})})"
+threads = {(p, tid, comm) for f in files for _, p, tid, comm in Trace(f).threads()}
+for pid in pid1, pid2:	# named in the trace (report --per-process)
+    assert (pid, pid, "postgres") in threads, f"postmaster {pid} has no name in THREADS"
 late_old = [t for t, p in rows if p in old and t > frm]
 assert not late_old, f"{len(late_old)} samples of the old tree after the gap began"
 # the new tree's events run a moment before the attach returns and the gap ends

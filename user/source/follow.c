@@ -69,6 +69,9 @@ static int attach(struct follow *f, pid_t pid)
 	target_comm(pid, pid, comm, sizeof(comm));
 	if (!(f->st = f->in->open(&f->o, f->r)))
 		return -1;
+	/* its name in the trace (THREADS: report --per-process, END target_comm) */
+	if (comm[0])
+		recorder_note_thread(f->r, mt_now_ns(), (uint32_t)pid, (uint32_t)pid, comm);
 	f->targets++;
 	fprintf(stderr, "memtracectl: recording pid %d (%s), named by %s%s\n", (int)pid, comm,
 		f->o.pidfile, f->targets > 1 ? ": the same recording goes on" : "");

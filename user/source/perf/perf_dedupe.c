@@ -203,7 +203,8 @@ size_t dedupe_release(struct dedupe *d, uint64_t gen, bool all, struct memtrace_
 		if (h->paired || !lone_is_duplicate(d, h))
 			out[n++] = h->s;
 	}
-	memmove(d->held, d->held + i, (d->nheld - i) * sizeof(*d->held));
+	if (i)	/* none held: held may be NULL, no memmove of it */
+		memmove(d->held, d->held + i, (d->nheld - i) * sizeof(*d->held));
 	d->nheld -= i;
 	return n;
 }

@@ -301,3 +301,52 @@ def test_heatmap_hatches_the_reports_blind_windows(tmp):
     out = str(tmp / "heat.png")
     subprocess.run([PYTHON, CLI, "heatmap", path, "-o", out], check=True, capture_output=True)
     assert_png(out)
+
+
+def test_gap_windows_blind_without_passes(tmp):
+    """A source that sees every window (no PASSES) with GAPS rows (record
+    --pidfile had no target): the windows that overlap a gap are blind,
+    (t_k - τ, t_k] meeting (from, to), and only they."""
+    rng = random.Random(7)
+    for case in range(4):
+        end = rng.randrange(1500, 4000) * MS
+        gaps = []
+        for _ in range(rng.randrange(1, 4)):
+            a = rng.randrange(0, end)
+            gaps.append((a, min(end, a + rng.randrange(1, 800) * MS), PID, lib.GAP_NO_TARGET))
+        times = sorted(rng.randrange(0, end) for _ in range(rng.randrange(1, 40)))
+        window = rng.choice([100, 200, 300]) * MS
+        interval = rng.choice([window, 100 * MS])
+        orig = lib.Writer.close
+
+        def close(self, end_meta=None):
+            self.gaps(gaps)
+            return orig(self, end_meta)
+        lib.Writer.close = close
+        try:
+            path = str(tmp / ("g%d.mtrace" % case))
+            tracegen.write_trace(path, times, [H + 4096 * (i % 8) for i in range(len(times))],
+                                 time_unit="ns", end_time=end,
+                                 meta={"event": "page-faults", "source": "page-faults"})
+        finally:
+            lib.Writer.close = orig
+        K = -(-end // interval)
+        want = {k: any(k * interval > f and k * interval - window < t for f, t, _, _ in gaps)
+                for k in range(1, K + 1)}
+        a = ["--window", "%dms" % (window // MS), "--interval", "%dms" % (interval // MS)]
+        rows = series(path, *a)
+        got = {int(r["time"]) // interval: r["blind"] == "1" for r in rows}
+        assert {k for k, b in want.items() if b} == {k for k, b in got.items() if b}, case
+        assert all(want[k] == b for k, b in got.items()), case
+        b = report_json(path, *a)["blind"]
+        assert b["state"] == "known" and b["pass"] == "target" and b["passes"] == 0
+        assert b["gaps"] == len(gaps) and b["gap_time"] == sum(t - f for f, t, _, _ in gaps)
+        assert b["intervals"] == sum(want.values())
+        assert [(r["first"] // interval, r["last"] // interval) for r in b["runs"]] == runs_of(want)
+        text = subprocess.run([CTL, "report", path] + a, capture_output=True, text=True, check=True).stdout
+        assert "gaps:      %d without a target" % len(gaps) in text
+        assert "blind:     %d of %d windows overlap a gap without a target" % (sum(want.values()), K) in text
+        info = subprocess.run([PYTHON, CLI, "info", path, "--window", "%dms" % (window // MS)],
+                              capture_output=True, text=True, check=True).stdout
+        assert "gaps       %d without a target (record --pidfile)" % len(gaps) in info, info
+        assert "overlap a gap without a target" in info, info

@@ -184,8 +184,15 @@ def format_summary(s, tr):
             lines.append("blind      unknown: %s sees re-accesses only in its passes and this trace records none "
                          "(format < 1.3)" % s["source"])
         elif b.get("state") == "known":
-            lines.append("blind      %d of %d windows (τ=%s) saw no %s: not seen, not 0 (%d passes)" % (
-                b["intervals"], b["intervals_all"], fmt_time(b["window"], u), b["pass"], b["passes"]))
+            if b["gaps"]:
+                lines.append("gaps       %d without a target (record --pidfile), %s in all" % (
+                    b["gaps"], fmt_time(b["gap_time"], u)))
+            if b["what"] or b["passes"]:
+                lines.append("blind      %d of %d windows (τ=%s) saw no %s: not seen, not 0 (%d passes)" % (
+                    b["intervals"], b["intervals_all"], fmt_time(b["window"], u), b["pass"], b["passes"]))
+            else:
+                lines.append("blind      %d of %d windows (τ=%s) overlap a gap without a target: not seen, "
+                             "not 0" % (b["intervals"], b["intervals_all"], fmt_time(b["window"], u)))
     for c in s["windows_check"]:
         if "error" in c:
             lines.append("live WSS   recorder's WINDOWS series (τ=%s, T=%s): not recomputed: %s" % (

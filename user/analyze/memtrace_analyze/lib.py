@@ -97,6 +97,13 @@ class Pass(C.Structure):    # struct memtrace_pass (trace.h)
 PASS_NUMA_SCAN, PASS_DAMON, PASS_ACCESSED_BIT, PASS_NUMA_SWEEP_START = 1, 2, 3, 4     # MEMTRACE_PASS_*
 
 
+class Gap(C.Structure):     # struct memtrace_gap (trace.h): record --pidfile had no target
+    _fields_ = [("start", C.c_uint64), ("to", C.c_uint64), ("pid", C.c_uint32), ("what", C.c_uint32)]
+
+
+GAP_NO_TARGET = 1     # MEMTRACE_GAP_NO_TARGET
+
+
 class DamonWssPoint(C.Structure):  # struct memtrace_damon_wss_point (damon.h)
     _fields_ = [("time", C.c_uint64), ("wss_bytes", C.c_uint64), ("monitored_bytes", C.c_uint64),
                 ("regions", C.c_uint32), ("accessed_regions", C.c_uint32)]
@@ -236,7 +243,7 @@ class Report(C.Structure):
                 ("nspace_pids", C.c_size_t), ("space_pids", u32p),
                 ("intervals", C.c_uint64), ("region", C.c_char_p), ("region_bytes", C.c_uint64),
                 ("blind", Blind), ("data_blind", C.POINTER(C.c_uint8)), ("code_blind", C.POINTER(C.c_uint8)),
-                ("mrc", Mrc), ("cold", Cold)]
+                ("mrc", Mrc), ("cold", Cold), ("gaps", C.c_uint64), ("gap_time", C.c_uint64)]
 
 
 # --- resolve.h ---------------------------------------------------------------
@@ -295,6 +302,7 @@ _PROTOS = {
     "memtrace_writer_damon_regions": (C.c_int, (_P, C.POINTER(DamonRegion), C.c_size_t) + _E),
     "memtrace_trace_passes": (C.c_long, (_P, C.POINTER(C.POINTER(Pass))) + _E),
     "memtrace_writer_passes": (C.c_int, (_P, C.POINTER(Pass), C.c_size_t) + _E),
+    "memtrace_writer_gaps": (C.c_int, (_P, C.POINTER(Gap), C.c_size_t) + _E),
     "memtrace_writer_open": (_P, (C.c_char_p, C.c_char_p) + _E),
     "memtrace_writer_samples": (C.c_int, (_P, C.POINTER(Columns), C.c_size_t) + _E),
     "memtrace_writer_maps": (C.c_int, (_P, C.c_uint64, C.c_uint32, C.c_char_p, C.c_size_t) + _E),
@@ -723,6 +731,7 @@ def _blind(r):
     b = r.blind
     return {"state": BLIND_STATES.get(b.state, "none"), "what": b.what, "pass": s(b.pass_),
             "passes": b.passes, "lag": b.lag, "period": b.period, "intervals": b.intervals,
+            "gaps": r.gaps, "gap_time": r.gap_time,
             "runs": [(b.first[i] * r.interval, b.last[i] * r.interval) for i in range(b.nruns)]}
 
 
@@ -975,6 +984,13 @@ class Writer:
         v = (Pass * max(len(rows), 1))(*[Pass(*r) for r in rows])
         err = _errbuf()
         if fn("memtrace_writer_passes")(self._h, v, len(rows), err, ERRLEN) != 0:
+            _raise(err, "writer")
+
+    def gaps(self, rows):
+        """rows: (from, to, pid, what) tuples: GAPS chunks (stretches without a target)."""
+        v = (Gap * max(len(rows), 1))(*[Gap(*r) for r in rows])
+        err = _errbuf()
+        if fn("memtrace_writer_gaps")(self._h, v, len(rows), err, ERRLEN) != 0:
             _raise(err, "writer")
 
     def labels(self, text):

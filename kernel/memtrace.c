@@ -44,9 +44,10 @@ static struct miscdevice memtrace_misc = {
 static int memtrace_get_mode(char *buf, const struct kernel_param *kp)
 {
 	/* what PEBS sessions use; software events always perf-overflow */
-	return sysfs_emit(buf, "%s\n", memtrace_pebs_mode_name(
-		memtrace_pebs_hook_available() ? MEMTRACE_PEBS_MODE_HOOK :
-						 MEMTRACE_PEBS_MODE_COMPAT));
+	enum memtrace_pebs_mode mode = memtrace_pebs_hook_available() ?
+		MEMTRACE_PEBS_MODE_HOOK : MEMTRACE_PEBS_MODE_COMPAT;
+
+	return sysfs_emit(buf, "%s\n", memtrace_pebs_mode_name(mode));
 }
 
 static const struct kernel_param_ops memtrace_mode_ops = {

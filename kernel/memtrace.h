@@ -49,8 +49,8 @@ struct memtrace_ring {
 	struct memtrace_ring_header *hdr;	/* mapped, read-only to user */
 	struct memtrace_sample *rec;		/* mapped, read-only to user */
 	local_t busy;				/* a producer is inside */
-	local64_t dropped;			/* ring full, nested producer or
-						 * an unreadable fault record */
+	/* ring full, nested producer or an unreadable fault record */
+	local64_t dropped;
 	local64_t throttled;			/* overflows perf throttled */
 	local64_t lost;				/* records the PEBS hook lost */
 	local_t countdown;			/* fault probe, period > 1 */
@@ -78,8 +78,10 @@ struct memtrace_session {
 
 	kuid_t uid;			/* the opener's real uid (sessions) */
 
-	/* rings: pages charged to the configuring task's memory cgroup,
-	 * vmapped into one area, ring_bytes per possible CPU */
+	/*
+	 * rings: pages charged to the configuring task's memory cgroup,
+	 * vmapped into one area, ring_bytes per possible CPU
+	 */
 	void *area;
 	struct page **pages;
 	unsigned long nr_pages;

@@ -177,7 +177,8 @@ int memtrace_fork_start(struct memtrace_session *s)
 	INIT_LIST_HEAD(&s->fork_free);
 	for (i = 0; i < MEMTRACE_MAX_COVER; i++)
 		list_add_tail(&s->cover[i].node, &s->fork_free);
-	s->fork_overflow = s->fork_warned = false;
+	s->fork_overflow = false;
+	s->fork_warned = false;
 	hash_init(s->fork_hash);
 	s->fork_cred = get_current_cred();
 	ret = tracepoint_probe_register(memtrace_fork_tp, memtrace_fork_probe, s);

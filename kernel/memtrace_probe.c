@@ -193,9 +193,11 @@ static int memtrace_probe_perf_check(struct memtrace_session *s)
 	attr.disabled = 1;
 	attr.inherit = 0;
 	do {
-		ev = perf_event_create_kernel_counter(&attr,
-			sys ? (int)raw_smp_processor_id() : -1,
-			sys ? NULL : current, NULL, NULL);
+		int cpu = sys ? (int)raw_smp_processor_id() : -1;
+
+		ev = perf_event_create_kernel_counter(&attr, cpu,
+						      sys ? NULL : current,
+						      NULL, NULL);
 		/* -ENODEV: that CPU went offline meanwhile */
 	} while (sys && PTR_ERR_OR_ZERO(ev) == -ENODEV && ++tries < 8);
 	if (IS_ERR(ev))

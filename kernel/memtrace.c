@@ -9,10 +9,12 @@
  *   memtrace_events.c   the perf counters of a session, START/STOP
  *   memtrace_task.c     counters of a process target, its exit
  *   memtrace_fork.c     children forked while START attaches
- *   memtrace_probe.c    page faults through a tracepoint probe, no counter
+ *   memtrace_probe.c    page faults through a tracepoint probe, no counter;
+ *                       kernel tracepoints by name
  *   memtrace_cpus.c     counters of a system-wide session, CPU hotplug
  *   memtrace_ring.c     the per-CPU rings: producer, consume, stats
- *   memtrace_policy.c   perf's rules for the caller, per-user limits
+ *   memtrace_policy.c   perf's rules for the caller, per-user limits,
+ *                       who may read a target (ptrace's rules)
  *   pebs_hook.c         the PEBS sink of a patched kernel (optional)
  * (built as the object memtrace_main.o: see Kbuild)
  */

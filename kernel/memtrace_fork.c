@@ -60,28 +60,6 @@
 
 static struct tracepoint *memtrace_fork_tp;
 
-struct memtrace_tp_lookup {
-	const char *name;
-	struct tracepoint *tp;
-};
-
-static void memtrace_find_tp(struct tracepoint *tp, void *priv)
-{
-	struct memtrace_tp_lookup *l = priv;
-
-	if (!strcmp(tp->name, l->name))
-		l->tp = tp;
-}
-
-/* A tracepoint of the kernel (not of a module) by name, or NULL. */
-struct tracepoint *memtrace_find_tracepoint(const char *name)
-{
-	struct memtrace_tp_lookup l = { .name = name };
-
-	for_each_kernel_tracepoint(memtrace_find_tp, &l);
-	return l.tp;
-}
-
 void memtrace_fork_init(void)
 {
 	memtrace_fork_tp = memtrace_find_tracepoint("sched_process_fork");

@@ -76,6 +76,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/threads.h>
 #include <linux/tracepoint.h>
 #include <asm/vsyscall.h>
@@ -94,6 +95,28 @@ MODULE_PARM_DESC(fault_probe,
 
 static struct tracepoint *memtrace_tp_fault, *memtrace_tp_fork,
 			 *memtrace_tp_exit;
+
+struct memtrace_tp_lookup {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void memtrace_find_tp(struct tracepoint *tp, void *priv)
+{
+	struct memtrace_tp_lookup *l = priv;
+
+	if (!strcmp(tp->name, l->name))
+		l->tp = tp;
+}
+
+/* A tracepoint of the kernel (not of a module) by name, or NULL. */
+struct tracepoint *memtrace_find_tracepoint(const char *name)
+{
+	struct memtrace_tp_lookup l = { .name = name };
+
+	for_each_kernel_tracepoint(memtrace_find_tp, &l);
+	return l.tp;
+}
 
 void memtrace_probe_init(void)
 {

@@ -80,7 +80,9 @@ static void usage(FILE *out)
 		"                         (BINARY:FUNCTION; the end is its return). Each thread's\n"
 		"                         spans from start to end are kept, labelled with the start\n"
 		"                         probe's argument (report --span, --by-span)\n"
-		"      --mark-label KIND  str (default: the argument is a string), int, none\n"
+		"      --mark-label KIND  str (the argument is a string; default), sql (a query:\n"
+		"                         constants as $n; default for postgresql:query__start\n"
+		"                         and mysql:query__start), int, none\n"
 		"      --mark-arg N       the start probe's argument N as label (default 0: first)\n"
 		"      --ring N           module backend: records per CPU ring (power of two, <= 1M);\n"
 		"                         bpf backend: the shared ring holds N records per CPU;\n"
@@ -395,8 +397,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 0x110: o->labels = optarg; break;
 		case 0x111: o->mark = optarg; break;
 		case 0x112:
-			if (strcmp(optarg, "str") && strcmp(optarg, "int") && strcmp(optarg, "none")) {
-				mt_err("invalid --mark-label '%s' (str, int or none)", optarg);
+			if (strcmp(optarg, "str") && strcmp(optarg, "int") && strcmp(optarg, "none") &&
+			    strcmp(optarg, "sql")) {
+				mt_err("invalid --mark-label '%s' (str, sql, int or none)", optarg);
 				return 2;
 			}
 			o->mark_label = optarg;

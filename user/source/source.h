@@ -56,7 +56,8 @@ struct record_opts {
 	const char *alloc_lib;	/* --alloc-lib FILE: probe this file's functions too */
 	const char *labels;	/* --labels FILE, NULL when unset */
 	const char *mark;	/* --mark START[,END], NULL when unset (source/probes/mark_probe.h) */
-	const char *mark_label;	/* --mark-label str|int|none, NULL = str */
+	const char *mark_label;	/* --mark-label str|sql|int|none; NULL: sql for a
+				 * query-start USDT probe, else str */
 	uint32_t mark_arg;	/* --mark-arg N: the start probe's argument N (0 = first) */
 	uint64_t aggregate;	/* --aggregate[=INTERVAL]: counts per interval of this many
 				 * ns (bpf) or instructions (valgrind), 0 = off */

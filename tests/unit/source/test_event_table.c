@@ -168,7 +168,7 @@ static void check_row(void)
 		return;
 	}
 	if (rc) {
-		TEST_FAIL("not resolved: %s", why);
+		TEST_FAIL("not resolved: %.300s", why);
 		return;
 	}
 	CHECK_EQ_U64(ev.attr.type, w.type);

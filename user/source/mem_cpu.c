@@ -102,7 +102,8 @@ void mem_cpu_probe(struct mem_cpu *cpu)
 		cpu->core_type = sysfs_pmu_type(core);
 	}
 	cpu->ibs_op_type = sysfs_pmu_type("ibs_op");
-	if (cpu->core_type >= 0)
+	/* not on hybrids (cpu_core): their load-latency set-up is left as it was */
+	if (cpu->core_type >= 0 && !strcmp(core, "cpu"))
 		cpu->mem_loads_aux = core_event_config(core, "mem-loads-aux");
 }
 

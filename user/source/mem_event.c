@@ -324,6 +324,10 @@ static int resolve_hw(const struct mem_cpu *cpu, const char *alias, struct mem_e
 	}
 	if (cpu->ibs_op_type >= 0 && (!strcmp(alias, "loads") || !strcmp(alias, "stores")))
 		return resolve_ibs(cpu, ev, alias, why, whylen);
+	if (cpu->vendor != MEM_CPU_INTEL && cpu->ibs_op_type >= 0) {
+		snprintf(why, whylen, "event '%s' is Intel PEBS only; on AMD IBS use loads, stores or ibs-op", alias);
+		return -1;
+	}
 	if (cpu->vendor != MEM_CPU_INTEL) {
 		snprintf(why, whylen, "event '%s' needs Intel PEBS or AMD IBS; this CPU has neither", alias);
 		return -1;

@@ -54,6 +54,10 @@ scraping || fail "prometheus does not scrape 127.0.0.1:$MPORT: $(cat "$TMP/prom.
 expect_error "--metrics 'x': the port is not a number" "$MT" record --metrics x -- true
 expect_error "--metrics '1.2.3:80': '1.2.3' is not an IPv4 address" "$MT" record --metrics 1.2.3:80 -- true
 expect_error "--metrics-window needs --metrics" "$MT" record --metrics-window 1s -- true
+# a port in use (Prometheus's): refused before anything starts, no file
+expect_error "--metrics $PPORT: cannot listen: Address already in use" \
+	"$MT" record -e page-faults --metrics "$PPORT" -o "$TMP/inuse.mtrace" -- true
+[ ! -e "$TMP/inuse.mtrace" ] || fail "a refused --metrics left $TMP/inuse.mtrace"
 
 "$MT" record -e page-faults --metrics "$MPORT" --metrics-window 1s -o "$TMP/t.mtrace" \
 	-- "$WL/freshpages" -s 5 >/dev/null 2>"$TMP/rec.err" &

@@ -24,6 +24,10 @@ struct metrics_windows {
 	/* the latest report of each series emitted (k = 0: none) */
 	uint64_t data_k, code_k, data_t;
 	struct wss_row data_row, code_row;
+	/* data.samples when the previous report was emitted: the windows do not
+	 * overlap (window = interval), so a report's samples are the samples
+	 * counted since (without wss counts' cost: n, f1, f2 are not needed) */
+	uint64_t samples_before;
 	struct metrics_window last;	/* the latest closed window, k = 0: none yet */
 	char event[64], backend[64];
 };
@@ -42,6 +46,8 @@ static void data_row(void *ctx, uint64_t k, uint64_t t, const struct wss_row *ro
 	m->data_k = k;
 	m->data_t = t;
 	m->data_row = *row;
+	m->data_row.samples = m->data.samples - m->samples_before;
+	m->samples_before = m->data.samples;
 }
 
 static void code_row(void *ctx, uint64_t k, uint64_t t, const struct wss_row *row)
@@ -88,7 +94,7 @@ int metrics_windows_begin(struct recorder *r)
 			"seen or blind windows of a pass-based source are judged by report only");
 		return 0;
 	}
-	struct wss_config cfg = { r->start, m->window, m->window, METRICS_BUCKET_SHIFT, 1 };
+	struct wss_config cfg = { r->start, m->window, m->window, METRICS_BUCKET_SHIFT, 0 };
 	if (wss_init(&m->data, &cfg, err, sizeof(err))) {
 		mt_err("--metrics: %s", err);
 		return -1;

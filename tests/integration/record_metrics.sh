@@ -6,7 +6,8 @@
 # window it scraped, the numbers `report --window 1s --bucket 4K` gives for
 # the same window, and the pages and samples a Python count of the dumped
 # samples gives (the ground truth).  The endpoint's format and its errors
-# are checked with plain HTTP requests while recording.
+# are checked with plain HTTP requests while recording.  KEEP=1 keeps
+# $TMP (the trace, prom.log, the query answers) for a look.
 . "$(dirname "$0")/lib.sh"
 PROM=$(command -v prometheus) || skip prometheus "no prometheus (Debian package prometheus, tools/deps/prometheus.txt)"
 export MEMTRACE_BACKEND=perf

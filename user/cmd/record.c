@@ -1,6 +1,7 @@
 /* record.c - `memtracectl record`. */
 #include <errno.h>
 #include <getopt.h>
+#include <sys/socket.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "source/probes/alloc_probe.h"
 #include "cmd/commands.h"
 #include "record/loop.h"
+#include "record/metrics_http.h"
 #include "record/recorder.h"
 #include "record/signals.h"
 #include "resolve/labels.h"
@@ -103,6 +105,13 @@ static void usage(FILE *out)
 		"                         calloc, realloc, memalign, posix_memalign, free, mmap,\n"
 		"                         munmap, mremap)\n"
 		"      --alloc-lib FILE   --allocs: look for them in FILE too (a custom allocator)\n"
+		"      --metrics [ADDR:]PORT\n"
+		"                         serve Prometheus metrics over HTTP (GET /metrics) while\n"
+		"                         recording: samples, lost and dropped counters and each\n"
+		"                         closed window's pages (data, code) and samples, stamped\n"
+		"                         with the window's end; ADDR defaults to 127.0.0.1\n"
+		"      --metrics-window T the windows of --metrics (default 1s; report --window T\n"
+		"                         --bucket 4K gives the same numbers)\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Ctrl-C or SIGTERM ends the recording and leaves a complete file; so does a write\n"
@@ -344,6 +353,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "aggregate", optional_argument, NULL, 0x120 },
 		{ "switch-output", required_argument, NULL, 0x140 },
 		{ "max-files", required_argument, NULL, 0x141 },
+		{ "metrics", required_argument, NULL, 0x150 },
+		{ "metrics-window", required_argument, NULL, 0x151 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -479,6 +490,25 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			}
 			o->max_files = (unsigned)v;
 			break;
+		case 0x150: {
+			struct sockaddr_storage ss;
+			unsigned len;
+			char err[256];
+			if (metrics_http_parse(optarg, &ss, &len, err, sizeof(err))) {
+				mt_err("%s", err);
+				return 2;
+			}
+			o->metrics = optarg;
+			break;
+		}
+		case 0x151:
+			if (mt_parse_duration(optarg, true, &o->metrics_window) ||
+			    o->metrics_window < 10000000ull || o->metrics_window > 86400000000000ull) {
+				mt_err("invalid --metrics-window '%s' (a duration from 10ms to 24h, e.g. 1s)",
+				       optarg);
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "memtracectl: see 'memtracectl record --help'\n");
@@ -526,6 +556,10 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 	if (o->switch_output && o->allocs) {
 		mt_err("--switch-output and --allocs exclude each other (an allocation's site would "
 		       "be in an earlier file than its free)");
+		return 2;
+	}
+	if (o->metrics_window && !o->metrics) {
+		mt_err("--metrics-window needs --metrics");
 		return 2;
 	}
 	if (o->fixed_period && o->random_period) {
@@ -639,6 +673,8 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		: recorder_open(o->output, cmdline, o->force ? WRITER_FORCE : 0);
 	if (r && labels.len)
 		recorder_set_labels(r, labels.text, labels.len);
+	if (r && o->metrics)
+		recorder_set_metrics_window(r, o->metrics_window ? o->metrics_window : 1000000000ull);
 	mt_labels_free(&labels);
 	if (!r) {
 		alloc_probe_free(ap);

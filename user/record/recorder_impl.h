@@ -106,6 +106,7 @@ struct recorder {
 	 * when it began (rotate.c; all 0 without --switch-output) */
 	uint64_t file_samples0, file_lost0, file_throttled0, file_dropped0;
 	struct rotation *rot;	/* --switch-output, NULL if not (rotate.c) */
+	struct metrics_windows *metrics;	/* record --metrics, NULL if not (metrics_windows.c) */
 };
 
 /* host_meta.c: host, kernel, arch, cpu_model, ... unless set already. */
@@ -156,6 +157,13 @@ void maps_note_comm(struct recorder *r, pid_t pid, const char *comm);
  * state freed (recorder_close). */
 void rotate_begin_meta(struct recorder *r);
 void rotate_free(struct recorder *r);
+
+/* metrics_windows.c: record --metrics's window series, of the merged
+ * samples (with the live WSS); closed up to the merge limit every tick. */
+int metrics_windows_begin(struct recorder *r);
+void metrics_windows_add(struct recorder *r, const struct memtrace_sample *s, size_t n);
+void metrics_windows_close(struct recorder *r, uint64_t limit);
+void metrics_windows_free(struct recorder *r);
 
 /* status_line.c: the status line on a terminal. */
 void status_line(struct recorder *r, int final);

@@ -62,6 +62,8 @@ struct record_opts {
 	uint64_t aggregate;	/* --aggregate[=INTERVAL]: counts per interval of this many
 				 * ns (bpf) or instructions (valgrind), 0 = off */
 	const char *aggregate_arg;	/* its INTERVAL, NULL: the default */
+	const char *metrics;	/* --metrics [ADDR:]PORT, NULL when unset (record/metrics_http.h) */
+	uint64_t metrics_window;	/* --metrics-window: ns, 0 = 1 s */
 };
 
 /*

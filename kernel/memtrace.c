@@ -9,10 +9,12 @@
  *   memtrace_events.c   the perf counters of a session, START/STOP
  *   memtrace_task.c     counters of a process target, its exit
  *   memtrace_fork.c     children forked while START attaches
- *   memtrace_probe.c    page faults through a tracepoint probe, no counter
+ *   memtrace_probe.c    page faults through a tracepoint probe, no counter;
+ *                       kernel tracepoints by name
  *   memtrace_cpus.c     counters of a system-wide session, CPU hotplug
  *   memtrace_ring.c     the per-CPU rings: producer, consume, stats
- *   memtrace_policy.c   perf's rules for the caller, per-user limits
+ *   memtrace_policy.c   perf's rules for the caller, per-user limits,
+ *                       who may read a target (ptrace's rules)
  *   pebs_hook.c         the PEBS sink of a patched kernel (optional)
  * (built as the object memtrace_main.o: see Kbuild)
  */
@@ -44,9 +46,10 @@ static struct miscdevice memtrace_misc = {
 static int memtrace_get_mode(char *buf, const struct kernel_param *kp)
 {
 	/* what PEBS sessions use; software events always perf-overflow */
-	return sysfs_emit(buf, "%s\n", memtrace_pebs_mode_name(
-		memtrace_pebs_hook_available() ? MEMTRACE_PEBS_MODE_HOOK :
-						 MEMTRACE_PEBS_MODE_COMPAT));
+	enum memtrace_pebs_mode mode = memtrace_pebs_hook_available() ?
+		MEMTRACE_PEBS_MODE_HOOK : MEMTRACE_PEBS_MODE_COMPAT;
+
+	return sysfs_emit(buf, "%s\n", memtrace_pebs_mode_name(mode));
 }
 
 static const struct kernel_param_ops memtrace_mode_ops = {

@@ -49,8 +49,8 @@ struct memtrace_ring {
 	struct memtrace_ring_header *hdr;	/* mapped, read-only to user */
 	struct memtrace_sample *rec;		/* mapped, read-only to user */
 	local_t busy;				/* a producer is inside */
-	local64_t dropped;			/* ring full, nested producer or
-						 * an unreadable fault record */
+	/* ring full, nested producer or an unreadable fault record */
+	local64_t dropped;
 	local64_t throttled;			/* overflows perf throttled */
 	local64_t lost;				/* records the PEBS hook lost */
 	local_t countdown;			/* fault probe, period > 1 */
@@ -78,8 +78,10 @@ struct memtrace_session {
 
 	kuid_t uid;			/* the opener's real uid (sessions) */
 
-	/* rings: pages charged to the configuring task's memory cgroup,
-	 * vmapped into one area, ring_bytes per possible CPU */
+	/*
+	 * rings: pages charged to the configuring task's memory cgroup,
+	 * vmapped into one area, ring_bytes per possible CPU
+	 */
 	void *area;
 	struct page **pages;
 	unsigned long nr_pages;
@@ -189,6 +191,7 @@ void memtrace_stop_cpus(struct memtrace_session *s);
 void memtrace_free_cpus(struct memtrace_session *s);
 
 /* memtrace_probe.c: page-fault sessions through a probe on the tracepoint */
+struct tracepoint *memtrace_find_tracepoint(const char *name);
 void memtrace_probe_init(void);
 bool memtrace_probe_wanted(const struct memtrace_config *c);
 int memtrace_probe_start(struct memtrace_session *s);
@@ -206,6 +209,7 @@ bool memtrace_fault_fill(struct perf_event *event,
 /* memtrace_policy.c: perf's rules for the caller, per-user limits */
 int memtrace_perf_paranoid(void);
 int memtrace_check_caller(const struct memtrace_config *c);
+bool memtrace_may_read(struct task_struct *task);
 int memtrace_check_ring_bytes(size_t bytes);
 int memtrace_user_get(kuid_t uid);
 void memtrace_user_put(kuid_t uid);
@@ -218,12 +222,10 @@ int memtrace_start_task(struct memtrace_session *s);
 void memtrace_stop_task(struct memtrace_session *s);
 void memtrace_free_task(struct memtrace_session *s);
 void memtrace_exit_poll(struct work_struct *work);
-bool memtrace_may_read(struct task_struct *task);
 bool memtrace_task_traced(struct memtrace_session *s, struct task_struct *t);
 int memtrace_task_counter(struct memtrace_session *s, struct task_struct *t);
 
 /* memtrace_fork.c: children forked while START attaches */
-struct tracepoint *memtrace_find_tracepoint(const char *name);
 void memtrace_fork_init(void);
 void memtrace_session_init_fork(struct memtrace_session *s);
 int memtrace_fork_start(struct memtrace_session *s);

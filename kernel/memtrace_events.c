@@ -82,7 +82,7 @@ struct perf_event *memtrace_counter(struct memtrace_session *s, int cpu,
 	struct perf_event *ev;
 	bool large = false;
 
-	memtrace_counter_attr(s, task != NULL, &attr);
+	memtrace_counter_attr(s, !!task, &attr);
 	*bp = NULL;
 	ev = perf_event_create_kernel_counter(&attr, cpu, task,
 					      memtrace_overflow, s);

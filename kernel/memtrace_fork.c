@@ -60,28 +60,6 @@
 
 static struct tracepoint *memtrace_fork_tp;
 
-struct memtrace_tp_lookup {
-	const char *name;
-	struct tracepoint *tp;
-};
-
-static void memtrace_find_tp(struct tracepoint *tp, void *priv)
-{
-	struct memtrace_tp_lookup *l = priv;
-
-	if (!strcmp(tp->name, l->name))
-		l->tp = tp;
-}
-
-/* A tracepoint of the kernel (not of a module) by name, or NULL. */
-struct tracepoint *memtrace_find_tracepoint(const char *name)
-{
-	struct memtrace_tp_lookup l = { .name = name };
-
-	for_each_kernel_tracepoint(memtrace_find_tp, &l);
-	return l.tp;
-}
-
 void memtrace_fork_init(void)
 {
 	memtrace_fork_tp = memtrace_find_tracepoint("sched_process_fork");
@@ -177,7 +155,8 @@ int memtrace_fork_start(struct memtrace_session *s)
 	INIT_LIST_HEAD(&s->fork_free);
 	for (i = 0; i < MEMTRACE_MAX_COVER; i++)
 		list_add_tail(&s->cover[i].node, &s->fork_free);
-	s->fork_overflow = s->fork_warned = false;
+	s->fork_overflow = false;
+	s->fork_warned = false;
 	hash_init(s->fork_hash);
 	s->fork_cred = get_current_cred();
 	ret = tracepoint_probe_register(memtrace_fork_tp, memtrace_fork_probe, s);

@@ -13,8 +13,9 @@
  *     perf_allow_kernel(), Debian's perf_paranoid_any()), > -1 no
  *     page-fault tracepoint session (raw tracepoint records,
  *     perf_allow_tracepoint());
- *   - a process target must be ptrace-readable (memtrace_task.c; checked
- *     under the target's exec_update_lock when its counter is created).
+ *   - a process target must be ptrace-readable (memtrace_may_read() below;
+ *     checked under the target's exec_update_lock when its counter is
+ *     created).
  *
  * sysctl_perf_event_paranoid is not exported to modules (Debian 6.1 and
  * 6.12), so the value is read from /proc/sys/kernel/perf_event_paranoid,
@@ -32,6 +33,9 @@
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/string.h>
 #include <linux/version.h>
@@ -151,4 +155,39 @@ void memtrace_user_put(kuid_t uid)
 	else
 		xa_erase(&memtrace_users, key);
 	mutex_unlock(&memtrace_users_lock);
+}
+
+/*
+ * ptrace_may_access(task, PTRACE_MODE_READ_REALCREDS) is not exported to
+ * modules, so this repeats its credential and dumpability rules (see
+ * __ptrace_may_access()): the caller's thread group, or the caller's real
+ * uid/gid equal to all of the target's, or CAP_SYS_PTRACE in the target's
+ * user namespace; and a non-dumpable target needs CAP_SYS_PTRACE in its mm's
+ * user namespace.  The LSM ptrace hook cannot be called from a module.
+ */
+bool memtrace_may_read(struct task_struct *task)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	struct mm_struct *mm;
+	bool ok;
+
+	if (same_thread_group(task, current))
+		return true;
+	tcred = get_task_cred(task);
+	ok = uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
+	     uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
+	     gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
+	if (!ok)
+		ok = ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
+	put_cred(tcred);
+	if (!ok)
+		return false;
+	mm = get_task_mm(task);
+	if (mm) {
+		if (get_dumpable(mm) != SUID_DUMP_USER &&
+		    !ns_capable(mm->user_ns, CAP_SYS_PTRACE))
+			ok = false;
+		mmput(mm);
+	}
+	return ok;
 }

@@ -76,6 +76,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/threads.h>
 #include <linux/tracepoint.h>
 #include <asm/vsyscall.h>
@@ -94,6 +95,28 @@ MODULE_PARM_DESC(fault_probe,
 
 static struct tracepoint *memtrace_tp_fault, *memtrace_tp_fork,
 			 *memtrace_tp_exit;
+
+struct memtrace_tp_lookup {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void memtrace_find_tp(struct tracepoint *tp, void *priv)
+{
+	struct memtrace_tp_lookup *l = priv;
+
+	if (!strcmp(tp->name, l->name))
+		l->tp = tp;
+}
+
+/* A tracepoint of the kernel (not of a module) by name, or NULL. */
+struct tracepoint *memtrace_find_tracepoint(const char *name)
+{
+	struct memtrace_tp_lookup l = { .name = name };
+
+	for_each_kernel_tracepoint(memtrace_find_tp, &l);
+	return l.tp;
+}
 
 void memtrace_probe_init(void)
 {
@@ -193,9 +216,11 @@ static int memtrace_probe_perf_check(struct memtrace_session *s)
 	attr.disabled = 1;
 	attr.inherit = 0;
 	do {
-		ev = perf_event_create_kernel_counter(&attr,
-			sys ? (int)raw_smp_processor_id() : -1,
-			sys ? NULL : current, NULL, NULL);
+		int cpu = sys ? (int)raw_smp_processor_id() : -1;
+
+		ev = perf_event_create_kernel_counter(&attr, cpu,
+						      sys ? NULL : current,
+						      NULL, NULL);
 		/* -ENODEV: that CPU went offline meanwhile */
 	} while (sys && PTR_ERR_OR_ZERO(ev) == -ENODEV && ++tries < 8);
 	if (IS_ERR(ev))

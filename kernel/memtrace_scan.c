@@ -285,7 +285,7 @@ static bool mt_scan_ptes(struct memtrace_session *s, struct mt_scan_mm *m,
 			 struct vm_area_struct *vma, pmd_t *pmd, pmd_t pmdval,
 			 unsigned long addr, unsigned long end, u64 kind)
 {
-	spinlock_t *ptl;
+	spinlock_t *ptl;	/* this PTE page's lock (pte_lockptr) */
 	pte_t *start, *pte;
 	bool ok = true;
 
@@ -502,8 +502,8 @@ static int mt_scan_thread(void *arg)
 		baseline = false;
 		spent = ktime_get_ns() - t0;
 		if (spent < period)
-			schedule_timeout_interruptible(
-				nsecs_to_jiffies(period - spent));
+			schedule_timeout_interruptible(nsecs_to_jiffies(period -
+									 spent));
 	}
 	return 0;
 }

@@ -265,8 +265,10 @@ static long memtrace_start(struct memtrace_session *s)
 	switch (s->state) {
 	case MT_READY:
 	case MT_STOPPED:
-		/* the caller now (the file may have been passed on), perf's
-		 * rules now; targets are checked again as they are attached */
+		/*
+		 * the caller now (the file may have been passed on), perf's
+		 * rules now; targets are checked again as they are attached
+		 */
 		ret = memtrace_check_caller(&s->cfg);
 		if (!ret)
 			ret = memtrace_events_start(s);

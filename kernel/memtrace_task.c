@@ -33,7 +33,6 @@
 #include <linux/bsearch.h>
 #include <linux/pid.h>
 #include <linux/cred.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -42,41 +41,6 @@
 #include <linux/xarray.h>
 
 #include "memtrace.h"
-/*
- * ptrace_may_access(task, PTRACE_MODE_READ_REALCREDS) is not exported to
- * modules, so this repeats its credential and dumpability rules (see
- * __ptrace_may_access()): the caller's thread group, or the caller's real
- * uid/gid equal to all of the target's, or CAP_SYS_PTRACE in the target's
- * user namespace; and a non-dumpable target needs CAP_SYS_PTRACE in its mm's
- * user namespace.  The LSM ptrace hook cannot be called from a module.
- */
-bool memtrace_may_read(struct task_struct *task)
-{
-	const struct cred *cred = current_cred(), *tcred;
-	struct mm_struct *mm;
-	bool ok;
-
-	if (same_thread_group(task, current))
-		return true;
-	tcred = get_task_cred(task);
-	ok = uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
-	     uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
-	     gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
-	if (!ok)
-		ok = ns_capable(tcred->user_ns, CAP_SYS_PTRACE);
-	put_cred(tcred);
-	if (!ok)
-		return false;
-	mm = get_task_mm(task);
-	if (mm) {
-		if (get_dumpable(mm) != SUID_DUMP_USER &&
-		    !ns_capable(mm->user_ns, CAP_SYS_PTRACE))
-			ok = false;
-		mmput(mm);
-	}
-	return ok;
-}
-
 static int memtrace_ptr_cmp(const void *a, const void *b)
 {
 	uintptr_t x = (uintptr_t)*(struct pid * const *)a;

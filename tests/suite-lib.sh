@@ -14,7 +14,7 @@
 # Skips.  A test that cannot run here says which capability it lacks: it
 # prints "skip [CAP]: WHY" and exits 77 (tests/integration/lib.sh: skip);
 # one that ran but left a part out prints such a line and passes.  CAP is
-# one of: bpf, cgroup2, numa-balancing, redis, mariadb, postgresql, deb,
+# one of: bpf, cgroup2, numa-balancing, redis, mariadb, postgresql, prometheus, deb,
 # vgtool, kernel-cache (the 50-kernel downloads), pebs-hw, opt-in (a test
 # run only when asked).
 # MEMTRACE_REQUIRE (comma-separated CAPs, or "all": all but opt-in) makes a skip of a

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		}
 		lackey_file_start(f, r, "/dev/null", size % 3 + 1, size & 4, 1);
-		record_loop(&source_lackey_file, f, r, 0, NULL);
+		record_loop(&source_lackey_file, f, r, 0, NULL, NULL);
 		recorder_close(r);
 		lackey_file_free(f);
 	}

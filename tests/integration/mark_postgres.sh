@@ -2,9 +2,11 @@
 # record --mark postgres:query__start and --labels from tools/pg-shmem-labels
 # on PostgreSQL 15 from Debian's packages (its binary carries USDT probes).
 # The server runs from a temporary directory on a Unix socket only, as the
-# postgres user.  The test runs 3 + 3 + 2 known queries in three fresh
+# postgres user.  The test runs 3 + 3 + 3 known queries in three fresh
 # backends while `record -p <postmaster>` follows them: the SPANS chunk must
-# hold exactly those 8 spans with the queries' text; and the
+# hold exactly those 9 spans, labelled with the query texts' normalized form
+# (constants as $n: the default for query__start), which must be the texts
+# and call counts the server's own pg_stat_statements gives; and the
 # scan of a table of ~2 MB (in shared buffers of 16 MB: every page gets a
 # buffer) must have its samples named "Buffer Blocks".  The page-fault source
 # sees the backend's first touch of each shared-buffer page it maps.
@@ -25,18 +27,20 @@ rec=
 as_pg $PGBIN/initdb -D "$DB/data" -A trust -U postgres >"$TMP/initdb.log" 2>&1 ||
 	fail "initdb failed: $(tail -3 "$TMP/initdb.log")"
 as_pg $PGBIN/pg_ctl -D "$DB/data" -l "$DB/log" -w -t 30 \
-	-o "-c listen_addresses='' -c unix_socket_directories='$DB' -c shared_buffers=16MB -c huge_pages=off" \
+	-o "-c listen_addresses='' -c unix_socket_directories='$DB' -c shared_buffers=16MB -c huge_pages=off -c shared_preload_libraries=pg_stat_statements" \
 	start >/dev/null || fail "server did not start: $(tail -3 "$DB/log")"
 postmaster=$(head -1 "$DB/data/postmaster.pid")
 psql() { as_pg $PGBIN/psql -h "$DB" -U postgres -d postgres -XAtq "$@"; }
 psql -c "CREATE TABLE big AS SELECT g AS id, repeat('x', 200) AS pad FROM generate_series(1, 8000) g" ||
 	fail "create table failed"
+psql -c "CREATE EXTENSION pg_stat_statements" || fail "no pg_stat_statements"
 
 PSQL="$PGBIN/psql" "$TOP/tools/pg-shmem-labels" -p $postmaster -o "$TMP/pg.labels" -- \
 	-h "$DB" -U postgres -d postgres || fail "pg-shmem-labels failed"
 grep -q '^/dev/zero (deleted)+0x[0-9a-f]* 16777216 Buffer Blocks$' "$TMP/pg.labels" ||
 	fail "no 16 MB Buffer Blocks label: $(cat "$TMP/pg.labels")"
 
+psql -c "SELECT pg_stat_statements_reset()" >/dev/null || fail "pg_stat_statements_reset failed"
 "$MT" record -p $postmaster -e page-faults --mark postgres:query__start \
 	--labels "$TMP/pg.labels" -o "$TMP/pg.mtrace" 2>"$TMP/rec.err" &
 rec=$!
@@ -49,23 +53,31 @@ q1="SELECT count(*) FROM big WHERE pad <> 'y'"
 q2="SELECT 40 + 2"
 psql -c "$q0" -c "$q1" -c "$q2" >>"$TMP/out" || fail "queries failed"
 psql -c "$q0" -c "$q1" -c "$q2" >>"$TMP/out" || fail "queries failed"
-psql -c "$q0" -c "$q1" >>"$TMP/out" || fail "queries failed"
+psql -c "$q0" -c "$q1" -c "SELECT 41 + 1" >>"$TMP/out" || fail "queries failed"
 kill -INT $rec
 wait $rec || fail "record failed: $(cat "$TMP/rec.err")"
 rec=
-[ "$(sort "$TMP/out" | tr '\n' ' ')" = "   42 42 8000 8000 8000 " ] || fail "query results: $(cat "$TMP/out")"
+[ "$(sort "$TMP/out" | tr '\n' ' ')" = "   42 42 42 8000 8000 8000 " ] || fail "query results: $(cat "$TMP/out")"
+# the server's own normalized texts and counts (the reset call excluded)
+psql -F "$(printf '\t')" -c "SELECT query, calls FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements_reset%'" \
+	>"$TMP/pgss.tsv" || fail "pg_stat_statements failed"
+"$MT" dump --meta "$TMP/pg.mtrace" | grep -q '^mark=.*; labels: query texts, constants as \$n$' ||
+	fail "the trace does not say its labels are normalized: $("$MT" dump --meta "$TMP/pg.mtrace" | grep mark)"
 
 "$MT" report "$TMP/pg.mtrace" --by-span --json >"$TMP/by.json" 2>"$TMP/rep.err" ||
 	fail "report --by-span failed: $(cat "$TMP/rep.err")"
 "$MT" report "$TMP/pg.mtrace" --span "FROM big" -n 40 --json >"$TMP/big.json" 2>"$TMP/rep.err" ||
 	fail "report --span failed: $(cat "$TMP/rep.err")"
-$PY - "$TMP/by.json" "$TMP/big.json" "$q0" "$q1" "$q2" <<'PY' || exit 1
+$PY - "$TMP/by.json" "$TMP/big.json" "$TMP/pgss.tsv" <<'PY' || exit 1
 import json, sys
 by, big = (json.load(open(p)) for p in sys.argv[1:3])
-q0, q1, q2 = sys.argv[3:6]
+pgss = dict(l.rstrip("\n").split("\t") for l in open(sys.argv[3]) if l.strip())
+pgss = {k: int(v) for k, v in pgss.items()}
+q0, q1, q2 = "SELECT pg_sleep($1)", "SELECT count(*) FROM big WHERE pad <> $1", "SELECT $1 + $2"
 groups = {g["label"]: g["spans"] for g in by["by_span"]}
-assert groups == {q0: 3, q1: 3, q2: 2}, f"spans per label: {groups}"
-assert by["spans"] == 8, by["spans"]
+assert groups == pgss, f"spans per label {groups} != pg_stat_statements {pgss}"
+assert groups == {q0: 3, q1: 3, q2: 3}, f"spans per label: {groups}"
+assert by["spans"] == 9, by["spans"]
 big_group = [g for g in by["by_span"] if g["label"] == q1][0]
 assert big_group["samples"] > 0, big_group
 hot = big["hot_data"]
@@ -92,13 +104,14 @@ rec=
 	fail "compare failed: $(cat "$TMP/cmp.err")"
 "$MT" compare "$TMP/pg.mtrace" "$TMP/pgb.mtrace" --span "FROM big" --json >"$TMP/cmpbig.json" \
 	2>"$TMP/cmp.err" || fail "compare --span failed: $(cat "$TMP/cmp.err")"
-$PY - "$TMP/cmp.json" "$TMP/cmpbig.json" "$q0" "$q1" "$q2" "$q3" <<'PY' || exit 1
+$PY - "$TMP/cmp.json" "$TMP/cmpbig.json" <<'PY' || exit 1
 import json, sys
 c, big = (json.load(open(p)) for p in sys.argv[1:3])
-q0, q1, q2, q3 = sys.argv[3:7]
+q0, q1, q2 = "SELECT pg_sleep($1)", "SELECT count(*) FROM big WHERE pad <> $1", "SELECT $1 + $2"
+q3 = "SELECT $1 * $2"
 rows = {r["key"]: r for r in c["spans"]}
 assert {k: (r["a_spans"], r["b_spans"]) for k, r in rows.items()} == \
-    {q0: (3, 1), q1: (3, 1), q2: (2, 0), q3: (0, 1)}, rows
+    {q0: (3, 1), q1: (3, 1), q2: (3, 0), q3: (0, 1)}, rows
 assert rows[q1]["a_touched"] > 0 and rows[q1]["b_touched"] > 0, rows[q1]
 assert rows[q2]["b_touched"] == 0 and rows[q3]["a_touched"] == 0
 assert rows[q3]["touched_change"] is None or rows[q3]["b_touched"] == 0, rows[q3]

@@ -7,8 +7,10 @@
 #    objects it touches compile warning-free; kernel/pebs_hook.c compiles
 #    against the patched and the stock tree (cached under
 #    /var/tmp/memtrace-cache/pebs: ~1 min cold, ~10 s warm)
+#  - checkpatch.pl --strict on kernel/ (tests/pebs/checkpatch.sh), from that
+#    tree
 # Set MEMTRACE_PEBS_KBUILD=0 to leave the kernel build out (it is reported
-# as skipped, not passed); MEMTRACE_PEBS_BOOT=1 adds the qemu boot check.
+# as skipped, not passed; so is the style check); MEMTRACE_PEBS_BOOT=1 adds the qemu boot check.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -34,7 +36,7 @@ done
 timeout 30 tests/pebs/patch-consistency.sh 2>&1 | tee -a "$out"
 
 if [ "${MEMTRACE_PEBS_KBUILD:-1}" = 0 ]; then
-	echo "skip pebs-kbuild [opt-in]: MEMTRACE_PEBS_KBUILD=0 leaves it out" | tee -a "$out"
+	echo "skip pebs-kbuild [opt-in]: MEMTRACE_PEBS_KBUILD=0 leaves it out (and checkpatch-kernel)" | tee -a "$out"
 else
 	# Cold: download 150 MB + unpack + two prepares + compile, ~1-2 min on
 	# 2 cores; the limit leaves room for a slow mirror.
@@ -45,6 +47,8 @@ else
 	elif [ "$rc" != 0 ] && ! grep -q '^FAIL pebs-kbuild' "$out"; then
 		echo "FAIL pebs-kbuild: exit $rc" | tee -a "$out"
 	fi
+	# the kernel's style checker from the tree kbuild-check.sh unpacked
+	timeout 120 tests/pebs/checkpatch.sh 2>&1 | tee -a "$out"
 fi
 
 # Opt-in: boot a tiny patched kernel in qemu and run the glue in it

@@ -82,7 +82,7 @@ static int import_perf(const char *name, const char *output, bool force, int arg
 		return 1;
 	}
 	perf_import_start(pi, r, output);
-	int loop_rc = record_loop(&source_perf_import, pi, r, 0, NULL);
+	int loop_rc = record_loop(&source_perf_import, pi, r, 0, NULL, NULL);
 	int close_rc = recorder_close(r);
 	int rc = 1;
 
@@ -195,7 +195,7 @@ int cmd_import(int argc, char **argv)
 		return 1;
 	}
 	lackey_file_start(f, r, output, period, random, seed);
-	int loop_rc = record_loop(&source_lackey_file, f, r, 0, NULL);
+	int loop_rc = record_loop(&source_lackey_file, f, r, 0, NULL, NULL);
 	int close_rc = recorder_close(r);
 	int rc = 1;
 

@@ -1,6 +1,7 @@
 /* record.c - `memtracectl record`. */
 #include <errno.h>
 #include <getopt.h>
+#include <sys/socket.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "source/probes/alloc_probe.h"
 #include "cmd/commands.h"
 #include "record/loop.h"
+#include "record/metrics_http.h"
 #include "record/recorder.h"
 #include "record/signals.h"
 #include "resolve/labels.h"
@@ -87,7 +89,9 @@ static void usage(FILE *out)
 		"                         (BINARY:FUNCTION; the end is its return). Each thread's\n"
 		"                         spans from start to end are kept, labelled with the start\n"
 		"                         probe's argument (report --span, --by-span)\n"
-		"      --mark-label KIND  str (default: the argument is a string), int, none\n"
+		"      --mark-label KIND  str (the argument is a string; default), sql (a query:\n"
+		"                         constants as $n; default for postgresql:query__start\n"
+		"                         and mysql:query__start), int, none\n"
 		"      --mark-arg N       the start probe's argument N as label (default 0: first)\n"
 		"      --ring N           module backend: records per CPU ring (power of two, <= 1M);\n"
 		"                         bpf backend: the shared ring holds N records per CPU;\n"
@@ -108,6 +112,13 @@ static void usage(FILE *out)
 		"                         calloc, realloc, memalign, posix_memalign, free, mmap,\n"
 		"                         munmap, mremap)\n"
 		"      --alloc-lib FILE   --allocs: look for them in FILE too (a custom allocator)\n"
+		"      --metrics [ADDR:]PORT\n"
+		"                         serve Prometheus metrics over HTTP (GET /metrics) while\n"
+		"                         recording: samples, lost and dropped counters and each\n"
+		"                         closed window's pages (data, code) and samples, stamped\n"
+		"                         with the window's end; ADDR defaults to 127.0.0.1\n"
+		"      --metrics-window T the windows of --metrics (default 1s; report --window T\n"
+		"                         --bucket 4K gives the same numbers)\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Ctrl-C or SIGTERM ends the recording and leaves a complete file; so does a write\n"
@@ -323,7 +334,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "no-children", no_argument, NULL, 'N' },
 		{ "cgroup", required_argument, NULL, 'G' },
-		{ "pidfile", required_argument, NULL, 0x150 },
+		{ "pidfile", required_argument, NULL, 0x160 },
 		{ "event", required_argument, NULL, 'e' },
 		{ "period", required_argument, NULL, 'c' },
 		{ "backend", required_argument, NULL, 'b' },
@@ -352,6 +363,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "aggregate", optional_argument, NULL, 0x120 },
 		{ "switch-output", required_argument, NULL, 0x140 },
 		{ "max-files", required_argument, NULL, 0x141 },
+		{ "metrics", required_argument, NULL, 0x150 },
+		{ "metrics-window", required_argument, NULL, 0x151 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -373,7 +386,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'N': o->no_children = true; break;
 		case 'G': o->cgroup = optarg; break;
-		case 0x150: o->pidfile = optarg; break;
+		case 0x160: o->pidfile = optarg; break;
 		case 'a': o->system_wide = true; break;
 		case 'e': o->event = optarg; break;
 		case 'c':
@@ -406,8 +419,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 0x110: o->labels = optarg; break;
 		case 0x111: o->mark = optarg; break;
 		case 0x112:
-			if (strcmp(optarg, "str") && strcmp(optarg, "int") && strcmp(optarg, "none")) {
-				mt_err("invalid --mark-label '%s' (str, int or none)", optarg);
+			if (strcmp(optarg, "str") && strcmp(optarg, "int") && strcmp(optarg, "none") &&
+			    strcmp(optarg, "sql")) {
+				mt_err("invalid --mark-label '%s' (str, sql, int or none)", optarg);
 				return 2;
 			}
 			o->mark_label = optarg;
@@ -487,6 +501,25 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			}
 			o->max_files = (unsigned)v;
 			break;
+		case 0x150: {
+			struct sockaddr_storage ss;
+			unsigned len;
+			char err[256];
+			if (metrics_http_parse(optarg, &ss, &len, err, sizeof(err))) {
+				mt_err("%s", err);
+				return 2;
+			}
+			o->metrics = optarg;
+			break;
+		}
+		case 0x151:
+			if (mt_parse_duration(optarg, true, &o->metrics_window) ||
+			    o->metrics_window < 10000000ull || o->metrics_window > 86400000000000ull) {
+				mt_err("invalid --metrics-window '%s' (a duration from 10ms to 24h, e.g. 1s)",
+				       optarg);
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "memtracectl: see 'memtracectl record --help'\n");
@@ -542,6 +575,10 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 	if (o->switch_output && o->allocs) {
 		mt_err("--switch-output and --allocs exclude each other (an allocation's site would "
 		       "be in an earlier file than its free)");
+		return 2;
+	}
+	if (o->metrics_window && !o->metrics) {
+		mt_err("--metrics-window needs --metrics");
 		return 2;
 	}
 	if (o->fixed_period && o->random_period) {
@@ -670,6 +707,8 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		: recorder_open(o->output, cmdline, o->force ? WRITER_FORCE : 0);
 	if (r && labels.len)
 		recorder_set_labels(r, labels.text, labels.len);
+	if (r && o->metrics)
+		recorder_set_metrics_window(r, o->metrics_window ? o->metrics_window : 1000000000ull);
 	mt_labels_free(&labels);
 	if (!r) {
 		alloc_probe_free(ap);

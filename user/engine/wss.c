@@ -140,6 +140,15 @@ void wss_finish(struct wss *w, uint64_t end)
 	w->t_k += w->cfg.interval;
 }
 
+void wss_close_until(struct wss *w, uint64_t t)
+{
+	if (w->too_long || t == UINT64_MAX)
+		return;
+	wss_emit_until(w, t + 1);	/* the reports with t_k <= t */
+	if (t > w->last_time)
+		w->last_time = t;
+}
+
 uint64_t wss_total_buckets(const struct wss *w)
 {
 	return bucket_map_used(&w->map);

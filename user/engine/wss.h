@@ -208,6 +208,15 @@ static inline void wss_add_counted(struct wss *w, uint64_t t, uint64_t addr, uin
  */
 void wss_finish(struct wss *w, uint64_t end);
 
+/*
+ * Every sample at or before t has been added (a live stream: the recorder
+ * merged them): the reports up to t are emitted now, without waiting for
+ * a later sample, so a live series' windows close on time.  A sample
+ * added afterwards with an earlier time counts at t (reordered), as one
+ * earlier than the last sample does.
+ */
+void wss_close_until(struct wss *w, uint64_t t);
+
 /* Reports from t_1 to the last one emitted, the skipped empty ones included. */
 static inline uint64_t wss_intervals(const struct wss *w)
 {

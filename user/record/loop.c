@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "record/metrics_http.h"
 #include "record/recorder.h"
 #include "record/signals.h"
 #include "source/probes/mark_probe.h"
@@ -38,7 +39,7 @@ static int source_fds(const struct source_ops *ops, void *state, struct pollfd *
 }
 
 int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
-		double duration, struct mark_session *marks)
+		double duration, struct mark_session *marks, struct metrics_http *metrics)
 {
 	uint64_t deadline = duration > 0 ? mt_now_ns() + (uint64_t)(duration * 1e9) : 0;
 	const char *reason = NULL;	/* set by the stop check */
@@ -57,11 +58,22 @@ int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
 				p = mt_xrealloc(p, (size_t)(cap = n + 1) * sizeof(*p));
 			p[n] = (struct pollfd){ .fd = mark_fd(marks), .events = POLLIN };
 		}
+		int h = 0;	/* --metrics: the listener and its clients, after the rest */
+		if (metrics) {
+			if (n + m + 1 + METRICS_HTTP_CLIENTS > cap)
+				p = mt_xrealloc(p, (size_t)(cap = n + m + 1 + METRICS_HTTP_CLIENTS) *
+							   sizeof(*p));
+			h = metrics_http_fds(metrics, p + n + m, cap - n - m);
+		}
 		if (n > 0) {
-			step.ready = poll(p, (nfds_t)(n + m), RECORD_POLL_MS);
+			step.ready = poll(p, (nfds_t)(n + m + h), RECORD_POLL_MS);
 			step.poll_errno = step.ready < 0 ? errno : 0;
 			if (m && step.ready > 0)
 				step.ready -= !!p[n].revents;
+			for (int i = 0; i < h && step.ready > 0; i++)
+				step.ready -= !!p[n + m + i].revents;
+		} else if (h && poll(p, (nfds_t)h, 0) < 0) {	/* a file: never wait */
+			h = 0;
 		}
 		step.wall = mt_now_ns();
 		if (ops->drain(state, r, p, n, &step) || (marks && mark_drain(marks, r)) ||
@@ -76,6 +88,9 @@ int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
 			failed = 1;
 			break;
 		}
+		/* after the tick: the windows closed by it are served */
+		if (h)
+			metrics_http_serve(metrics, p + n + m, h, r, step.wall);
 		if (step.ended)
 			break;
 		if (!reason && (reason = stop_reason(deadline, step.wall)) &&
@@ -98,11 +113,19 @@ int record_source(const struct source_ops *ops, const struct record_opts *o,
 		  struct recorder *r)
 {
 	struct mark_session *marks = NULL;
+	struct metrics_http *metrics = NULL;
 	char err[512];
+
+	/* --metrics: listening before anything starts (a port in use fails early) */
+	if (o->metrics && !(metrics = metrics_http_open(o->metrics, err, sizeof(err)))) {
+		mt_err("%s", err);
+		return -1;
+	}
 
 	if (o->mark) {	/* before the source: a command's first spans count too */
 		if (!(marks = mark_open(o, err, sizeof(err)))) {
 			mt_err("%s", err);
+			metrics_http_close(metrics);
 			return -1;
 		}
 		recorder_meta(r, "mark", "%s", mark_describe(marks));
@@ -118,11 +141,13 @@ int record_source(const struct source_ops *ops, const struct record_opts *o,
 		mark_del_pid(marks, (int)getpid());
 	if (!state) {
 		mark_close(marks);
+		metrics_http_close(metrics);
 		return -1;
 	}
 	if (marks && o->argv && recorder_target(r) > 0 && mark_add_pid(marks, recorder_target(r)))
 		mt_warn("--mark: cannot follow the command's process: its spans are missing");
-	int rc = ops->close(state, record_loop(ops, state, r, o->duration, marks));
+	int rc = ops->close(state, record_loop(ops, state, r, o->duration, marks, metrics));
 	mark_close(marks);
+	metrics_http_close(metrics);
 	return rc;
 }

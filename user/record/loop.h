@@ -1,7 +1,8 @@
 /* loop.h - THE record loop: one source into one recorder.
  *
  *   poll the source's fds (<= 100 ms) -> drain -> recorder_tick ->
- *   a new file (--switch-output: size, time or SIGHUP) ->
+ *   a new file (--switch-output: size, time or SIGHUP) -> answer --metrics
+ *   scrapes (their fds are polled with the source's) ->
  *   stop check (SIGINT/SIGTERM, --duration, target gone) -> end
  *
  * `memtracectl record` (every backend) and `memtracectl import` run it.
@@ -22,10 +23,12 @@ struct recorder;
  * chunk was not written).
  */
 struct mark_session;
+struct metrics_http;
 int record_loop(const struct source_ops *ops, void *state, struct recorder *r,
-		double duration, struct mark_session *marks);
+		double duration, struct mark_session *marks, struct metrics_http *metrics);
 
-/* open() + record_loop() + close(): one recording.  0 or -1. */
+/* open() + record_loop() + close(): one recording (o->metrics: serving
+ * record/metrics_http.h meanwhile).  0 or -1. */
 int record_source(const struct source_ops *ops, const struct record_opts *o,
 		  struct recorder *r);
 

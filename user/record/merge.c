@@ -128,6 +128,7 @@ static void chunk_account(struct recorder *r)
 	if (!k)
 		return;
 	live_wss_add(r, r->chunk + r->chunk_live, k);
+	metrics_windows_add(r, r->chunk + r->chunk_live, k);
 	r->samples += k;
 	r->last_time = r->chunk[r->nchunk - 1].time;
 	r->chunk_live = r->nchunk;

@@ -148,7 +148,7 @@ int recorder_begin(struct recorder *r, uint64_t start, pid_t pid)
 	r->last_time = start;
 	if (pid > 0)
 		r->target = pid;
-	if (live_wss_init(r))
+	if (live_wss_init(r) || metrics_windows_begin(r))
 		return -1;
 
 	if (recorder_write_head(r))
@@ -336,6 +336,7 @@ int recorder_tick(struct recorder *r, uint64_t now)
 		r->failed = 1;
 		return -1;
 	}
+	metrics_windows_close(r, limit);	/* every sample up to limit is merged */
 	if (windows)
 		r->flushed_at = wall;
 	status_line(r, 0);
@@ -398,6 +399,7 @@ int recorder_close(struct recorder *r)
 	int rc = trace_writer_close(r->w) || r->failed ? -1 : 0;
 
 	live_wss_free(r);
+	metrics_windows_free(r);
 	maps_free(r);
 	merge_free(r);
 	bytebuf_free(&r->meta);

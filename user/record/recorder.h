@@ -191,6 +191,17 @@ int recorder_add_side(struct recorder *r, const struct recorder_side *side);
 int recorder_write_chunk(struct recorder *r, unsigned type, const void *raw, size_t len,
 			 uint32_t count);
 
+/*
+ * record --metrics: the recorder also counts window_ns windows (interval =
+ * window, 4 KiB pages, from the trace's start) of the merged samples, as
+ * `report --window` does, and closes each once every sample up to its end
+ * is merged (recorder_tick).  Before recorder_begin.
+ */
+void recorder_set_metrics_window(struct recorder *r, uint64_t window_ns);
+/* Its counters and latest closed window (record/metrics.h), now. */
+struct metrics_view;
+void recorder_metrics_view(struct recorder *r, struct metrics_view *v);
+
 /* Flushes everything and writes the END chunk. */
 int recorder_end(struct recorder *r, const char *reason);
 

@@ -79,6 +79,9 @@ struct recorder {
 	uint64_t gap_from;			/* the gap under way began here */
 	uint32_t gap_pid;			/* ... when this process left */
 	int gap_open;
+	/* the latest finished gaps, [from, to), for --metrics' seen windows */
+	struct { uint64_t from, to; } gap_recent[4];
+	unsigned gap_recent_next;
 	struct span_enc spanenc;	/* spans not yet written (spans_enc.h) */
 	uint64_t spans_at;		/* wall clock of the last SPANS2 chunk */
 	uint64_t total_lost, total_throttled, dropped;
@@ -112,11 +115,15 @@ struct recorder {
 	 * when it began (rotate.c; all 0 without --switch-output) */
 	uint64_t file_samples0, file_lost0, file_throttled0, file_dropped0;
 	struct rotation *rot;	/* --switch-output, NULL if not (rotate.c) */
+	struct metrics_windows *metrics;	/* record --metrics, NULL if not (metrics_windows.c) */
 };
 
 /* recorder.c: the HEADER lines of key removed from r->meta. */
 void recorder_meta_drop(struct recorder *r, const char *key);
 
+/* target_gaps.c: 1 when a gap (under way, or one of the latest four) meets
+ * the window (from, to]: record --metrics calls it blind, not seen. */
+int recorder_gap_overlaps(const struct recorder *r, uint64_t from, uint64_t to);
 /* target_gaps.c: the finished gaps as a GAPS chunk (none: nothing).  0 or -1. */
 int recorder_gaps_flush(struct recorder *r);
 /* The current file ends at end: its finished gaps, and a gap under way as
@@ -171,6 +178,13 @@ void maps_note_comm(struct recorder *r, pid_t pid, const char *comm);
  * state freed (recorder_close). */
 void rotate_begin_meta(struct recorder *r);
 void rotate_free(struct recorder *r);
+
+/* metrics_windows.c: record --metrics's window series, of the merged
+ * samples (with the live WSS); closed up to the merge limit every tick. */
+int metrics_windows_begin(struct recorder *r);
+void metrics_windows_add(struct recorder *r, const struct memtrace_sample *s, size_t n);
+void metrics_windows_close(struct recorder *r, uint64_t limit);
+void metrics_windows_free(struct recorder *r);
 
 /* status_line.c: the status line on a terminal. */
 void status_line(struct recorder *r, int final);

@@ -18,9 +18,23 @@ void recorder_gap_end(struct recorder *r, uint64_t time)
 	if (!r->gap_open)
 		return;
 	r->gap_open = 0;
-	trace_gap_rec_put(&r->gaps, r->gap_from, time > r->gap_from ? time : r->gap_from,
-			  r->gap_pid, MEMTRACE_GAP_NO_TARGET);
+	uint64_t to = time > r->gap_from ? time : r->gap_from;
+	trace_gap_rec_put(&r->gaps, r->gap_from, to, r->gap_pid, MEMTRACE_GAP_NO_TARGET);
 	r->ngaps++;
+	unsigned i = r->gap_recent_next++ % (sizeof(r->gap_recent) / sizeof(r->gap_recent[0]));
+	r->gap_recent[i].from = r->gap_from;
+	r->gap_recent[i].to = to;
+}
+
+int recorder_gap_overlaps(const struct recorder *r, uint64_t from, uint64_t to)
+{
+	if (r->gap_open && to > r->gap_from)
+		return 1;
+	for (unsigned i = 0; i < sizeof(r->gap_recent) / sizeof(r->gap_recent[0]); i++)
+		if (r->gap_recent[i].to > r->gap_recent[i].from && to > r->gap_recent[i].from &&
+		    from < r->gap_recent[i].to)
+			return 1;
+	return 0;
 }
 
 int recorder_gaps_flush(struct recorder *r)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "source/kernel_fs.h"
+#include "source/mem_cpu.h"
 #include "source/numa_balancing.h"
 #include "trace/words.h"
 #include "uapi/memtrace.h"
@@ -38,75 +39,54 @@ static const char *const intel_latency[] = {
 	"MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30", NULL,
 };
 
-static int sysfs_pmu_type(const char *pmu)
-{
-	char path[128];
-	int type = -1;
+/*
+ * Default periods are primes: a fixed period sharing a factor with the
+ * number of accesses in a loop samples the same few of them every pass
+ * (docs/accuracy.md).  IBS counts ops: its periods are large.
+ */
+#define PMU_DEFAULT_PERIOD	997
+#define IBS_DEFAULT_PERIOD	100003
 
-	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &type) != 1)
-		type = -1;
-	fclose(f);
-	return type;
+static int pfm_state;	/* 0 untried, PFM_DETECTED, PFM_ALL_TABLES, -1 failed */
+#define PFM_DETECTED	1	/* libpfm4 encodes with the tables of the PMUs it detects */
+#define PFM_ALL_TABLES	2	/* and with any table named "pmu::event" */
+
+/*
+ * libpfm4 initialized; all_tables: encoding with the table of a PMU it did
+ * not detect (a CPU model given by a test, or one this libpfm4 is older
+ * than) needs LIBPFM_ENCODE_INACTIVE, which it reads when initialized.
+ * In that mode an event without "pmu::" could come from any table: such
+ * names are encoded before (the live path) or never (pfm_encode).
+ */
+static int pfm_ready(bool all_tables)
+{
+	if (pfm_state < 0 || pfm_state == PFM_ALL_TABLES || (pfm_state == PFM_DETECTED && !all_tables))
+		return pfm_state > 0;
+	if (pfm_state == PFM_DETECTED)
+		pfm_terminate();
+	bool set = all_tables && !getenv("LIBPFM_ENCODE_INACTIVE");
+	if (set)
+		setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
+	pfm_state = pfm_initialize() == PFM_SUCCESS ? (all_tables ? PFM_ALL_TABLES : PFM_DETECTED) : -1;
+	if (set)	/* not for the traced command, which inherits our environment */
+		unsetenv("LIBPFM_ENCODE_INACTIVE");
+	return pfm_state > 0;
 }
 
-static int cpu_vendor_is(const char *vendor)
-{
-	char line[256];
-	int found = 0;
-	FILE *f = fopen("/proc/cpuinfo", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "vendor_id", 9)) {
-			found = strstr(line, vendor) != NULL;
-			break;
-		}
-	fclose(f);
-	return found;
-}
-
-static int has_core_pmu(void)
-{
-	return sysfs_pmu_type("cpu") >= 0 || sysfs_pmu_type("cpu_core") >= 0;
-}
-
-void mem_event_pmu_summary(char *buf, size_t len)
-{
-	int ibs = sysfs_pmu_type("ibs_op") >= 0;
-
-	if (!has_core_pmu() && !ibs) {
-		snprintf(buf, len, "no hardware PMU (no cpu or ibs_op in /sys/bus/event_source/devices): "
-			 "only software events; a VM without a virtual PMU looks like this");
-		return;
-	}
-	if (ibs)
-		snprintf(buf, len, "AMD IBS op PMU present: loads/stores with data addresses");
-	else if (cpu_vendor_is("GenuineIntel"))
-		snprintf(buf, len, "Intel core PMU present: PEBS memory events (loads, stores, llc-miss-loads, load-latency)");
-	else
-		snprintf(buf, len, "core PMU present, vendor without PEBS/IBS support in memtrace");
-}
-
-static int pfm_ready(void)
-{
-	static int state;	/* 0 untried, 1 ok, -1 failed */
-
-	if (!state)
-		state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
-	return state > 0;
-}
-
-static int pfm_encode(const char *str, struct perf_event_attr *attr)
+/* str encoded with the table of pmu (NULL: of the PMUs libpfm4 detects here). */
+static int pfm_encode(const char *pmu, const char *str, struct perf_event_attr *attr)
 {
 	pfm_perf_encode_arg_t arg;
 	struct perf_event_attr a;
+	char qualified[256];
 
-	if (!pfm_ready())
+	if (pmu && !strstr(str, "::")) {
+		snprintf(qualified, sizeof(qualified), "%s::%s", pmu, str);
+		str = qualified;
+	} else if (!pmu && pfm_state == PFM_ALL_TABLES) {
+		return PFM_ERR_NOTFOUND;
+	}
+	if (!pfm_ready(pmu != NULL))
 		return PFM_ERR_NOINIT;
 	memset(&arg, 0, sizeof(arg));
 	memset(&a, 0, sizeof(a));
@@ -123,12 +103,63 @@ static int pfm_encode(const char *str, struct perf_event_attr *attr)
 }
 
 /*
- * Default periods are primes: a fixed period sharing a factor with the
- * number of accesses in a loop samples the same few of them every pass
- * (docs/accuracy.md).  IBS counts ops: its periods are large.
+ * str encoded for cpu: with cpu->pfm_pmu's table, or for a CPU the kernel
+ * drives as Sapphire Rapids (Emerald, Granite Rapids) that this libpfm4
+ * has no table for (4.13 has none), with Sapphire Rapids' (the events
+ * memtrace names have the same codes there: perf's pmu-events JSON).
  */
-#define PMU_DEFAULT_PERIOD	997
-#define IBS_DEFAULT_PERIOD	100003
+static int pfm_encode_for(const struct mem_cpu *cpu, const char *str, struct perf_event_attr *attr)
+{
+	int ret = pfm_encode(cpu->pfm_pmu, str, attr);
+
+	if (ret == PFM_ERR_NOTFOUND && mem_cpu_spr_like(cpu) && !strstr(str, "::") &&
+	    !(cpu->pfm_pmu && !strcmp(cpu->pfm_pmu, "spr")))
+		ret = pfm_encode("spr", str, attr);
+	return ret;
+}
+
+/* The core PMU's load-latency event (MEM_TRANS_RETIRED.LOAD_LATENCY, the
+ * kernel's is_mem_loads_event()): event 0xcd, umask 0x01. */
+static bool is_mem_loads(const struct perf_event_attr *attr)
+{
+	return attr->type == PERF_TYPE_RAW && (attr->config & 0xffff) == 0x01cd;
+}
+
+/* Sets a hardware (PEBS) event's common fields after its encoding. */
+static void set_pebs(const struct mem_cpu *cpu, struct mem_event *ev, const char *name,
+		     const char *alias)
+{
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	ev->alias = alias;
+	ev->source = "pebs";
+	ev->sees = SEES_PEBS;
+	ev->sample_class = words_class_name(WORDS_SAMPLED_ACCESS);
+	ev->attr.precise_ip = 2;
+	ev->default_period = PMU_DEFAULT_PERIOD;
+	ev->fields = MEMTRACE_FIELD_IP | MEMTRACE_FIELD_WEIGHT | MEMTRACE_FIELD_DATA_SRC;
+	/* arch/x86/events/intel/core.c intel_pmu_hw_config(): -ENODATA unless
+	 * led by mem-loads-aux, as perf mem's "{mem-loads-aux,mem-loads}" */
+	if (cpu->mem_loads_aux && is_mem_loads(&ev->attr))
+		ev->aux_config = cpu->mem_loads_aux;
+}
+
+void mem_event_pmu_summary(char *buf, size_t len)
+{
+	struct mem_cpu cpu;
+
+	mem_cpu_probe(&cpu);
+	if (cpu.core_type < 0 && cpu.ibs_op_type < 0) {
+		snprintf(buf, len, "no hardware PMU (no cpu or ibs_op in /sys/bus/event_source/devices): "
+			 "only software events; a VM without a virtual PMU looks like this");
+		return;
+	}
+	if (cpu.ibs_op_type >= 0)
+		snprintf(buf, len, "AMD IBS op PMU present: loads/stores with data addresses");
+	else if (cpu.vendor == MEM_CPU_INTEL)
+		snprintf(buf, len, "Intel core PMU present: PEBS memory events (loads, stores, llc-miss-loads, load-latency)");
+	else
+		snprintf(buf, len, "core PMU present, vendor without PEBS/IBS support in memtrace");
+}
 
 static int is_prime(uint64_t n)
 {
@@ -231,11 +262,10 @@ static int resolve_hint_faults(struct mem_event *ev, char *why, size_t whylen)
 	return 0;
 }
 
-static int resolve_ibs(struct mem_event *ev, const char *alias, char *why, size_t whylen)
+static int resolve_ibs(const struct mem_cpu *cpu, struct mem_event *ev, const char *alias,
+		       char *why, size_t whylen)
 {
-	int type = sysfs_pmu_type("ibs_op");
-
-	if (type < 0) {
+	if (cpu->ibs_op_type < 0) {
 		snprintf(why, whylen, "event '%s' needs AMD IBS (no ibs_op PMU in /sys/bus/event_source/devices)",
 			 alias);
 		return -1;
@@ -246,7 +276,7 @@ static int resolve_ibs(struct mem_event *ev, const char *alias, char *why, size_
 	ev->source = "ibs";
 	ev->sees = SEES_IBS;
 	ev->sample_class = words_class_name(WORDS_SAMPLED_ACCESS);
-	ev->attr.type = (uint32_t)type;
+	ev->attr.type = (uint32_t)cpu->ibs_op_type;
 	ev->attr.config = 0;
 	ev->default_period = IBS_DEFAULT_PERIOD;
 	ev->fields = MEMTRACE_FIELD_IP | MEMTRACE_FIELD_WEIGHT | MEMTRACE_FIELD_DATA_SRC;
@@ -254,24 +284,16 @@ static int resolve_ibs(struct mem_event *ev, const char *alias, char *why, size_
 	return 0;
 }
 
-static int resolve_pebs(struct mem_event *ev, const char *alias, const char *const *cands,
-			char *why, size_t whylen)
+static int resolve_pebs(const struct mem_cpu *cpu, struct mem_event *ev, const char *alias,
+			const char *const *cands, char *why, size_t whylen)
 {
 	int last = PFM_ERR_NOTFOUND;
 
 	memset(ev, 0, sizeof(*ev));
 	for (int i = 0; cands[i]; i++) {
-		last = pfm_encode(cands[i], &ev->attr);
+		last = pfm_encode_for(cpu, cands[i], &ev->attr);
 		if (last == PFM_SUCCESS) {
-			snprintf(ev->name, sizeof(ev->name), "%s", cands[i]);
-			ev->alias = alias;
-			ev->source = "pebs";
-			ev->sees = SEES_PEBS;
-			ev->sample_class = words_class_name(WORDS_SAMPLED_ACCESS);
-			ev->attr.precise_ip = 2;
-			ev->default_period = PMU_DEFAULT_PERIOD;
-			ev->fields = MEMTRACE_FIELD_IP | MEMTRACE_FIELD_WEIGHT |
-				     MEMTRACE_FIELD_DATA_SRC;
+			set_pebs(cpu, ev, cands[i], alias);
 			return 0;
 		}
 	}
@@ -280,7 +302,8 @@ static int resolve_pebs(struct mem_event *ev, const char *alias, const char *con
 	return -1;
 }
 
-static int resolve_hw(const char *alias, struct mem_event *ev, char *why, size_t whylen)
+static int resolve_hw(const struct mem_cpu *cpu, const char *alias, struct mem_event *ev,
+		      char *why, size_t whylen)
 {
 	const char *const *cands = NULL;
 
@@ -293,19 +316,23 @@ static int resolve_hw(const char *alias, struct mem_event *ev, char *why, size_t
 	else if (!strcmp(alias, "load-latency"))
 		cands = intel_latency;
 
-	if (!has_core_pmu() && sysfs_pmu_type("ibs_op") < 0) {
+	if (cpu->core_type < 0 && cpu->ibs_op_type < 0) {
 		snprintf(why, whylen, "event '%s' needs a hardware PMU with memory sampling (Intel PEBS or AMD IBS) "
 			 "and this machine has none (a VM without a virtual PMU?): use -e page-faults or --backend valgrind",
 			 alias);
 		return -1;
 	}
-	if (sysfs_pmu_type("ibs_op") >= 0 && (!strcmp(alias, "loads") || !strcmp(alias, "stores")))
-		return resolve_ibs(ev, alias, why, whylen);
-	if (!cpu_vendor_is("GenuineIntel")) {
+	if (cpu->ibs_op_type >= 0 && (!strcmp(alias, "loads") || !strcmp(alias, "stores")))
+		return resolve_ibs(cpu, ev, alias, why, whylen);
+	if (cpu->vendor != MEM_CPU_INTEL && cpu->ibs_op_type >= 0) {
+		snprintf(why, whylen, "event '%s' is Intel PEBS only; on AMD IBS use loads, stores or ibs-op", alias);
+		return -1;
+	}
+	if (cpu->vendor != MEM_CPU_INTEL) {
 		snprintf(why, whylen, "event '%s' needs Intel PEBS or AMD IBS; this CPU has neither", alias);
 		return -1;
 	}
-	return resolve_pebs(ev, alias, cands, why, whylen);
+	return resolve_pebs(cpu, ev, alias, cands, why, whylen);
 }
 
 /* Why "auto" does not pick hint-faults here, or NULL when it does. */
@@ -326,11 +353,11 @@ const char *mem_event_hint_unavailable(char *why, size_t whylen)
 	return NULL;
 }
 
-static int resolve_auto(struct mem_event *ev, int *fell_back, bool with_hint)
+static int resolve_auto(const struct mem_cpu *cpu, struct mem_event *ev, int *fell_back, bool with_hint)
 {
 	char ignore[512];
 
-	if (resolve_hw("loads", ev, ignore, sizeof(ignore)) == 0)
+	if (resolve_hw(cpu, "loads", ev, ignore, sizeof(ignore)) == 0)
 		return 0;
 	if (fell_back)
 		*fell_back = 1;
@@ -342,23 +369,13 @@ static int resolve_auto(struct mem_event *ev, int *fell_back, bool with_hint)
 	return 0;
 }
 
-int mem_event_resolve_auto(const char *name, struct mem_event *ev, int *fell_back,
-			   char *why, size_t whylen)
+static int resolve(const struct mem_cpu *cpu, const char *name, struct mem_event *ev, int *fell_back,
+		   bool with_hint, char *why, size_t whylen)
 {
 	if (fell_back)
 		*fell_back = 0;
 	if (!name || !strcmp(name, "auto"))
-		return resolve_auto(ev, fell_back, true);
-	return mem_event_resolve(name, ev, fell_back, why, whylen);
-}
-
-int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
-		      char *why, size_t whylen)
-{
-	if (fell_back)
-		*fell_back = 0;
-	if (!name || !strcmp(name, "auto"))
-		return resolve_auto(ev, fell_back, false);
+		return resolve_auto(cpu, ev, fell_back, with_hint);
 	if (!strcmp(name, "page-faults") || !strcmp(name, "faults") || !strcmp(name, "pf")) {
 		set_page_faults(ev);
 		return 0;
@@ -367,28 +384,59 @@ int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
 		return resolve_hint_faults(ev, why, whylen);
 	if (!strcmp(name, "loads") || !strcmp(name, "stores") || !strcmp(name, "llc-miss-loads") ||
 	    !strcmp(name, "load-latency"))
-		return resolve_hw(name, ev, why, whylen);
+		return resolve_hw(cpu, name, ev, why, whylen);
 	if (!strcmp(name, "ibs-op"))
-		return resolve_ibs(ev, name, why, whylen);
+		return resolve_ibs(cpu, ev, name, why, whylen);
 
 	/* a libpfm4 event string, e.g. MEM_INST_RETIRED:ALL_LOADS */
 	memset(ev, 0, sizeof(*ev));
-	int ret = pfm_encode(name, &ev->attr);
+	int ret = pfm_encode_for(cpu, name, &ev->attr);
 	if (ret != PFM_SUCCESS) {
 		snprintf(why, whylen, "unknown event '%s' (libpfm4: %s); use auto, page-faults, hint-faults, loads, stores, "
 			 "llc-miss-loads, load-latency, ibs-op or a libpfm4 event name", name,
 			 pfm_strerror(ret));
 		return -1;
 	}
-	snprintf(ev->name, sizeof(ev->name), "%s", name);
-	ev->alias = "raw";
-	ev->source = "pebs";
-	ev->sees = SEES_PEBS;
-	ev->sample_class = words_class_name(WORDS_SAMPLED_ACCESS);
-	ev->attr.precise_ip = 2;
-	ev->default_period = PMU_DEFAULT_PERIOD;
-	ev->fields = MEMTRACE_FIELD_IP | MEMTRACE_FIELD_WEIGHT | MEMTRACE_FIELD_DATA_SRC;
+	set_pebs(cpu, ev, name, "raw");
 	return 0;
+}
+
+int mem_event_resolve_cpu(const struct mem_cpu *cpu, const char *name, struct mem_event *ev,
+			  char *why, size_t whylen)
+{
+	return resolve(cpu, name, ev, NULL, false, why, whylen);
+}
+
+int mem_event_resolve_auto(const char *name, struct mem_event *ev, int *fell_back,
+			   char *why, size_t whylen)
+{
+	struct mem_cpu cpu;
+
+	mem_cpu_probe(&cpu);
+	return resolve(&cpu, name, ev, fell_back, true, why, whylen);
+}
+
+int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
+		      char *why, size_t whylen)
+{
+	struct mem_cpu cpu;
+
+	mem_cpu_probe(&cpu);
+	return resolve(&cpu, name, ev, fell_back, false, why, whylen);
+}
+
+uint64_t mem_event_sample_type(const struct mem_event *ev)
+{
+	uint64_t t = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+		     PERF_SAMPLE_ID | PERF_SAMPLE_CPU;
+
+	if (ev->hint_faults)	/* address, ip, error code: the tracepoint's record */
+		t |= PERF_SAMPLE_RAW;
+	else if (ev->fields & MEMTRACE_FIELD_WEIGHT)
+		t |= PERF_SAMPLE_WEIGHT;
+	if (ev->fields & MEMTRACE_FIELD_DATA_SRC && !ev->hint_faults)
+		t |= PERF_SAMPLE_DATA_SRC;
+	return t;
 }
 
 void mem_event_open_error(const struct mem_event *ev, int err, char *why, size_t whylen)

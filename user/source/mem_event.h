@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct mem_cpu;
+
 struct mem_event {
 	char name[128];		/* what was resolved, e.g. "MEM_INST_RETIRED:ALL_LOADS" */
 	const char *alias;	/* the user's word: loads, page-faults, ... */
@@ -17,6 +19,10 @@ struct mem_event {
 	const char *sees;	/* one line: what this source can see */
 	const char *sample_class;	/* what one sample is: first-touch, sampled-access */
 	struct perf_event_attr attr;	/* type, config, config1, precise_ip */
+	/* config of a core PMU event that must lead attr's event in a group
+	 * (mem-loads-aux before a load-latency event on Sapphire Rapids);
+	 * opened counting, never sampling; 0: none */
+	uint64_t aux_config;
 	uint64_t default_period;
 	uint32_t fields;	/* MEMTRACE_FIELD_* the source fills */
 	int skip_zero_addr;	/* drop samples without a data address (IBS) */
@@ -31,6 +37,18 @@ struct mem_event {
  */
 int mem_event_resolve(const char *name, struct mem_event *ev, int *fell_back,
 		      char *why, size_t whylen);
+
+/*
+ * As mem_event_resolve (without "auto"'s fall-back flag) for the CPU cpu
+ * instead of this machine's (source/mem_cpu.h): a test sets events up for
+ * CPU models it does not run on.
+ */
+int mem_event_resolve_cpu(const struct mem_cpu *cpu, const char *name, struct mem_event *ev,
+			  char *why, size_t whylen);
+
+/* The perf backend's sample_type for ev: IP, TID, TIME, ADDR, ID, CPU and
+ * what the event fills (WEIGHT, DATA_SRC, or a tracepoint's RAW). */
+uint64_t mem_event_sample_type(const struct mem_event *ev);
 
 /*
  * The perf backend's "auto": PMU memory events, then hint-faults (root,

@@ -58,11 +58,14 @@ struct record_opts {
 	const char *alloc_lib;	/* --alloc-lib FILE: probe this file's functions too */
 	const char *labels;	/* --labels FILE, NULL when unset */
 	const char *mark;	/* --mark START[,END], NULL when unset (source/probes/mark_probe.h) */
-	const char *mark_label;	/* --mark-label str|int|none, NULL = str */
+	const char *mark_label;	/* --mark-label str|sql|int|none; NULL: sql for a
+				 * query-start USDT probe, else str */
 	uint32_t mark_arg;	/* --mark-arg N: the start probe's argument N (0 = first) */
 	uint64_t aggregate;	/* --aggregate[=INTERVAL]: counts per interval of this many
 				 * ns (bpf) or instructions (valgrind), 0 = off */
 	const char *aggregate_arg;	/* its INTERVAL, NULL: the default */
+	const char *metrics;	/* --metrics [ADDR:]PORT, NULL when unset (record/metrics_http.h) */
+	uint64_t metrics_window;	/* --metrics-window: ns, 0 = 1 s */
 };
 
 /*

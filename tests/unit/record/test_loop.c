@@ -112,7 +112,7 @@ static int run(struct fake *f, double duration, uint64_t *samples)
 	struct recorder *r = recorder_open(path, "test", WRITER_FORCE);
 	CHECK(pipe(f->pipe) == 0);
 	CHECK(recorder_begin(r, 0, 0) == 0);
-	int rc = record_loop(&fake_ops, f, r, duration, NULL);
+	int rc = record_loop(&fake_ops, f, r, duration, NULL, NULL);
 	*samples = recorder_samples(r);
 	recorder_close(r);
 	close(f->pipe[0]);

@@ -15,7 +15,6 @@ import sys
 import numpy as np
 
 from . import lib, options
-from .plotting import byte_axis, plt, save, trace_title
 from .select import add_filter_args, make_selection
 from .units import fmt_bytes
 
@@ -55,6 +54,7 @@ def fmt_thr(t, ns):
 
 
 def plot(tr, rep, out, per_process=False, what=""):
+    from .plotting import byte_axis, plt, save, trace_title  # matplotlib only where a figure is drawn
     c = rep["cold"]
     ns = rep["time_is_ns"]
     x = c["time"] / 1e9 if ns else c["time"].astype(np.float64)

@@ -17,7 +17,6 @@ when they lie far apart), or --addr.
 import numpy as np
 
 from . import lib
-from .plotting import byte_axis, plt, save, trace_title
 from .units import fmt_bytes
 
 
@@ -45,6 +44,7 @@ def accessed_span(rows, pid):
 
 
 def run(args, traces):
+    from .plotting import byte_axis, plt, save, trace_title  # matplotlib only where a figure is drawn
     tr = traces[0]
     regs = tr.damon_regions()
     if regs.n == 0:

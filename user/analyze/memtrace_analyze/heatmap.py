@@ -277,6 +277,7 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
     y = 0.0
     img = None
     cands, rticks, spans, gaps = [], [], [], []
+    cuts, groups = [], []      # y of range boundaries and of label groups: one artist each
     for i, ((lo, hi), r, h) in enumerate(zip(axis.ranges, rows, heights)):
         spans.append((lo, hi, y, h))
         block = data.counts[axis.row0[i]:axis.row0[i + 1]]
@@ -284,14 +285,14 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
         img = ax.imshow(masked, origin="lower", aspect="auto", cmap=cmap, norm=norm,
                         extent=[x0, x1, y, y + h], interpolation="nearest")
         if i > 0:
-            ax.axhline(y, color="#d62728", lw=0.9, ls=(0, (4, 2)))
+            cuts.append(y)
             gaps.append((y, lo - axis.ranges[i - 1][1]))
         if label_ranges:
             for glo, ghi, name in _groups(view.layout, lo, hi):
                 ya = y + (glo - lo) / (hi - lo) * h
                 yb = y + (ghi - lo) / (hi - lo) * h
                 if glo > lo:
-                    ax.axhline(ya, color="0.6", lw=0.5, ls=":")
+                    groups.append(ya)
                 cands.append(((ya + yb) / 2, yb - ya, "%s (%s)" % (name, fmt_bytes(ghi - glo))))
             rticks.append((y, (0, -h), view.addr_text(lo)))
             if h >= 0.25 * total and r >= 8:
@@ -300,6 +301,12 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
                     a = lo + int((hi - lo) * f) // axis.bucket * axis.bucket
                     rticks.append((y + (a - lo) / (hi - lo) * h, (1, abs(f - 0.5)), view.addr_text(a)))
         y += h
+    # as axhline, but one LineCollection for all (one artist per line: seconds of matplotlib
+    # on a trace of hundreds of processes)
+    if cuts:
+        ax.hlines(cuts, 0, 1, transform=ax.get_yaxis_transform(), color="#d62728", lw=0.9, ls=(0, (4, 2)))
+    if groups:
+        ax.hlines(groups, 0, 1, transform=ax.get_yaxis_transform(), color="0.6", lw=0.5, ls=":")
     if view.site_blocks:
         _draw_blocks(ax, data, view, tax, spans)
     if view.blind:      # windows (t_k - τ, t_k] the source saw no pass in: hatched behind the cells

@@ -77,17 +77,22 @@ def plot(view_layout, tr, rep, out, what="", clip=None, max_rows=1024):
     # one filled step path, not one bar artist per row (2048 rows: 3 s of matplotlib)
     edges = np.arange(axis.nrows + 1, dtype=np.float64) - 0.5
     ax1.fill_between(edges, np.append(per_row, per_row[-1:]), step="post", color="#1f77b4", linewidth=0)
-    cands = []
+    cands, cuts, groups = [], [], []
     for i, (lo, hi) in enumerate(axis.ranges):
         r0, r1 = int(axis.row0[i]), int(axis.row0[i + 1])
         if i > 0:
-            ax1.axvline(r0 - 0.5, color="#d62728", lw=0.9, ls=(0, (4, 2)))
+            cuts.append(r0 - 0.5)
         for glo, ghi, name in _groups(view_layout, lo, hi):
             a = r0 + ((glo - lo) >> axis.shift)
             b = r0 + (-(-(ghi - lo) // axis.bucket))
             if glo > lo:
-                ax1.axvline(a - 0.5, color="0.6", lw=0.5, ls=":")
+                groups.append(a - 0.5)
             cands.append(((a + min(b, r1)) / 2, b - a, "%s (%s)" % (name, fmt_bytes(ghi - glo))))
+    # as axvline, one LineCollection each (one artist per line cost seconds)
+    if cuts:
+        ax1.vlines(cuts, 0, 1, transform=ax1.get_xaxis_transform(), color="#d62728", lw=0.9, ls=(0, (4, 2)))
+    if groups:
+        ax1.vlines(groups, 0, 1, transform=ax1.get_xaxis_transform(), color="0.6", lw=0.5, ls=":")
     ticks, labels = _thin_labels(cands, max(axis.nrows, 1), 0.035)
     ax1.set_xticks(ticks)
     ax1.set_xticklabels(labels, fontsize=7, rotation=25, ha="right", rotation_mode="anchor")

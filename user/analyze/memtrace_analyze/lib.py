@@ -4,8 +4,10 @@ resolve.h): every number memtrace-analyze shows comes from here.
 The library is found at $MEMTRACE_LIB, else where `make install` put it
 (install_paths.py, relative to this package), else <repo>/build/libmemtrace.so
 relative to this package, else by ctypes.util.find_library('memtrace').
-The structures below mirror the C headers field for field; a failing call
-raises MemtraceError with the library's one-line reason.
+The structures below mirror the C headers field for field (@cstruct: each
+one's size is checked against the library's memtrace_struct_size when both
+are loaded); a failing call raises MemtraceError with the library's one-line
+reason.
 """
 
 import ctypes as C
@@ -24,12 +26,38 @@ class MemtraceError(Exception):
     """A one-line error from libmemtrace (bad trace, bad option value)."""
 
 
+_lib = None
+_STRUCTS = {}    # ctypes class -> the C struct it mirrors
+
+
+def _check_size(handle, cls, name):
+    n = handle.memtrace_struct_size(name.encode())
+    if n != C.sizeof(cls):
+        raise MemtraceError("%s does not match this memtrace-analyze: struct %s is %s there, %d bytes in "
+                            "the binding (%s); build and install both from one tree"
+                            % (handle._name, name, "%d bytes" % n if n else "unknown",
+                               C.sizeof(cls), cls.__name__))
+
+
+def cstruct(name):
+    """Class decorator: the ctypes structure mirrors struct NAME of
+    include/memtrace/*.h; its size is checked against the library's
+    (memtrace_struct_size) when both are loaded, whichever comes last."""
+    def mark(cls):
+        if _lib is not None:
+            _check_size(_lib, cls, name)
+        _STRUCTS[cls] = name
+        return cls
+    return mark
+
+
 # --- trace.h -----------------------------------------------------------------
 
 COLUMNS = ("time", "addr", "pid", "tid", "cpu", "ip", "weight", "data_src")   # enum memtrace_column
 COL_U32 = ("pid", "tid", "cpu", "weight")
 
 
+@cstruct("memtrace_trace_info")
 class TraceInfo(C.Structure):
     _fields_ = [("version_major", C.c_uint32), ("version_minor", C.c_uint32),
                 ("time_is_ns", C.c_int), ("complete", C.c_int),
@@ -45,10 +73,12 @@ WORDS = ("sample_class", "measure", "sample", "samples", "count", "verb", "wss",
          "code_series", "series_title", "hot", "curve", "activity")   # struct memtrace_words
 
 
+@cstruct("memtrace_words")
 class Words(C.Structure):
     _fields_ = [(k, C.c_char_p) for k in WORDS]
 
 
+@cstruct("memtrace_filter")
 class Filter(C.Structure):
     _fields_ = [("pid", C.c_uint32), ("tid", C.c_uint32),
                 ("time_from", C.c_uint64), ("time_to", C.c_uint64),
@@ -56,40 +86,48 @@ class Filter(C.Structure):
                 ("mapping", C.c_char_p), ("region", C.c_char_p)]
 
 
+@cstruct("memtrace_columns")
 class Columns(C.Structure):
     _fields_ = [("time", u64p), ("addr", u64p), ("ip", u64p), ("data_src", u64p),
                 ("pid", u32p), ("tid", u32p), ("cpu", u32p), ("weight", u32p),
                 ("cap", C.c_size_t)]
 
 
+@cstruct("memtrace_chunk")
 class Chunk(C.Structure):
     _fields_ = [("type", C.c_uint), ("count", C.c_uint32), ("offset", C.c_uint64),
                 ("data", u8p), ("len", C.c_size_t)]
 
 
+@cstruct("memtrace_thread")
 class Thread(C.Structure):
     _fields_ = [("time", C.c_uint64), ("pid", C.c_uint32), ("tid", C.c_uint32), ("comm", C.c_char_p)]
 
 
+@cstruct("memtrace_lost")
 class Lost(C.Structure):
     _fields_ = [("time", C.c_uint64), ("cpu", C.c_uint32), ("lost", C.c_uint64), ("throttled", C.c_uint64)]
 
 
+@cstruct("memtrace_window_row")
 class WindowRow(C.Structure):
     _fields_ = [("window", C.c_uint64), ("interval", C.c_uint64), ("bucket_shift", C.c_uint32),
                 ("time", C.c_uint64), ("wss_data", C.c_uint64), ("wss_code", C.c_uint64),
                 ("samples", C.c_uint64), ("f1", C.c_uint64), ("f2", C.c_uint64), ("has_counts", C.c_int)]
 
 
+@cstruct("memtrace_maps_snapshot")
 class MapsSnapshot(C.Structure):
     _fields_ = [("time", C.c_uint64), ("pid", C.c_uint32), ("text", C.c_void_p), ("len", C.c_size_t)]
 
 
+@cstruct("memtrace_damon_region")
 class DamonRegion(C.Structure):    # struct memtrace_damon_region (trace.h)
     _fields_ = [("time", C.c_uint64), ("start", C.c_uint64), ("end", C.c_uint64),
                 ("pid", C.c_uint32), ("nr_accesses", C.c_uint32), ("age", C.c_uint32)]
 
 
+@cstruct("memtrace_pass")
 class Pass(C.Structure):    # struct memtrace_pass (trace.h)
     _fields_ = [("time", C.c_uint64), ("pid", C.c_uint32), ("what", C.c_uint32)]
 
@@ -97,6 +135,7 @@ class Pass(C.Structure):    # struct memtrace_pass (trace.h)
 PASS_NUMA_SCAN, PASS_DAMON, PASS_ACCESSED_BIT, PASS_NUMA_SWEEP_START = 1, 2, 3, 4     # MEMTRACE_PASS_*
 
 
+@cstruct("memtrace_gap")
 class Gap(C.Structure):     # struct memtrace_gap (trace.h): record --pidfile had no target
     _fields_ = [("start", C.c_uint64), ("to", C.c_uint64), ("pid", C.c_uint32), ("what", C.c_uint32)]
 
@@ -104,6 +143,7 @@ class Gap(C.Structure):     # struct memtrace_gap (trace.h): record --pidfile ha
 GAP_NO_TARGET = 1     # MEMTRACE_GAP_NO_TARGET
 
 
+@cstruct("memtrace_damon_wss_point")
 class DamonWssPoint(C.Structure):  # struct memtrace_damon_wss_point (damon.h)
     _fields_ = [("time", C.c_uint64), ("wss_bytes", C.c_uint64), ("monitored_bytes", C.c_uint64),
                 ("regions", C.c_uint32), ("accessed_regions", C.c_uint32)]
@@ -114,6 +154,7 @@ class DamonWssPoint(C.Structure):  # struct memtrace_damon_wss_point (damon.h)
 REPORT_ALL_BUCKETS, REPORT_REGIONS, REPORT_FULL_CURVE = 1, 2, 4
 
 
+@cstruct("memtrace_report_config")
 class ReportConfig(C.Structure):
     _fields_ = [("bucket", C.c_uint64), ("window", C.c_uint64), ("interval", C.c_uint64),
                 ("top", C.c_size_t), ("sensitivity", C.c_double), ("max_peaks", C.c_size_t),
@@ -123,32 +164,38 @@ class ReportConfig(C.Structure):
                 ("ncold", C.c_size_t), ("cold_thresholds", u64p), ("cold_step", C.c_uint64)]
 
 
+@cstruct("memtrace_series")
 class Series(C.Structure):
     _fields_ = [("n", C.c_size_t), ("time", u64p), ("wss", u64p), ("avg", C.c_double),
                 ("peak", C.c_uint64), ("total", C.c_uint64)]
 
 
+@cstruct("memtrace_named_count")
 class NamedCount(C.Structure):
     _fields_ = [("addr", C.c_uint64), ("count", C.c_uint64), ("name", C.c_char_p),
                 ("file", C.c_char_p), ("line", C.c_uint)]
 
 
+@cstruct("memtrace_peak")
 class Peak(C.Structure):
     _fields_ = [("index", C.c_size_t), ("first", C.c_size_t), ("last", C.c_size_t),
                 ("time", C.c_uint64), ("value", C.c_uint64), ("nlocations", C.c_size_t),
                 ("locations", C.POINTER(NamedCount)), ("top_mapping", C.c_char_p)]
 
 
+@cstruct("memtrace_hot_bucket")
 class HotBucket(C.Structure):
     _fields_ = [("addr", C.c_uint64), ("count", C.c_uint64), ("where", C.c_char_p), ("object", C.c_char_p),
                 ("with_ip", C.c_uint64), ("nfunctions", C.c_size_t), ("functions", C.POINTER(NamedCount)),
                 ("nips", C.c_size_t), ("ips", C.POINTER(NamedCount))]
 
 
+@cstruct("memtrace_curve_point")
 class CurvePoint(C.Structure):
     _fields_ = [("min_count", C.c_uint64), ("buckets", C.c_uint64), ("samples", C.c_uint64)]
 
 
+@cstruct("memtrace_region")
 class Region(C.Structure):
     _fields_ = [("label", C.c_char_p), ("name", C.c_char_p), ("start", C.c_uint64), ("end", C.c_uint64),
                 ("samples", C.c_uint64), ("buckets", C.c_uint64)]
@@ -157,6 +204,7 @@ class Region(C.Structure):
 EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN, EST_NOT_COUNTED = 1, 2, 4   # MEMTRACE_EST_* reasons
 
 
+@cstruct("memtrace_estimate")
 class Estimate(C.Structure):
     _fields_ = [("period", C.c_double), ("samples", u64p), ("f1", u64p), ("f2", u64p),
                 ("est", C.POINTER(C.c_double)), ("lo", C.POINTER(C.c_double)), ("hi", C.POINTER(C.c_double)),
@@ -167,11 +215,13 @@ class Estimate(C.Structure):
                 ("total_flags", C.c_uint)]
 
 
+@cstruct("memtrace_span_group")
 class SpanGroup(C.Structure):
     _fields_ = [("label", C.c_char_p), ("spans", C.c_uint64), ("time", C.c_uint64), ("samples", C.c_uint64),
                 ("buckets", C.c_uint64), ("avg_buckets", C.c_double), ("max_buckets", C.c_uint64)]
 
 
+@cstruct("memtrace_span")
 class Span(C.Structure):
     _fields_ = [("start", C.c_uint64), ("end", C.c_uint64), ("pid", C.c_uint32), ("tid", C.c_uint32),
                 ("label", C.c_char_p), ("open", C.c_int)]
@@ -182,10 +232,12 @@ REPORT_NO_SOURCE = 32   # MEMTRACE_REPORT_NO_SOURCE: no file:line of instruction
 REPORT_MRC = 64         # MEMTRACE_REPORT_MRC: the miss-ratio curve
 
 
+@cstruct("memtrace_mrc_point")
 class MrcPoint(C.Structure):    # struct memtrace_mrc_point (report.h)
     _fields_ = [("bytes", C.c_uint64), ("miss_ratio", C.c_double), ("lo", C.c_double), ("hi", C.c_double)]
 
 
+@cstruct("memtrace_mrc")
 class Mrc(C.Structure):         # struct memtrace_mrc (report.h)
     _fields_ = [("computed", C.c_int), ("exact", C.c_int), ("period", C.c_double), ("bucket", C.c_uint64),
                 ("refs", C.c_uint64), ("cold", C.c_uint64), ("cold_ratio", C.c_double),
@@ -199,10 +251,12 @@ REPORT_PER_PROCESS = 8   # MEMTRACE_REPORT_PER_PROCESS: per-process parts (here:
 COLD_METHODS = {0: "access", 1: "accessed-bits", 2: "hint-faults"}    # MEMTRACE_COLD_*
 
 
+@cstruct("memtrace_cold_process")
 class ColdProcess(C.Structure):     # struct memtrace_cold_process (report.h)
     _fields_ = [("pid", C.c_uint32), ("seen", u64p), ("cold", u64p)]
 
 
+@cstruct("memtrace_cold")
 class Cold(C.Structure):            # struct memtrace_cold (report.h)
     _fields_ = [("computed", C.c_int), ("method", C.c_int), ("period", C.c_double), ("bucket", C.c_uint64),
                 ("step", C.c_uint64), ("nthresholds", C.c_size_t), ("thresholds", u64p),
@@ -212,6 +266,7 @@ class Cold(C.Structure):            # struct memtrace_cold (report.h)
                 ("reordered", C.c_uint64), ("nprocesses", C.c_size_t), ("processes", C.POINTER(ColdProcess))]
 
 
+@cstruct("memtrace_blind")
 class Blind(C.Structure):   # struct memtrace_blind (report.h)
     _fields_ = [("state", C.c_int), ("what", C.c_uint32), ("pass_", C.c_char_p), ("passes", C.c_uint64),
                 ("lag", C.c_uint64), ("period", C.c_uint64), ("intervals", C.c_uint64),
@@ -221,6 +276,7 @@ class Blind(C.Structure):   # struct memtrace_blind (report.h)
 BLIND_STATES = {0: "none", 1: "unknown", 2: "known"}   # enum memtrace_blind_state
 
 
+@cstruct("memtrace_report")
 class Report(C.Structure):
     _fields_ = [("bucket", C.c_uint64), ("window", C.c_uint64), ("interval", C.c_uint64),
                 ("bucket_shift", C.c_uint), ("time_is_ns", C.c_int), ("start_time", C.c_uint64),
@@ -248,10 +304,12 @@ class Report(C.Structure):
 
 # --- resolve.h ---------------------------------------------------------------
 
+@cstruct("memtrace_frame")
 class Frame(C.Structure):
     _fields_ = [("function", C.c_char_p), ("file", C.c_char_p), ("line", C.c_uint)]
 
 
+@cstruct("memtrace_location")
 class Location(C.Structure):
     _fields_ = [("mapping", C.c_char_p), ("mapping_off", C.c_uint64), ("map_start", C.c_uint64),
                 ("map_end", C.c_uint64), ("path", C.c_char_p), ("symbol", C.c_char_p),
@@ -259,6 +317,7 @@ class Location(C.Structure):
                 ("line", C.c_uint), ("ninlined", C.c_size_t), ("inlined", C.POINTER(Frame))]
 
 
+@cstruct("memtrace_range")
 class Range(C.Structure):
     _fields_ = [("start", C.c_uint64), ("end", C.c_uint64), ("name", C.c_char_p), ("perms", C.c_char_p),
                 ("offset", C.c_uint64), ("path", C.c_char_p)]
@@ -271,6 +330,7 @@ UNMAPPED, MAPPING, SYMBOL = 0, 1, 2
 i64p = C.POINTER(C.c_int64)
 
 
+@cstruct("memtrace_bin_axis")
 class BinAxis(C.Structure):
     _fields_ = [("lo", C.POINTER(C.c_uint64)), ("row0", i64p), ("nranges", C.c_size_t), ("shift", C.c_uint)]
 
@@ -279,6 +339,7 @@ class BinAxis(C.Structure):
 _P = C.c_void_p
 _E = (C.c_char_p, C.c_size_t)          # err, errlen
 _PROTOS = {
+    "memtrace_struct_size": (C.c_size_t, (C.c_char_p,)),
     "memtrace_trace_open": (_P, (C.c_char_p,) + _E),
     "memtrace_trace_close": (None, (_P,)),
     "memtrace_trace_meta": (C.c_char_p, (_P, C.c_char_p)),
@@ -336,7 +397,6 @@ _PROTOS = {
                                        C.c_int) + _E),
 }
 LAYOUT_KEYS = 0xFFFFFFFF    # MEMTRACE_LAYOUT_KEYS: the layout in address-space key order
-_lib = None
 
 
 def library_path():
@@ -375,6 +435,13 @@ def lib():
             except AttributeError:
                 continue
             f.restype, f.argtypes = res, list(args)
+        try:
+            handle.memtrace_struct_size
+        except AttributeError:
+            raise MemtraceError("%s lacks memtrace_struct_size: older than this memtrace-analyze "
+                                "(build and install both from one tree)" % path)
+        for cls, name in _STRUCTS.items():
+            _check_size(handle, cls, name)
         _lib = handle
     return _lib
 

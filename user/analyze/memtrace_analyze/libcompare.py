@@ -6,9 +6,10 @@ import ctypes as C
 import math
 import os
 
-from .lib import ERRLEN, Report, _errbuf, _raise, fn, report_config, report_dict, s
+from .lib import ERRLEN, Report, _errbuf, _raise, cstruct, fn, report_config, report_dict, s
 
 
+@cstruct("memtrace_compare_row")
 class CompareRow(C.Structure):
     _fields_ = [("key", C.c_char_p), ("samples", C.c_uint64 * 2), ("volume", C.c_double * 2),
                 ("touched", C.c_uint64 * 2), ("volume_change", C.c_double), ("touched_change", C.c_double),
@@ -16,6 +17,7 @@ class CompareRow(C.Structure):
                 ("max_touched", C.c_uint64 * 2), ("avg_touched_change", C.c_double)]
 
 
+@cstruct("memtrace_compare")
 class Compare(C.Structure):
     _fields_ = [("bucket", C.c_uint64), ("scale", C.c_double),
                 ("a", C.POINTER(Report)), ("b", C.POINTER(Report)),

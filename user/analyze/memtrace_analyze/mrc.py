@@ -13,7 +13,6 @@ import sys
 import numpy as np
 
 from . import lib, options
-from .plotting import cap, plt, save, trace_title
 from .select import add_filter_args, make_selection
 from .units import fmt_bytes
 
@@ -34,6 +33,7 @@ def describe(m):
 
 
 def plot(tr, m, out, for_size=None, at=None, what=""):
+    from .plotting import cap, plt, save, trace_title  # matplotlib only where a figure is drawn
     fig, ax = plt.subplots(figsize=(9, 5))
     x = m["bytes"].astype(np.float64)
     if not m["exact"]:

@@ -15,6 +15,7 @@ import numpy as np
 from . import lib
 
 
+@lib.cstruct("memtrace_site")
 class Site(C.Structure):
     _fields_ = [("name", C.c_char_p), ("function", C.c_char_p), ("file", C.c_char_p),
                 ("line", C.c_uint), ("blocks", C.c_uint64), ("est_blocks", C.c_double),
@@ -23,11 +24,13 @@ class Site(C.Structure):
                 ("buckets", C.c_uint64), ("hot_share", C.c_double)]
 
 
+@lib.cstruct("memtrace_site_block")
 class SiteBlock(C.Structure):
     _fields_ = [("key_start", C.c_uint64), ("key_end", C.c_uint64), ("t0", C.c_uint64),
                 ("t1", C.c_uint64), ("pid", C.c_uint32), ("site", C.c_uint32)]
 
 
+@lib.cstruct("memtrace_sites")
 class Sites(C.Structure):
     _fields_ = [("n", C.c_size_t), ("sites", C.POINTER(Site)), ("samples", C.c_uint64),
                 ("attributed", C.c_uint64), ("events", C.c_uint64), ("sample_bytes", C.c_uint64),
@@ -88,6 +91,7 @@ def sites(path, bucket=0, sel=None, root=None, debug_dir=None):
         free(sp)
 
 
+@lib.cstruct("memtrace_alloc")
 class Alloc(C.Structure):
     _fields_ = [("time", C.c_uint64), ("addr", C.c_uint64), ("size", C.c_uint64), ("old_addr", C.c_uint64),
                 ("caller", C.c_uint64), ("weight", C.c_double), ("pid", C.c_uint32), ("tid", C.c_uint32),

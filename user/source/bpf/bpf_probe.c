@@ -158,6 +158,11 @@ int bpf_check(const struct record_opts *o, struct mem_event *ev, bool load, char
 	/* "auto" as the perf backend picks it: hint faults before page faults */
 	if (mem_event_resolve_auto(o && o->event ? o->event : "page-faults", ev, NULL, why, whylen))
 		return -1;
+	if (ev->aux_config) {
+		snprintf(why, whylen, "event '%s' on this CPU opens in a group led by mem-loads-aux "
+			 "(as perf mem does), which the bpf backend does not do: use --backend perf", ev->alias);
+		return -1;
+	}
 	/* hardware events: only when asked for (never tried on a PMU) */
 	bool auto_backend = !o || !o->backend || !strcmp(o->backend, "auto");
 	if (ev->attr.type != PERF_TYPE_SOFTWARE && !ev->hint_faults && auto_backend) {

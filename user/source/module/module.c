@@ -90,6 +90,11 @@ static int mod_probe(const struct record_opts *o, char *why, size_t whylen)
 	}
 	if (o && mem_event_resolve(o->event ? o->event : "auto", &ev, NULL, why, whylen))
 		return -1;
+	if (o && ev.aux_config) {
+		snprintf(why, whylen, "event '%s' on this CPU opens in a group led by mem-loads-aux "
+			 "(as perf mem does), which memtrace.ko does not do: use --backend perf", ev.alias);
+		return -1;
+	}
 	if (o && ev.hint_faults && access(MOD_PARAMS "hint_faults", F_OK)) {
 		snprintf(why, whylen, "this memtrace.ko has no hint-faults source (no %shint_faults): "
 			 "load the module of this build, or use --backend perf", MOD_PARAMS);

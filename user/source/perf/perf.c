@@ -214,9 +214,12 @@ static void close_streams(struct perf_session *s)
 {
 	for (int i = 0; s->streams && i < s->ncpus; i++)
 		perf_ring_unmap(&s->streams[i].ring);
-	for (size_t i = 0; i < s->nfds; i++)
+	for (size_t i = 0; i < s->nfds; i++) {
 		if (s->fds[i].fd >= 0)
 			close(s->fds[i].fd);
+		if (s->fds[i].aux_fd >= 0)
+			close(s->fds[i].aux_fd);
+	}
 	s->nfds = 0;
 }
 
@@ -277,14 +280,7 @@ static void perf_session_init(struct perf_session *s, struct recorder *r)
 {
 	s->r = r;
 	s->child = -1;
-	s->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-			 PERF_SAMPLE_ID | PERF_SAMPLE_CPU;
-	if (s->ev.hint_faults)	/* address, ip, error code: the tracepoint's record */
-		s->sample_type |= PERF_SAMPLE_RAW;
-	else if (s->ev.fields & MEMTRACE_FIELD_WEIGHT)
-		s->sample_type |= PERF_SAMPLE_WEIGHT;
-	if (s->ev.fields & MEMTRACE_FIELD_DATA_SRC && !s->ev.hint_faults)
-		s->sample_type |= PERF_SAMPLE_DATA_SRC;
+	s->sample_type = mem_event_sample_type(&s->ev);
 	s->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	s->streams = mt_xcalloc((size_t)s->ncpus, sizeof(*s->streams));
 	for (int i = 0; i < s->ncpus; i++)

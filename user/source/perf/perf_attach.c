@@ -32,9 +32,38 @@
 
 #define MAX_PASSES	100
 
-static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, unsigned long flags)
+static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+			   unsigned long flags)
 {
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, flags | PERF_FLAG_FD_CLOEXEC);
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group, flags | PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * The leader ev.aux_config asks for (mem-loads-aux): counting only, on
+ * the same task, CPU and privilege levels, enabled with its member; perf
+ * mem opens "{cpu/mem-loads-aux/,cpu/mem-loads,ldlat=30/}" the same way
+ * (tools/perf/arch/x86/util/mem-events.c).  -1 when none is asked for
+ * (errno 0) or it cannot be opened.
+ */
+static int open_aux_leader(const struct perf_session *s, const struct perf_event_attr *attr,
+			   pid_t pid, int cpu, unsigned long flags)
+{
+	struct perf_event_attr a;
+
+	errno = 0;
+	if (!s->ev.aux_config)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = attr->type;
+	a.config = s->ev.aux_config;
+	a.disabled = attr->disabled;
+	a.enable_on_exec = attr->enable_on_exec;
+	a.inherit = attr->inherit;
+	a.exclude_kernel = attr->exclude_kernel;
+	a.exclude_hv = attr->exclude_hv;
+	a.exclude_guest = attr->exclude_guest;
+	return perf_event_open(&a, pid, cpu, -1, flags);
 }
 
 void perf_build_attr(struct perf_session *s, const struct record_opts *o, uint64_t period,
@@ -70,10 +99,19 @@ void perf_build_attr(struct perf_session *s, const struct record_opts *o, uint64
 static int add_event(struct perf_session *s, struct perf_event_attr *attr, pid_t pid, int cpu,
 		     unsigned long flags, unsigned pages, bool suspect, char *why, size_t whylen)
 {
-	int fd = perf_event_open(attr, pid, cpu, flags);
+	int aux = open_aux_leader(s, attr, pid, cpu, flags);
+	if (aux < 0 && errno) {
+		int e = errno;
+		mem_event_open_error(&s->ev, e, why, whylen);
+		errno = e;
+		return -1;
+	}
+	int fd = perf_event_open(attr, pid, cpu, aux, flags);
 	if (fd < 0) {
 		int e = errno;
 		mem_event_open_error(&s->ev, e, why, whylen);
+		if (aux >= 0)
+			close(aux);
 		errno = e;
 		return -1;
 	}
@@ -83,6 +121,8 @@ static int add_event(struct perf_session *s, struct perf_event_attr *attr, pid_t
 			snprintf(why, whylen, "mmap of the perf ring failed (%s): raise `ulimit -l` or "
 				 "kernel.perf_event_mlock_kb", strerror(errno));
 			close(fd);
+			if (aux >= 0)
+				close(aux);
 			errno = ENOMEM;
 			return -1;
 		}
@@ -91,6 +131,8 @@ static int add_event(struct perf_session *s, struct perf_event_attr *attr, pid_t
 	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, st->fd)) {
 		snprintf(why, whylen, "PERF_EVENT_IOC_SET_OUTPUT failed: %s", strerror(errno));
 		close(fd);
+		if (aux >= 0)
+			close(aux);
 		errno = EINVAL;
 		return -1;
 	}
@@ -101,8 +143,8 @@ static int add_event(struct perf_session *s, struct perf_event_attr *attr, pid_t
 		s->fdcap = s->fdcap ? s->fdcap * 2 : 256;
 		s->fds = mt_xrealloc(s->fds, s->fdcap * sizeof(*s->fds));
 	}
-	s->fds[s->nfds++] = (struct perf_fd){ .fd = fd, .id = id, .tid = pid > 0 && !flags ? pid : 0,
-					      .cpu = cpu };
+	s->fds[s->nfds++] = (struct perf_fd){ .fd = fd, .aux_fd = aux, .id = id,
+					      .tid = pid > 0 && !flags ? pid : 0, .cpu = cpu };
 	if (pid > 0 && !flags)
 		dedupe_add_event(&s->dd, id, pid, cpu, suspect);
 	return 0;
@@ -378,6 +420,9 @@ void perf_close_redundant(struct perf_session *s)
 				continue;
 			close(f->fd);
 			f->fd = -1;
+			if (f->aux_fd >= 0)
+				close(f->aux_fd);
+			f->aux_fd = -1;
 		}
 	}
 }

@@ -28,6 +28,7 @@ struct perf_stream {
 
 struct perf_fd {		/* one opened event */
 	int fd;			/* -1 once closed as redundant */
+	int aux_fd;		/* its group's leader (mem_event.aux_config), -1: none */
 	uint64_t id;		/* PERF_EVENT_IOC_ID */
 	pid_t tid;		/* 0 for per-CPU events */
 	int cpu;

@@ -17,6 +17,7 @@
 #include "source/probes/usdt_notes.h"
 #include "util/util.h"
 #include "source/probes/mark.h"
+#include "source/probes/sql_label.h"
 #include "mark.skel.h"
 
 struct probe {
@@ -250,7 +251,7 @@ static int load(struct mark_session *m, const struct record_opts *o, char *err, 
 		snprintf(err, errlen, "--mark: cannot open the BPF programs: %s", bpf_last_error());
 		return -1;
 	}
-	s->rodata->label_kind = m->label_kind;
+	s->rodata->label_kind = m->label_kind == MT_MARK_LABEL_SQL ? MT_MARK_LABEL_STR : m->label_kind;
 	s->rodata->arg_index = o->mark_arg;
 	s->rodata->filter_tgids = o->npids > 0 || o->argv;
 	bpf_program__set_autoload(s->progs.mark_fork, o->npids > 0 || o->argv);
@@ -308,6 +309,9 @@ static void set_label(struct mark_session *m, struct open_span *o, const struct 
 	else if (b->len < 0)	/* not a readable string */
 		o->len = (size_t)snprintf(o->label, sizeof(o->label), "?0x%" PRIx64,
 					  (uint64_t)b->value);
+	else if (m->label_kind == MT_MARK_LABEL_SQL)
+		o->len = sql_label_normalize(b->label, b->len < MT_MARK_LABEL_MAX ? (size_t)b->len :
+					     MT_MARK_LABEL_MAX - 1, o->label, sizeof(o->label));
 	else {
 		o->len = b->len < MT_MARK_LABEL_MAX ? (size_t)b->len : MT_MARK_LABEL_MAX - 1;
 		memcpy(o->label, b->label, o->len);
@@ -347,13 +351,29 @@ static int on_mark(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* A database's query-start probe: its argument is the query text. */
+static int query_probe(const struct probe *p)
+{
+	return p->usdt && !strcmp(p->name, "query__start") &&
+	       (!strcmp(p->provider, "postgresql") || !strcmp(p->provider, "mysql"));
+}
+
 struct mark_session *mark_open(const struct record_opts *o, char *err, size_t errlen)
 {
 	struct mark_session *m = mt_xcalloc(1, sizeof(*m));
 
-	m->label_kind = !o->mark_label || !strcmp(o->mark_label, "str") ? MT_MARK_LABEL_STR
-			: !strcmp(o->mark_label, "int") ? MT_MARK_LABEL_INT : MT_MARK_LABEL_NONE;
-	if (parse_spec(m, o, err, errlen) || load(m, o, err, errlen)) {
+	const char *kind = o->mark_label;
+
+	m->label_kind = !kind || !strcmp(kind, "str") ? MT_MARK_LABEL_STR
+			: !strcmp(kind, "int") ? MT_MARK_LABEL_INT
+			: !strcmp(kind, "sql") ? MT_MARK_LABEL_SQL : MT_MARK_LABEL_NONE;
+	if (parse_spec(m, o, err, errlen)) {
+		mark_close(m);
+		return NULL;
+	}
+	if (!kind && query_probe(&m->start))
+		m->label_kind = MT_MARK_LABEL_SQL;	/* one label per statement, not per constant */
+	if (load(m, o, err, errlen)) {
 		mark_close(m);
 		return NULL;
 	}
@@ -363,10 +383,11 @@ struct mark_session *mark_open(const struct record_opts *o, char *err, size_t er
 		mark_close(m);
 		return NULL;
 	}
-	snprintf(m->desc, sizeof(m->desc), "%s %s%s%s to %s %s%s%s in %s",
+	snprintf(m->desc, sizeof(m->desc), "%s %s%s%s to %s %s%s%s in %s%s",
 		 m->start.usdt ? "usdt" : "uprobe", m->start.provider, m->start.usdt ? ":" : "",
 		 m->start.name, m->end.usdt ? "usdt" : "uretprobe", m->end.provider,
-		 m->end.usdt ? ":" : "", m->end.name, m->start.path);
+		 m->end.usdt ? ":" : "", m->end.name, m->start.path,
+		 m->label_kind == MT_MARK_LABEL_SQL ? "; labels: query texts, constants as $n" : "");
 	return m;
 }
 

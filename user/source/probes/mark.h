@@ -6,7 +6,8 @@
 #define MT_MARK_LABEL_MAX	232	/* bytes of a string label kept (with its NUL) */
 
 enum { MT_MARK_START = 1, MT_MARK_END = 2 };
-enum { MT_MARK_LABEL_STR = 0, MT_MARK_LABEL_INT = 1, MT_MARK_LABEL_NONE = 2 };
+/* SQL: read as STR, constants replaced by $n in the collector (sql_label.h) */
+enum { MT_MARK_LABEL_STR = 0, MT_MARK_LABEL_INT = 1, MT_MARK_LABEL_NONE = 2, MT_MARK_LABEL_SQL = 3 };
 
 struct mt_mark_rec {
 	__u64 time;		/* bpf_ktime_get_ns: CLOCK_MONOTONIC */

@@ -42,6 +42,7 @@ cp "$top/tests/kernel/guest-damon.sh" "$ird/bin/" 2>/dev/null || true
 cp "$top/tests/kernel/guest-allocs.sh" "$ird/bin/" 2>/dev/null || true
 cp "$top/tests/kernel/guest-accessed.sh" "$ird/bin/" 2>/dev/null || true
 cp "$top/tests/kernel/guest-cost.sh" "$ird/bin/" 2>/dev/null || true
+cp "$top/tests/kernel/guest-pebs.sh" "$ird/bin/" 2>/dev/null || true
 cp "$top/tests/kernel/guest-lib.sh" "$ird/bin/"
 chmod +x "$ird/init"
 cp "$ko" "$ird/memtrace.ko"

@@ -2,9 +2,11 @@
 # build-debug-kernel.sh - builds a small Debian 6.12 kernel with KASAN,
 # lockdep (PROVE_LOCKING), DEBUG_ATOMIC_SLEEP and KCOV for the guest tests:
 # tinyconfig + tests/kernel/debug-kernel.config, from the source of the
-# pinned linux-source package (apt-get download, never installed).
+# pinned linux-source package (apt-get download, never installed), with
+# kernel/perf-pebs-hook.patch applied (the PEBS sink hook: memtrace.ko finds
+# it with symbol_get(), tests/kernel/guest-init.sh's pebs-boot test).
 # Cached in $MEMTRACE_CACHE/kernel/debug/<version>-<key>/ and reused while
-# the version, the fragment and $recipe are unchanged (older builds are
+# the version, the fragment, the patch and $recipe are unchanged (older builds are
 # removed once a new one is done).
 # Prints one "abi root" line laid out like tests/kernel/fetch-kernels.sh:
 #   ROOT/boot/vmlinuz-ABI-amd64, ROOT/usr/src/linux-headers-ABI-amd64 (the
@@ -15,11 +17,12 @@ set -eu
 pkg=linux-source-6.12
 ver=6.12.117-1~deb12u1
 abi=6.12.117-memtrace-debug
-recipe=1	# bump when the build steps below change what gets built
+recipe=2	# bump when the build steps below change what gets built
 here=$(cd "$(dirname "$0")" && pwd)
 frag=$here/debug-kernel.config
+patchfile=$here/../../kernel/perf-pebs-hook.patch
 cache=${MEMTRACE_CACHE:-/var/tmp/memtrace-cache}/kernel
-key=$(printf '%s %s\n' "$ver" "$recipe" | cat - "$frag" | sha256sum | cut -c1-12)
+key=$(printf '%s %s\n' "$ver" "$recipe" | cat - "$frag" "$patchfile" | sha256sum | cut -c1-12)
 dir=$cache/debug/$ver-$key
 root=$dir/root
 mkdir -p "$cache/deb" "$cache/debug"
@@ -42,6 +45,11 @@ fi
 dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$pkg.tar.xz" | tar -xJ -C "$dir"
 src=$dir/$pkg
 obj=$dir/build
+if ! patch -d "$src" -p1 -F0 -N -s <"$patchfile" >"$log" 2>&1; then
+	echo "build-debug-kernel: kernel/perf-pebs-hook.patch does not apply to $pkg $ver:" >&2
+	tail -5 "$log" >&2
+	exit 1
+fi
 mk() { nice -n "${MEMTRACE_NICE:-10}" make -C "$src" O="$obj" "$@" >>"$log" 2>&1; }
 mk tinyconfig
 args=()

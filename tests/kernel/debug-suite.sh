@@ -2,7 +2,11 @@
 # debug-suite.sh - `make check-kernel-debug`: the guest tests of memtrace.ko
 # (tests/kernel/mtktest, record, the race test mtkrace) in a debug build of
 # Debian's 6.12 kernel: KASAN (kasan.fault=panic), lockdep (PROVE_LOCKING),
-# DEBUG_ATOMIC_SLEEP, KCOV, booted with panic_on_warn and oops=panic.
+# DEBUG_ATOMIC_SLEEP, KCOV, booted with panic_on_warn and oops=panic.  The
+# kernel carries kernel/perf-pebs-hook.patch: pebs-boot checks that
+# memtrace.ko finds the PEBS sink hook (tests/kernel/guest-pebs.sh);
+# pebs-drain runs the patch's drain on synthetic PEBS records through its
+# test entry (CONFIG_PERF_X86_PEBS_SINK_SELFTEST, tests/pebs/draintest).
 # The kernel is built once (tests/kernel/build-debug-kernel.sh, tens of
 # minutes on 2 cores) and cached in $MEMTRACE_CACHE.  Any splat fails the
 # run with the console excerpt.  One line per test, then "N passed, N failed".
@@ -45,7 +49,7 @@ rm -f /tmp/mt-dbgk-kernel.$$
 read -r abi root <<<"$kern"
 # race-ops=20000: a fifth of the race test's calls (the KASAN kernel made
 # 50,293 calls in its 1,400 s limit on a loaded 2-core host)
-tests=${KERNEL_TESTS:-pages overflow faulttp probe ioctl fuzz perm lifecycle cpuoff targets security record accessed race-ops=20000}
+tests=${KERNEL_TESTS:-pebs-boot pebs-drain pages overflow faulttp probe ioctl fuzz perm lifecycle cpuoff targets security record accessed race-ops=20000}
 out=$build/kernel-guest/$abi
 . tests/kernel/debug-guest.conf
 tally < <(GUEST_TIMEOUT=${GUEST_TIMEOUT:-3000} GUEST_CPU=$debug_cpu GUEST_APPEND=$debug_append \

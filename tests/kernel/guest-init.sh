@@ -45,6 +45,8 @@ if insmod /memtrace.ko; then
 		allocs) timeout $((300 * slow)) /bin/guest-allocs.sh || echo "FAIL allocs: exit $?" ;;
 		accessed) timeout $((400 * slow)) /bin/guest-accessed.sh || echo "FAIL accessed: exit $?" ;;
 		accessed-cost) timeout $((400 * slow)) /bin/guest-accessed.sh cost || echo "FAIL accessed-cost: exit $?" ;;
+		pebs-drain) timeout $((120 * slow)) /bin/guest-drain.sh || echo "FAIL pebs-drain: exit $?" ;;
+		pebs-boot) timeout $((300 * slow)) /bin/guest-pebs.sh || echo "FAIL pebs-boot: exit $?" ;;
 		cost-compare) timeout $((1200 * slow)) /bin/guest-cost.sh || echo "FAIL cost-compare: exit $?" ;;
 		bench) run bench 800 /bin/mtbench ${MTBENCH_REPS:-9} ;;
 		race) run race 1500 /bin/mtkrace -n 100000 -s 1 -T 1400 ;;

@@ -23,14 +23,18 @@ wait_file() {	# wait_file FILE TENTHS
 	[ -s "$1" ]
 }
 
-# status sees the module (bpf: can load its programs)
+# status sees the module (bpf: can load its programs) in the mode it must
+# report: pebs-hook in a kernel with the PEBS sink hook
+# (kernel/perf-pebs-hook.patch: the debug kernel), else perf-overflow
+want=perf-overflow
+grep -qE ' [Tt] x86_pebs_sink_attach$' /proc/kallsyms && want=pebs-hook
 if [ "$B" = bpf ]; then
 	if $MT status 2>&1 | grep -q 'bpf: page-faults: available'; then
 		echo "ok   status: $($MT status 2>&1 | grep 'bpf: page-faults' | sed 's/^ *//')"
 	else
 		echo "FAIL status: $($MT status 2>&1 | grep 'bpf:' | tr '\n' ' ')"
 	fi
-elif $MT status >/tmp/status.out 2>&1 && grep -q 'module: loaded, mode perf-overflow' /tmp/status.out &&
+elif $MT status >/tmp/status.out 2>&1 && grep -q "module: loaded, mode $want " /tmp/status.out &&
    grep -q 'module: available' /tmp/status.out; then
 	echo "ok   status: $(grep 'module: loaded' /tmp/status.out | sed 's/^ *//')"
 else

@@ -30,6 +30,18 @@ else
 	exit 1
 fi
 
+# the PEBS sink drain test module (tests/pebs/draintest), when asked for
+drain_ko=
+if echo " $tests " | grep -q ' pebs-drain '; then
+	if drain_ko=$("$top/tests/pebs/build-drain-test.sh" "$hdr" "$out/draintest" 2>"$out/draintest.err"); then
+		echo "ok   $tag build: pebs_drain_test.ko against $abi, no warnings"
+	else
+		echo "FAIL $tag build: pebs_drain_test.ko: $(head -5 "$out/draintest.err" | tr '\n' ' ')"
+		fail=1
+		drain_ko=
+	fi
+fi
+
 # initramfs
 ird=$out/initramfs
 rm -rf "$ird"
@@ -42,9 +54,12 @@ cp "$top/tests/kernel/guest-damon.sh" "$ird/bin/" 2>/dev/null || true
 cp "$top/tests/kernel/guest-allocs.sh" "$ird/bin/" 2>/dev/null || true
 cp "$top/tests/kernel/guest-accessed.sh" "$ird/bin/" 2>/dev/null || true
 cp "$top/tests/kernel/guest-cost.sh" "$ird/bin/" 2>/dev/null || true
+cp "$top/tests/kernel/guest-pebs.sh" "$ird/bin/" 2>/dev/null || true
+cp "$top/tests/kernel/guest-drain.sh" "$ird/bin/" 2>/dev/null || true
 cp "$top/tests/kernel/guest-lib.sh" "$ird/bin/"
 chmod +x "$ird/init"
 cp "$ko" "$ird/memtrace.ko"
+[ -z "$drain_ko" ] || cp "$drain_ko" "$ird/pebs_drain_test.ko"
 for f in "$build"/kernel-tests/*; do [ -x "$f" ] && cp "$f" "$ird/bin/"; done
 [ -x "$build/static/memtracectl" ] && cp "$build/static/memtracectl" "$ird/bin/"
 for f in "$build"/workloads/*; do [ -x "$f" ] && cp "$f" "$ird/bin/"; done

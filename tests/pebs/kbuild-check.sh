@@ -8,7 +8,8 @@
 #   source   fetch Debian's linux-source-6.12 (pinned) and unpack it once
 #   apply    the patch applies to the pristine tree with no fuzz/offset
 #   tree     keep a patched copy of the tree (hard links, patched files own)
-#   build    x86_64_defconfig + prepare, then compile the touched objects
+#   build    x86_64_defconfig + PERF_X86_PEBS_SINK_SELFTEST (the patch's
+#            test entry) + prepare, then compile the touched objects
 #            (arch/x86/events/intel/ds.o, arch/x86/events/core.o,
 #            arch/x86/events/intel/core.o) and require no warning
 #   hook     compile kernel/pebs_hook.c as an external-module object against
@@ -163,11 +164,25 @@ kbuild_prepare() {
 	make -s -C "$src" O="$obj" -j"$jobs" prepare >>"$log" 2>&1
 }
 
+kbuild_olddefconfig() {
+	make -s -C "$1" O="$2" olddefconfig >>"$3" 2>&1 &&
+		make -s -C "$1" O="$2" -j"$jobs" prepare >>"$3" 2>&1
+}
+
 step_build() {
 	local log=$logdir/build.log o
 	if ! kbuild_prepare "$patched" "$objdir" "$logdir/prepare.log"; then
 		fail build "defconfig/prepare failed (see $logdir/prepare.log)"
 		return 1
+	fi
+	# the patch's test entry too (default n): compiled and exported
+	if ! grep -q '^CONFIG_PERF_X86_PEBS_SINK_SELFTEST=y' "$objdir/.config"; then
+		"$patched/scripts/config" --file "$objdir/.config" -e PERF_X86_PEBS_SINK_SELFTEST
+		if ! kbuild_olddefconfig "$patched" "$objdir" "$logdir/prepare.log" ||
+		   ! grep -q '^CONFIG_PERF_X86_PEBS_SINK_SELFTEST=y' "$objdir/.config"; then
+			fail build "CONFIG_PERF_X86_PEBS_SINK_SELFTEST not kept by olddefconfig (see $logdir/prepare.log)"
+			return 1
+		fi
 	fi
 	# Always recompile the objects so that their warnings are seen.
 	for o in $OBJS; do rm -f "$objdir/$o"; done
@@ -185,7 +200,7 @@ step_build() {
 	# The API is there and exported GPL (6.12 marks exports with
 	# __export_symbol_NAME in the object; older kernels __ksymtab_NAME).
 	local sym
-	for sym in x86_pebs_sink_attach x86_pebs_sink_detach; do
+	for sym in x86_pebs_sink_attach x86_pebs_sink_detach x86_pebs_sink_selftest_drain; do
 		if ! nm "$objdir/arch/x86/events/intel/ds.o" |
 			grep -qE "(__export_symbol|__ksymtab)_$sym\$" ||
 		   ! grep -q "^EXPORT_SYMBOL_GPL($sym);" \

@@ -1,11 +1,12 @@
 #!/bin/bash
 # regen-patch.sh - rewrite kernel/perf-pebs-hook.patch after a change.
 #
-#   tests/pebs/regen-patch.sh              take ds.c and asm/perf_event.h as the
-#                                          patch has them, the extractor from
+#   tests/pebs/regen-patch.sh              take arch/x86/events/Kconfig, ds.c
+#                                          and asm/perf_event.h as the patch
+#                                          has them, the extractor from
 #                                          kernel/pebs-hook/pebs_extract.h
-#   tests/pebs/regen-patch.sh --from TREE  take ds.c and asm/perf_event.h from
-#                                          TREE (a kernel tree you edited)
+#   tests/pebs/regen-patch.sh --from TREE  take those three files from TREE
+#                                          (a kernel tree you edited)
 #
 # The commit message (everything before the first "diff ") is kept.  Needs
 # the pristine tree that tests/pebs/kbuild-check.sh unpacks (run it once).
@@ -20,7 +21,7 @@ if [ "${1:-}" = --from ]; then from=$2; fi
 [ -f "$pristine/.memtrace-pristine" ] ||
 	{ echo "regen-patch: no pristine tree at $pristine; run tests/pebs/kbuild-check.sh source" >&2; exit 1; }
 
-files="arch/x86/events/intel/ds.c arch/x86/include/asm/perf_event.h"
+files="arch/x86/events/Kconfig arch/x86/events/intel/ds.c arch/x86/include/asm/perf_event.h"
 new=arch/x86/events/intel/pebs_extract.h
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

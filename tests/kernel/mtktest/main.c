@@ -17,6 +17,8 @@
  *   probe       page faults through the module's tracepoint probe: exact
  *               records = perf's count, period per CPU, forks, non-targets,
  *               system-wide, the perf path with fault_probe=N
+ *   pebs TAG    a PEBS event refused with the errno the guest's PMU implies,
+ *               page faults still outside the hook (guest-pebs.sh)
  * One file per test in this folder.
  */
 #include "mtktest.h"
@@ -80,8 +82,10 @@ int main(int argc, char **argv)
 		test_faulttp();
 	else if (!strcmp(t, "probe"))
 		test_probe();
+	else if (!strcmp(t, "pebs") && argc > 2)
+		test_pebs(argv[2]);
 	else {
-		fprintf(stderr, "usage: mtktest pages|overflow|ioctl|fuzz [N]|perm|lifecycle [KO]|cpuoff|targets|security|faulttp|probe\n");
+		fprintf(stderr, "usage: mtktest pages|overflow|ioctl|fuzz [N]|perm|lifecycle [KO]|cpuoff|targets|security|faulttp|probe|pebs TAG\n");
 		return 2;
 	}
 	return failures ? 1 : 0;

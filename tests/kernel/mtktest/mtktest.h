@@ -31,6 +31,7 @@ void test_targets(void);		/* targets.c */
 void test_faulttp(void);		/* faulttp.c */
 void test_probe(void);			/* probe.c */
 void test_security(const char *arg);	/* security.c */
+void test_pebs(const char *tag);	/* pebs.c */
 void test_limits(void);			/* seclimits.c */
 int sec_write(const char *path, const char *v);
 int sec_read_int(const char *path, int *v);

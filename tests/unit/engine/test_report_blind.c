@@ -105,6 +105,41 @@ static uint64_t rnd(uint64_t *s)
 	return *s >> 33;
 }
 
+/* r's blind flags, runs and averages against want[1..K]. */
+static void check_flags(const struct memtrace_report *r, const unsigned char *want, uint64_t K,
+			uint64_t interval)
+{
+	uint64_t nb = 0, rows_blind = 0, peak = 0, covered = 0, prev = 0;
+	double sum = 0;
+
+	CHECK_EQ_U64(r->intervals, K);
+	for (uint64_t k = 1; k <= K; k++)
+		nb += want[k];
+	CHECK_EQ_U64(r->blind.intervals, nb);
+	for (size_t i = 0; i < r->data.n; i++) {
+		uint64_t k = r->data.time[i] / interval;
+		CHECK(k >= 1 && k <= K);
+		CHECK_EQ_U64(r->data_blind[i], want[k]);
+		rows_blind += r->data_blind[i];
+		if (!r->data_blind[i]) {
+			sum += (double)r->data.wss[i];
+			peak = r->data.wss[i] > peak ? r->data.wss[i] : peak;
+		}
+	}
+	CHECK_EQ_U64(rows_blind, nb);
+	double avg = K > nb ? sum / (double)(K - nb) : 0;
+	CHECK(r->data.avg > avg - 1e-9 && r->data.avg < avg + 1e-9);
+	CHECK_EQ_U64(r->data.peak, peak);
+	for (size_t i = 0; i < r->blind.nruns; i++) {
+		CHECK(r->blind.first[i] > prev && r->blind.first[i] <= r->blind.last[i]);
+		for (uint64_t k = r->blind.first[i]; k <= r->blind.last[i]; k++)
+			CHECK(want[k]);
+		covered += r->blind.last[i] - r->blind.first[i] + 1;
+		prev = r->blind.last[i] + 1;
+	}
+	CHECK_EQ_U64(covered, nb);
+}
+
 TEST(blind_flags_match_the_definition)
 {
 	uint64_t seed = 33;
@@ -145,78 +180,13 @@ TEST(blind_flags_match_the_definition)
 				fprintf(stderr, "%s\n", err);
 				continue;
 			}
-			uint64_t K = simulate(&c, pidf, want), nb = 0;
+			uint64_t K = simulate(&c, pidf, want);
 			CHECK_EQ_U64(r->blind.state, MEMTRACE_BLIND_KNOWN);
-			CHECK_EQ_U64(r->intervals, K);
-			for (uint64_t k = 1; k <= K; k++)
-				nb += want[k];
-			CHECK_EQ_U64(r->blind.intervals, nb);
-			/* every blind k is a row flagged 1; every row's flag is the definition's */
-			uint64_t rows_blind = 0, peak = 0;
-			double sum = 0;
-			for (size_t i = 0; i < r->data.n; i++) {
-				uint64_t k = r->data.time[i] / c.interval;
-				CHECK(k >= 1 && k <= K);
-				CHECK_EQ_U64(r->data_blind[i], want[k]);
-				rows_blind += r->data_blind[i];
-				if (!r->data_blind[i]) {
-					sum += (double)r->data.wss[i];
-					peak = r->data.wss[i] > peak ? r->data.wss[i] : peak;
-				}
-			}
-			CHECK_EQ_U64(rows_blind, nb);
-			double avg = K > nb ? sum / (double)(K - nb) : 0;
-			CHECK(r->data.avg > avg - 1e-9 && r->data.avg < avg + 1e-9);
-			CHECK_EQ_U64(r->data.peak, peak);
-			/* the runs cover exactly the blind ks, in order */
-			uint64_t covered = 0, prev = 0;
-			for (size_t i = 0; i < r->blind.nruns; i++) {
-				CHECK(r->blind.first[i] > prev && r->blind.first[i] <= r->blind.last[i]);
-				for (uint64_t k = r->blind.first[i]; k <= r->blind.last[i]; k++)
-					CHECK(want[k]);
-				covered += r->blind.last[i] - r->blind.first[i] + 1;
-				prev = r->blind.last[i] + 1;
-			}
-			CHECK_EQ_U64(covered, nb);
+			check_flags(r, want, K, c.interval);
 			memtrace_report_free(r);
 		}
 	}
 	unlink(path);
-}
-
-/* r's blind flags, runs and averages against want[1..K]. */
-static void check_flags(const struct memtrace_report *r, const unsigned char *want, uint64_t K,
-			uint64_t interval)
-{
-	uint64_t nb = 0, rows_blind = 0, peak = 0, covered = 0, prev = 0;
-	double sum = 0;
-
-	CHECK_EQ_U64(r->intervals, K);
-	for (uint64_t k = 1; k <= K; k++)
-		nb += want[k];
-	CHECK_EQ_U64(r->blind.intervals, nb);
-	for (size_t i = 0; i < r->data.n; i++) {
-		uint64_t k = r->data.time[i] / interval;
-		CHECK(k >= 1 && k <= K);
-		CHECK_EQ_U64(r->data_blind[i], want[k]);
-		rows_blind += r->data_blind[i];
-		if (!r->data_blind[i]) {
-			sum += (double)r->data.wss[i];
-			peak = r->data.wss[i] > peak ? r->data.wss[i] : peak;
-		}
-	}
-	CHECK_EQ_U64(rows_blind, nb);
-	double avg = K > nb ? sum / (double)(K - nb) : 0;
-	CHECK(r->data.avg > avg - 1e-9 && r->data.avg < avg + 1e-9);
-	CHECK_EQ_U64(r->data.peak, peak);
-	for (size_t i = 0; i < r->blind.nruns; i++) {
-		CHECK(r->blind.first[i] > prev && r->blind.first[i] <= r->blind.last[i]);
-		for (uint64_t k = r->blind.first[i]; k <= r->blind.last[i]; k++)
-			CHECK(want[k]);
-		covered += r->blind.last[i] - r->blind.first[i] + 1;
-		prev = r->blind.last[i] + 1;
-	}
-	CHECK_EQ_U64(covered, nb);
 }
 
 TEST(gap_windows_are_blind)

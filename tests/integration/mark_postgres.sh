@@ -14,22 +14,12 @@
 # compared with the first by span (memtracectl compare).
 . "$(dirname "$0")/lib.sh"
 
-PGBIN=/usr/lib/postgresql/15/bin
-[ -x $PGBIN/postgres ] || fail "PostgreSQL 15 is not installed (tools/deps/postgres.txt)"
-id postgres >/dev/null 2>&1 || fail "no postgres user (package postgresql-15)"
-chmod 755 "$TMP"
-DB="$TMP/pg"
-mkdir "$DB" && chown postgres: "$DB"
-as_pg() { runuser -u postgres -- "$@"; }
-trap 'kill -INT $rec 2>/dev/null; as_pg $PGBIN/pg_ctl -D "$DB/data" -m immediate stop >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/pg_lib.sh"
+trap 'kill -INT $rec 2>/dev/null; pg_stop; rm -rf "$TMP"' EXIT
 rec=
 
-as_pg $PGBIN/initdb -D "$DB/data" -A trust -U postgres >"$TMP/initdb.log" 2>&1 ||
-	fail "initdb failed: $(tail -3 "$TMP/initdb.log")"
-as_pg $PGBIN/pg_ctl -D "$DB/data" -l "$DB/log" -w -t 30 \
-	-o "-c listen_addresses='' -c unix_socket_directories='$DB' -c shared_buffers=16MB -c huge_pages=off -c shared_preload_libraries=pg_stat_statements" \
-	start >/dev/null || fail "server did not start: $(tail -3 "$DB/log")"
-postmaster=$(head -1 "$DB/data/postmaster.pid")
+pg_init
+pg_start -c shared_buffers=16MB -c huge_pages=off -c shared_preload_libraries=pg_stat_statements
 psql() { as_pg $PGBIN/psql -h "$DB" -U postgres -d postgres -XAtq "$@"; }
 psql -c "CREATE TABLE big AS SELECT g AS id, repeat('x', 200) AS pad FROM generate_series(1, 8000) g" ||
 	fail "create table failed"

@@ -24,17 +24,11 @@
 #     the report of the file says "gaps:" and "blind:".
 . "$(dirname "$0")/lib.sh"
 
-PGBIN=/usr/lib/postgresql/15/bin
-[ -x $PGBIN/postgres ] || fail "PostgreSQL 15 is not installed (tools/deps/postgres.txt)"
-id postgres >/dev/null 2>&1 || fail "no postgres user (package postgresql-15)"
+. "$(dirname "$0")/pg_lib.sh"
 command -v systemd-analyze >/dev/null || fail "no systemd-analyze (package systemd, tools/deps/postgres.txt)"
 UNIT="$TOP/tools/systemd/memtrace-record@.service"
-chmod 755 "$TMP"
-DB="$TMP/pg"
-mkdir "$DB" && chown postgres: "$DB"
-as_pg() { runuser -u postgres -- "$@"; }
 rec=
-trap 'as_pg $PGBIN/pg_ctl -D "$DB/data" -m immediate stop >/dev/null 2>&1; [ -n "$rec" ] && kill $rec 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'pg_stop; [ -n "$rec" ] && kill $rec 2>/dev/null; rm -rf "$TMP"' EXIT
 mono() { $PY -c 'import time; print(time.monotonic_ns())'; }
 
 # the unit as systemd reads it: no warning but the man page this machine
@@ -106,14 +100,12 @@ mapfile -d '' start <"$TMP/start"
 setpriv --bounding-set "-all,$(cat "$TMP/caps")" --no-new-privs "${start[@]}" 2>"$TMP/rec.err" &
 rec=$!
 
-as_pg $PGBIN/initdb -D "$DB/data" -A trust -U postgres >"$TMP/initdb.log" 2>&1 ||
-	fail "initdb failed: $(tail -3 "$TMP/initdb.log")"
+pg_init
 grep -q "waiting for $DB/data/postmaster.pid" "$TMP/rec.err" ||
 	fail "the recorder does not wait for the pid file: $(cat "$TMP/rec.err")"
+pg_start -c shared_buffers=16MB
+pid1=$postmaster
 pgopts="-c listen_addresses='' -c unix_socket_directories='$DB' -c shared_buffers=16MB"
-as_pg $PGBIN/pg_ctl -D "$DB/data" -l "$DB/log" -w -t 30 -o "$pgopts" start >/dev/null ||
-	fail "server did not start: $(tail -3 "$DB/log")"
-pid1=$(head -1 "$DB/data/postmaster.pid")
 as_pg $PGBIN/pgbench -h "$DB" -U postgres -i -s 1 postgres >"$TMP/init.log" 2>&1 ||
 	fail "pgbench -i failed: $(tail -3 "$TMP/init.log")"
 cat >"$DB/sort.sql" <<'SQL'

@@ -10,22 +10,12 @@
 # transaction faults, and a backend without samples was not attached.
 . "$(dirname "$0")/lib.sh"
 
-PGBIN=/usr/lib/postgresql/15/bin
-[ -x $PGBIN/postgres ] || fail "PostgreSQL 15 is not installed (tools/deps/postgres.txt)"
-id postgres >/dev/null 2>&1 || fail "no postgres user (package postgresql-15)"
-chmod 755 "$TMP"
-DB="$TMP/pg"
-mkdir "$DB" && chown postgres: "$DB"
-as_pg() { runuser -u postgres -- "$@"; }
-trap 'as_pg $PGBIN/pg_ctl -D "$DB/data" -m immediate stop >/dev/null 2>&1; kill $bench 2>/dev/null; rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/pg_lib.sh"
+trap 'pg_stop; kill $bench 2>/dev/null; rm -rf "$TMP"' EXIT
 bench=
 
-as_pg $PGBIN/initdb -D "$DB/data" -A trust -U postgres >"$TMP/initdb.log" 2>&1 ||
-	fail "initdb failed: $(tail -3 "$TMP/initdb.log")"
-as_pg $PGBIN/pg_ctl -D "$DB/data" -l "$DB/log" -w -t 30 \
-	-o "-c listen_addresses='' -c unix_socket_directories='$DB' -c shared_buffers=16MB" start \
-	>/dev/null || fail "server did not start: $(tail -3 "$DB/log")"
-postmaster=$(head -1 "$DB/data/postmaster.pid")
+pg_init
+pg_start -c shared_buffers=16MB
 psql() { as_pg $PGBIN/psql -h "$DB" -U postgres -d postgres -XAtq "$@"; }
 as_pg $PGBIN/pgbench -h "$DB" -U postgres -i -s 2 postgres >"$TMP/init.log" 2>&1 ||
 	fail "pgbench -i failed: $(tail -3 "$TMP/init.log")"

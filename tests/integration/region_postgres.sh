@@ -13,23 +13,13 @@
 # pg_shmem_allocations read here with psql, whole run and per 1 s window.
 . "$(dirname "$0")/lib.sh"
 
-PGBIN=/usr/lib/postgresql/15/bin
-[ -x $PGBIN/postgres ] || fail "PostgreSQL 15 is not installed (tools/deps/postgres.txt)"
-id postgres >/dev/null 2>&1 || fail "no postgres user (package postgresql-15)"
+. "$(dirname "$0")/pg_lib.sh"
 [ "$(id -u)" = 0 ] || fail "needs root (pg-shmem-labels as root under peer authentication)"
-chmod 755 "$TMP"
-DB="$TMP/pg"
-mkdir "$DB" && chown postgres: "$DB"
-as_pg() { (cd / && runuser -u postgres -- "$@"); }
-trap 'as_pg $PGBIN/pg_ctl -D "$DB/data" -m immediate stop >/dev/null 2>&1; kill $bench 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'pg_stop; kill $bench 2>/dev/null; rm -rf "$TMP"' EXIT
 bench=
 
-as_pg $PGBIN/initdb -D "$DB/data" --auth-local=peer --auth-host=reject -U postgres \
-	>"$TMP/initdb.log" 2>&1 || fail "initdb failed: $(tail -3 "$TMP/initdb.log")"
-as_pg $PGBIN/pg_ctl -D "$DB/data" -l "$DB/log" -w -t 30 \
-	-o "-c listen_addresses='' -c unix_socket_directories='$DB' -c port=54391 -c shared_buffers=32MB" \
-	start >/dev/null || fail "server did not start: $(tail -3 "$DB/log")"
-postmaster=$(head -1 "$DB/data/postmaster.pid")
+pg_init --auth-local=peer --auth-host=reject
+pg_start -c port=54391 -c shared_buffers=32MB
 psql() { as_pg $PGBIN/psql -h "$DB" -p 54391 -U postgres -d postgres -XAtq "$@"; }
 # peer authentication: root has no way in (the reason for pg-shmem-labels' runuser)
 if $PGBIN/psql -h "$DB" -p 54391 -U postgres -d postgres -XAtqc 'SELECT 1' >/dev/null 2>&1; then

@@ -19,25 +19,15 @@
 # Unix socket (no network) from a temporary directory and is stopped after.
 . "$(dirname "$0")/lib.sh"
 
-PGBIN=/usr/lib/postgresql/15/bin
-[ -x $PGBIN/postgres ] || fail "PostgreSQL 15 is not installed (tools/deps/postgres.txt)"
-id postgres >/dev/null 2>&1 || fail "no postgres user (package postgresql-15)"
+. "$(dirname "$0")/pg_lib.sh"
 [ "$(id -u)" = 0 ] || fail "needs root (records another user's processes)"
 [ -w /proc/sys/kernel/numa_balancing ] ||
 	skip numa-balancing "no writable numa_balancing: -e auto would record page faults (first touches)"
-chmod 755 "$TMP"
-DB="$TMP/pg"
 PORT=54393
-mkdir "$DB" && chown postgres: "$DB"
-as_pg() { (cd / && runuser -u postgres -- "$@"); }
 bench=
-trap 'kill $bench 2>/dev/null; as_pg $PGBIN/pg_ctl -D "$DB/data" -m immediate stop >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-as_pg $PGBIN/initdb -D "$DB/data" --auth-local=peer -U postgres >"$TMP/initdb.log" 2>&1 ||
-	fail "initdb failed: $(tail -3 "$TMP/initdb.log")"
-as_pg $PGBIN/pg_ctl -D "$DB/data" -l "$DB/log" -w -t 30 \
-	-o "-c listen_addresses='' -c unix_socket_directories='$DB' -c port=$PORT -c shared_buffers=256MB" \
-	start >/dev/null || fail "server did not start: $(tail -3 "$DB/log")"
-postmaster=$(head -1 "$DB/data/postmaster.pid")
+trap 'kill $bench 2>/dev/null; pg_stop; rm -rf "$TMP"' EXIT
+pg_init --auth-local=peer
+pg_start -c port=$PORT -c shared_buffers=256MB
 psql() { as_pg $PGBIN/psql -h "$DB" -p $PORT -U postgres -d postgres -XAtq "$@"; }
 as_pg $PGBIN/pgbench -h "$DB" -p $PORT -U postgres -i -s 10 postgres >"$TMP/init.log" 2>&1 ||
 	fail "pgbench -i failed: $(tail -3 "$TMP/init.log")"

@@ -105,24 +105,14 @@ grep -q "waiting for $DB/data/postmaster.pid" "$TMP/rec.err" ||
 	fail "the recorder does not wait for the pid file: $(cat "$TMP/rec.err")"
 pg_start -c shared_buffers=16MB
 pid1=$postmaster
-pgopts="-c listen_addresses='' -c unix_socket_directories='$DB' -c shared_buffers=16MB"
-as_pg $PGBIN/pgbench -h "$DB" -U postgres -i -s 1 postgres >"$TMP/init.log" 2>&1 ||
-	fail "pgbench -i failed: $(tail -3 "$TMP/init.log")"
-cat >"$DB/sort.sql" <<'SQL'
-\set aid random(1, 100000)
-SET work_mem = '32MB';
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-SELECT count(*) FROM (SELECT g FROM generate_series(1, 60000) g ORDER BY md5(g::text)) s;
-SQL
-chown postgres: "$DB/sort.sql"
+pg_sort_bench 1
 bench() { as_pg $PGBIN/pgbench -h "$DB" -U postgres -n -c 2 -j 2 -T 3 -f "$DB/sort.sql" postgres \
 	>>"$TMP/bench.log" 2>&1 || fail "pgbench failed: $(tail -3 "$TMP/bench.log")"; }
 bench
 t_restart=$(mono)
-as_pg $PGBIN/pg_ctl -D "$DB/data" -l "$DB/log" -w -t 30 -m fast -o "$pgopts" restart >/dev/null ||
-	fail "server did not restart: $(tail -3 "$DB/log")"
+pg_restart -c shared_buffers=16MB
 t_up=$(mono)
-pid2=$(head -1 "$DB/data/postmaster.pid")
+pid2=$postmaster
 [ "$pid2" != "$pid1" ] || fail "the restarted postmaster has the same pid $pid1"
 bench
 kill -TERM $rec

@@ -17,15 +17,7 @@ bench=
 pg_init
 pg_start -c shared_buffers=16MB
 psql() { as_pg $PGBIN/psql -h "$DB" -U postgres -d postgres -XAtq "$@"; }
-as_pg $PGBIN/pgbench -h "$DB" -U postgres -i -s 2 postgres >"$TMP/init.log" 2>&1 ||
-	fail "pgbench -i failed: $(tail -3 "$TMP/init.log")"
-cat >"$DB/sort.sql" <<'SQL'
-\set aid random(1, 200000)
-SET work_mem = '32MB';
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-SELECT count(*) FROM (SELECT g FROM generate_series(1, 60000) g ORDER BY md5(g::text)) s;
-SQL
-chown postgres: "$DB/sort.sql"
+pg_sort_bench 2
 as_pg $PGBIN/pgbench -h "$DB" -U postgres -n -c 4 -j 2 -T 25 -f "$DB/sort.sql" postgres \
 	>"$TMP/bench.log" 2>&1 &
 bench=$!

@@ -43,7 +43,7 @@ SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 
 # user/source/: what every backend shares at its root, one folder per backend
 SOURCE_DIRS = source source/perf source/bpf source/module source/damon source/valgrind \
-	      source/import source/probes
+	      source/import source/probes source/bufreq
 LIB_DIRS  = trace engine resolve api $(SOURCE_DIRS) record util
 # (the BPF programs, *.bpf.c: mk/bpf.mk; the Valgrind tool, source/valgrind/vgtool/: mk/vgtool.mk)
 LIB_SRCS  = $(filter-out %.bpf.c,$(foreach d,$(LIB_DIRS),$(wildcard user/$(d)/*.c)))

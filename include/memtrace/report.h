@@ -69,6 +69,11 @@ struct memtrace_report_config {
 	size_t ncold;
 	const uint64_t *cold_thresholds;
 	uint64_t cold_step;
+	/* appended, read only with MEMTRACE_REPORT_MRC: the references in the
+	 * first mrc_warmup of the trace (its unit, from start_time) fill the
+	 * LRU stack but are not counted (refs, cold, hits): a cache that was
+	 * already warm when the recording began; 0 = every reference counts */
+	uint64_t mrc_warmup;
 };
 
 /*
@@ -249,7 +254,7 @@ struct memtrace_mrc {
 	int exact;		/* 1: every reference; 0: estimated from 1-in-period samples */
 	double period;
 	uint64_t bucket;	/* bytes */
-	uint64_t refs;		/* references counted (samples) */
+	uint64_t refs;		/* references counted (samples; after the warm-up) */
 	uint64_t cold;		/* of them, the first to their bucket */
 	double cold_ratio;	/* miss ratio of an infinite cache (estimated when sampled) */
 	uint64_t footprint;	/* buckets: distinct (exact), estimated (sampled) */
@@ -391,6 +396,9 @@ struct memtrace_report {
 	 * A window that overlaps one is blind (blind.state KNOWN; with a
 	 * source that sees every window, blind.what 0 and blind.pass "target") */
 	uint64_t gaps, gap_time;
+	/* appended: the config's mrc_warmup, when the curve was computed: the
+	 * references before start_time + mrc_warmup only filled the stack */
+	uint64_t mrc_warmup;
 };
 
 /*

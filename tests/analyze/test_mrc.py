@@ -85,3 +85,49 @@ def test_refused_where_samples_are_not_references(tmp_path):
                            capture_output=True, text=True)
         assert p.returncode != 0 and p.stderr.count("\n") == 1, (cls, p.returncode, p.stderr)
         assert f"no miss-ratio curve of a {cls} trace" in p.stderr, p.stderr
+
+
+def lru_hits_after(pages, c, warm):
+    """Hit ratio of an LRU cache of c pages over pages[warm:], the first
+    warm references having filled it (cold misses after them included)."""
+    lru, hits = OrderedDict(), 0
+    for i, p in enumerate(pages):
+        if p in lru:
+            lru.move_to_end(p)
+            hits += i >= warm
+        else:
+            lru[p] = True
+            if len(lru) > c:
+                lru.popitem(last=False)
+    return hits / (len(pages) - warm)
+
+
+def test_warmup_and_measured(tmp_path):
+    """--mrc-warmup / mrc --warmup: the references before start + D fill the
+    cache only; --measured draws points and prints the gap to the curve."""
+    pages, addr = stream()
+    time = np.arange(pages.size) + 1
+    path = write_trace(str(tmp_path / "w.mtrace"), time, addr)
+    warm = 1000                         # instructions: the first 999 references warm only
+    rep = lib.report(path, flags=lib.REPORT_MRC, mrc_sizes=[50 * 4096], mrc_warmup=warm)
+    first = int(np.searchsorted(time, warm))
+    assert rep["mrc"]["references"] == pages.size - first
+    want = lru_hits_after(pages.tolist(), 50, first)
+    assert abs((1 - rep["mrc_at"][50 * 4096][0]) - want) < 1e-9
+    j = subprocess.run([TOP + "/build/memtracectl", "report", "--json", "--mrc-warmup", str(warm),
+                        "--for-size", "50K,200K", path], capture_output=True, text=True)
+    assert j.returncode == 0, j.stderr
+    import json
+    info = json.loads(j.stdout)["mrc_info"]
+    assert info["warmup"] == warm and [e["bytes"] for e in info["for_sizes"]] == [50 << 10, 200 << 10]
+    assert abs(info["for_sizes"][0]["hit_ratio"] - lru_hits_after(pages.tolist(), 12, first)) < 1e-6
+    out = tmp_path / "m.png"
+    p = subprocess.run([sys.executable, TOP + "/user/analyze/memtrace-analyze", "mrc", path, "-o", str(out),
+                        "--warmup", str(warm), "--measured", "200K=0.5"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert_png(str(out))
+    pred = lru_hits_after(pages.tolist(), 50, first)
+    assert "at 200 KiB: measured hit ratio 0.5000, predicted %.4f" % pred in p.stderr, p.stderr
+    bad = subprocess.run([sys.executable, TOP + "/user/analyze/memtrace-analyze", "mrc", path, "-o", str(out),
+                          "--measured", "200K=1.5"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "bad --measured item" in bad.stderr

@@ -7,7 +7,7 @@
 # the tgid bitmap's end), some again through the perf events; allocation sites (record --allocs) with the bpf and
 # perf backends, through every target (-- CMD and its exec'd children, -p,
 # -G, python3: alloc_targets), and an export --by site read by go tool pprof
-# (export_pprof_sites).  Where BPF cannot run (no BTF, no CAP_BPF,
+# (export_pprof_sites); -e buffer-requests on PostgreSQL (pg_buffer_mrc).  Where BPF cannot run (no BTF, no CAP_BPF,
 # programs the verifier refuses) the suite says why in one skip line (a
 # failure where MEMTRACE_REQUIRE names bpf, as .ci/run does).
 cd "$(dirname "$0")/../.." || exit 1
@@ -35,6 +35,9 @@ run_scripts tests/integration 180 " (bpf)" none record_pageramp record_threads r
 	record_stop record_files record_rotate record_follow_pg record_shmpair record_words bpf_drops bpf_status bpf_aggregate bpf_faults alloc_sites alloc_targets \
 	export_pprof_sites
 run_scripts tests/integration 420 " (bpf)" none analyze_multiproc
+# -e buffer-requests: PostgreSQL's buffer pool at 512 MB predicts its hit
+# ratio at 64/128/256 MB, checked by running the server at each (~2.5 min)
+run_scripts tests/integration 420 "" last pg_buffer_mrc
 # page faults through the perf events instead of tp_btf/page_fault_user (the
 # fallback, and --kernel's path): on_sample and its period
 MEMTRACE_BPF_FAULTS=perf run_scripts tests/integration 180 " (bpf, perf events)" none record_pageramp \

@@ -27,13 +27,20 @@ uint64_t render_addr(const struct render_addr *a, uint64_t key, uint32_t *pid);
 
 /* pid: report --pid (0: all), for the fault-kind rows */
 void render_text(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid);
-/* for_size: report --for-size (0: none), in the "mrc_info" of --mrc */
+/* report --for-size SIZE[,SIZE...]: the cache sizes to predict the hit ratio at */
+#define FOR_SIZES_MAX 16
+struct for_sizes {
+	size_t n;
+	uint64_t v[FOR_SIZES_MAX];	/* bytes */
+};
+
+/* fs: report --for-size (NULL or none: none), in the "mrc_info" of --mrc */
 void render_json(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid,
-		 uint64_t for_size);
+		 const struct for_sizes *fs);
 
 /* render_mrc.c: report --mrc (nothing in JSON without a curve) */
-void render_text_mrc(FILE *f, const struct memtrace_report *r, uint64_t for_size);
-void render_json_mrc(FILE *f, const struct memtrace_report *r, uint64_t for_size);
+void render_text_mrc(FILE *f, const struct memtrace_report *r, const struct for_sizes *fs);
+void render_json_mrc(FILE *f, const struct memtrace_report *r, const struct for_sizes *fs);
 
 /* render_cold.c: report --cold (nothing in JSON without it), --cold-series CSV */
 const char *render_cold_method(const struct memtrace_cold *o);

@@ -140,7 +140,7 @@ static void json_est(FILE *f, const char *title, const struct memtrace_estimate 
 }
 
 void render_json(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid,
-		 uint64_t for_size)
+		 const struct for_sizes *for_size)
 {
 	unsigned shift = r->bucket_shift;
 

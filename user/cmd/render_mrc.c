@@ -5,6 +5,8 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmd/render.h"
 #include "util/util.h"
@@ -26,7 +28,22 @@ static void what_text(FILE *f, const struct memtrace_mrc *m)
 			mt_fmt_bytes(m->bucket, b, sizeof(b)), m->cold_ratio);
 }
 
-void render_text_mrc(FILE *f, const struct memtrace_report *r, uint64_t for_size)
+/* A buffer-request trace: what the pool itself did while recording (END
+ * buffer_hits, buffer_misses), to hold the curve against; 0 if not known. */
+static int observed(const struct memtrace_report *r, uint64_t *hits, uint64_t *misses)
+{
+	char h[32], m[32];
+	size_t len = r->end_meta ? strlen(r->end_meta) : 0;
+
+	if (!len || !mt_kv_value(r->end_meta, len, "buffer_hits", h, sizeof(h)) ||
+	    !mt_kv_value(r->end_meta, len, "buffer_misses", m, sizeof(m)))
+		return 0;
+	*hits = strtoull(h, NULL, 10);
+	*misses = strtoull(m, NULL, 10);
+	return *hits + *misses > 0;
+}
+
+void render_text_mrc(FILE *f, const struct memtrace_report *r, const struct for_sizes *fs)
 {
 	const struct memtrace_mrc *m = &r->mrc;
 	char b[64], b2[64];
@@ -40,9 +57,18 @@ void render_text_mrc(FILE *f, const struct memtrace_report *r, uint64_t for_size
 	fprintf(f, "  footprint: %" PRIu64 " buckets (%s)%s\n", m->footprint,
 		mt_fmt_bytes(m->footprint * m->bucket, b, sizeof(b)),
 		m->exact ? "" : ", estimated");
-	if (for_size) {
+	if (r->mrc_warmup)
+		fprintf(f, "  warm-up: the references of the first %.3f s filled the cache, not "
+			"counted\n", (double)r->mrc_warmup / 1e9);
+	uint64_t oh, om;
+	if (observed(r, &oh, &om))
+		fprintf(f, "  observed while recording: the pool itself hit %.4f of the requests "
+			"(%" PRIu64 " hits, %" PRIu64 " misses, the whole recording; compare with "
+			"--for-size at its size)\n", (double)oh / (double)(oh + om), oh, om);
+	for (size_t i = 0; fs && i < fs->n; i++) {
+		uint64_t for_size = fs->v[i];
 		double lo, hi, miss = memtrace_mrc_miss(r, for_size, &lo, &hi);
-		fprintf(f, "  at %s: predicted hit ratio %.4f (miss ratio %.4f", 
+		fprintf(f, "  at %s: predicted hit ratio %.4f (miss ratio %.4f",
 			mt_fmt_bytes(for_size, b, sizeof(b)), 1 - miss, miss);
 		if (!m->exact)
 			fprintf(f, ", hit ratio 95 %% interval %.4f-%.4f", 1 - hi, 1 - lo);
@@ -73,7 +99,7 @@ void render_text_mrc(FILE *f, const struct memtrace_report *r, uint64_t for_size
 	}
 }
 
-void render_json_mrc(FILE *f, const struct memtrace_report *r, uint64_t for_size)
+void render_json_mrc(FILE *f, const struct memtrace_report *r, const struct for_sizes *fs)
 {
 	const struct memtrace_mrc *m = &r->mrc;
 
@@ -86,11 +112,22 @@ void render_json_mrc(FILE *f, const struct memtrace_report *r, uint64_t for_size
 		m->cold_ratio, m->footprint, m->footprint * m->bucket);
 	for (size_t k = 0; k < m->nknees; k++)
 		fprintf(f, "%s%" PRIu64, k ? ", " : "", m->points[m->knees[k]].bytes);
-	fprintf(f, "]");
-	if (for_size) {
-		double lo, hi, miss = memtrace_mrc_miss(r, for_size, &lo, &hi);
-		fprintf(f, ", \"for_size\": {\"bytes\": %" PRIu64 ", \"hit_ratio\": %.6f, "
-			   "\"hit_lo\": %.6f, \"hit_hi\": %.6f}", for_size, 1 - miss, 1 - hi, 1 - lo);
+	fprintf(f, "], \"warmup\": %" PRIu64, r->mrc_warmup);
+	uint64_t oh, om;
+	if (observed(r, &oh, &om))
+		fprintf(f, ", \"observed\": {\"hits\": %" PRIu64 ", \"misses\": %" PRIu64
+			   ", \"hit_ratio\": %.6f}", oh, om, (double)oh / (double)(oh + om));
+	/* for_size: the first --for-size (as before lists), for_sizes: each */
+	for (size_t i = 0; fs && i < fs->n; i++) {
+		double lo, hi, miss = memtrace_mrc_miss(r, fs->v[i], &lo, &hi);
+		if (!i)
+			fprintf(f, ", \"for_size\": {\"bytes\": %" PRIu64 ", \"hit_ratio\": %.6f, "
+				   "\"hit_lo\": %.6f, \"hit_hi\": %.6f}, \"for_sizes\": [", fs->v[i],
+				1 - miss, 1 - hi, 1 - lo);
+		fprintf(f, "%s{\"bytes\": %" PRIu64 ", \"hit_ratio\": %.6f, \"hit_lo\": %.6f, "
+			   "\"hit_hi\": %.6f}", i ? ", " : "", fs->v[i], 1 - miss, 1 - hi, 1 - lo);
+		if (i + 1 == fs->n)
+			fprintf(f, "]");
 	}
 	fprintf(f, "}");
 	fprintf(f, ",\n  \"mrc\": [");

@@ -20,7 +20,8 @@ struct report_opts {
 	uint64_t bucket;
 	size_t top;
 	int json, per_process, by_site, by_span, mrc;
-	uint64_t for_size;
+	struct for_sizes for_size;
+	const char *mrc_warmup;
 	uint32_t pid;
 	double sensitivity;
 };
@@ -54,8 +55,11 @@ static void usage(FILE *out)
 		"                         size (buckets of --bucket) over the data references,\n"
 		"                         its knees; exact for a trace of every access, else\n"
 		"                         estimated from the samples (docs/sizing.md)\n"
-		"      --for-size SIZE    with --mrc: the predicted hit ratio of a cache of SIZE\n"
-		"                         (e.g. 64M; implies --mrc)\n"
+		"      --for-size SIZE[,SIZE...]  with --mrc: the predicted hit ratio of a cache\n"
+		"                         of each SIZE (e.g. 64M or 64M,128M; implies --mrc)\n"
+		"      --mrc-warmup D     with --mrc: the references of the first D of the\n"
+		"                         recording fill the cache and are not counted (a cache\n"
+		"                         already warm when recording began; e.g. 10s)\n"
 		"      --cold[=T1,T2,..]  cold memory over time: the buckets seen earlier and not\n"
 		"                         accessed for at least each threshold (default 10s,60s,120s),\n"
 		"                         per process with --per-process, of --region only; refused\n"
@@ -101,6 +105,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 		{ "by-span", no_argument, NULL, 'B' },
 		{ "mrc", no_argument, NULL, 'M' },
 		{ "for-size", required_argument, NULL, 'F' },
+		{ "mrc-warmup", required_argument, NULL, 'W' },
 		{ "cold", optional_argument, NULL, 'C' },
 		{ "cold-step", required_argument, NULL, 'T' },
 		{ "cold-series", required_argument, NULL, 'V' },
@@ -145,13 +150,22 @@ static int parse_opts(int argc, char **argv, struct report_opts *o, const char *
 		case 'B': o->by_span = 1; break;
 		case 'M': o->mrc = 1; break;
 		case 'F':
-			if (memtrace_parse_size(optarg, &v) || !v) {
-				mt_err("invalid --for-size '%s' (a size, e.g. 64M)", optarg);
-				return 2;
+			for (const char *p = optarg; *p;) {
+				char one[64];
+				size_t n = strcspn(p, ",");
+				snprintf(one, sizeof(one), "%.*s", (int)(n < 63 ? n : 63), p);
+				if (n >= sizeof(one) || memtrace_parse_size(one, &v) || !v ||
+				    o->for_size.n == FOR_SIZES_MAX) {
+					mt_err("invalid --for-size '%s' (sizes, e.g. 64M or 64M,128M; at "
+					       "most %d)", optarg, FOR_SIZES_MAX);
+					return 2;
+				}
+				o->for_size.v[o->for_size.n++] = v;
+				p += n + (p[n] == ',');
 			}
-			o->for_size = v;
 			o->mrc = 1;
 			break;
+		case 'W': o->mrc_warmup = optarg; o->mrc = 1; break;
 		case 'C':
 			o->cold = 1;
 			/* --cold 10s,60s: a list right after it (starts with a digit, has no '/'
@@ -285,6 +299,10 @@ static int parse_durations(const char *path, const struct report_opts *o,
 		mt_err("invalid interval '%s' (%s)", o->interval, what);
 		return 2;
 	}
+	if (o->mrc_warmup && mt_parse_duration(o->mrc_warmup, ns, &cfg->mrc_warmup)) {
+		mt_err("invalid --mrc-warmup '%s' (%s)", o->mrc_warmup, what);
+		return 2;
+	}
 	if (o->cold_step && (mt_parse_duration(o->cold_step, ns, &cfg->cold_step) ||
 			     !cfg->cold_step)) {
 		mt_err("invalid --cold-step '%s' (%s)", o->cold_step, what);
@@ -390,12 +408,12 @@ int cmd_report(int argc, char **argv)
 	if (o.by_site)
 		return report_sites(path, &o, &cfg, r);
 	if (o.json)
-		render_json(stdout, path, r, o.pid, o.for_size);
+		render_json(stdout, path, r, o.pid, &o.for_size);
 	else {
 		render_text(stdout, path, r, o.pid);
 		render_text_spans(stdout, r, memtrace_words_of_meta(r->meta), o.span);
 		if (o.mrc && r->samples)
-			render_text_mrc(stdout, r, o.for_size);
+			render_text_mrc(stdout, r, &o.for_size);
 		if (o.cold && r->samples)
 			render_text_cold(stdout, r);
 	}

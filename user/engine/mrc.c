@@ -190,9 +190,12 @@ static inline __attribute__((always_inline)) uint64_t distance(struct mrc *m, ui
 	} else {
 		s->key = bucket + 1;
 		m->distinct++;
+		m->cold += !m->warming;
 	}
 	axis_set(m, m->now, 1);
 	s->when = m->now++;
+	if (m->warming)
+		return 0;	/* not counted */
 	m->refs++;
 	return d;
 }
@@ -326,7 +329,7 @@ double mrc_miss(const struct mrc *m, uint64_t c, double period, double cold_rati
 		miss = (double)(m->refs - mrc_hits(m, c)) / (double)m->refs;
 		l = h = miss;
 	} else {
-		double reuses = (double)(m->refs - m->distinct);
+		double reuses = (double)(m->refs - m->cold);
 		double cold = cold_ratio < 0 ? 0 : cold_ratio > 1 ? 1 : cold_ratio;
 		if (reuses <= 0) {	/* no reuse seen: nothing known but the cold misses */
 			miss = cold;

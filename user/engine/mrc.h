@@ -49,7 +49,11 @@ struct mrc {
 	/* distances */
 	uint64_t *hist;			/* hist[d - 1]: references of distance d */
 	size_t hcap;
-	uint64_t refs;			/* every reference, cold ones included */
+	uint64_t refs;			/* every reference counted, cold ones included */
+	uint64_t cold;			/* of them, the first to their bucket */
+	/* set: references only warm the stack (a cache filled before the
+	 * counted part), neither refs, cold nor the distances count them */
+	int warming;
 	/* mrc_finish: hits[c - 1] = references of distance <= c, c = 1..distinct */
 	uint64_t *hits;
 	int too_many;			/* the table reached MRC_MAX_BUCKETS: no curve */
@@ -76,7 +80,8 @@ static inline uint64_t mrc_hits(const struct mrc *m, uint64_t c)
 
 /*
  * The miss ratio of a cache of c buckets, with a 95 % interval in *lo,
- * *hi.  period 1: exact, (refs - hits(c)) / refs.  period > 1 (m holds the
+ * *hi.  period 1: exact, (refs - hits(c)) / refs (refs and hits of the
+ * counted references: those added while not warming).  period > 1 (m holds the
  * samples of one reference in period): the samples' reuses at distance > c
  * among their reuses, scaled to the references that are not cold, plus
  * cold_ratio, the cold misses of the whole stream (the estimated distinct

@@ -21,11 +21,20 @@ void rep_mrc_add(struct rep_ctx *c, const struct memtrace_sample *s, size_t n)
 {
 	uint64_t b[BATCH];
 	unsigned shift = c->r->bucket_shift;
+	/* --mrc-warmup: the references before warm_end fill the cache only */
+	uint64_t warm_end = c->r->start_time + c->cfg->mrc_warmup;
 
 	if (!c->mrc_on)
 		return;
 	while (n) {
 		size_t k = n < BATCH ? n : BATCH;
+		c->mrc.warming = c->cfg->mrc_warmup && s[0].time < warm_end;
+		if (c->mrc.warming)	/* up to the end of the warm-up, in one call */
+			for (size_t i = 1; i < k; i++)
+				if (s[i].time >= warm_end) {
+					k = i;
+					break;
+				}
 		for (size_t i = 0; i < k; i++)
 			b[i] = s[i].addr >> shift;
 		mrc_add_many(&c->mrc, b, k);
@@ -58,10 +67,11 @@ int rep_fill_mrc(struct rep_ctx *c, char *err, size_t errlen)
 	/* a curve of references in order: page faults, hint faults, pass
 	 * records and DAMON regions are not the stream a cache sees */
 	const char *cls = memtrace_words_of_meta(r->meta)->sample_class;
-	if (strcmp(cls, "sampled-access") && strcmp(cls, "every-access")) {
+	if (strcmp(cls, "sampled-access") && strcmp(cls, "every-access") &&
+	    strcmp(cls, "buffer-request")) {
 		snprintf(err, errlen, "no miss-ratio curve of a %s trace: its samples are not "
-			 "references in order (record loads/stores with a PMU, or run valgrind)",
-			 cls);
+			 "references in order (record loads/stores with a PMU, run valgrind, or "
+			 "-e buffer-requests for a database's buffer pool)", cls);
 		return -1;
 	}
 	if (m->too_many) {
@@ -78,9 +88,10 @@ int rep_fill_mrc(struct rep_ctx *c, char *err, size_t errlen)
 	o->period = period < 1.0 ? 1.0 : period;
 	o->bucket = r->bucket;
 	o->refs = m->refs;
-	o->cold = m->distinct;
+	r->mrc_warmup = c->cfg->mrc_warmup;
+	o->cold = m->cold;
 	o->footprint = m->distinct;
-	o->cold_ratio = (double)m->distinct / (double)m->refs;
+	o->cold_ratio = (double)m->cold / (double)m->refs;
 	if (!o->exact) {
 		double total = r->data_est.total > (double)m->distinct ? r->data_est.total
 								      : (double)m->distinct;
@@ -123,5 +134,6 @@ double memtrace_mrc_miss(const struct memtrace_report *r, uint64_t bytes, double
 	m.hits = (uint64_t *)o->hits;	/* read only: mrc_miss reads it */
 	m.distinct = o->nhits;
 	m.refs = o->refs;
+	m.cold = o->cold;
 	return mrc_miss(&m, bytes / o->bucket, o->period, o->cold_ratio, lo, hi);
 }

@@ -374,11 +374,29 @@ int recorder_end(struct recorder *r, const char *reason)
 	return rc ? -1 : 0;
 }
 
+void recorder_end_meta(struct recorder *r, const char *key, const char *fmt, ...)
+{
+	char val[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	size_t room = sizeof(r->end_meta) - r->end_meta_len;
+	int n = snprintf(r->end_meta + r->end_meta_len, room, "%s=%s\n", key, val);
+	if (n > 0 && (size_t)n < room) {
+		r->end_meta_len += (size_t)n;
+		r->end_meta_lines++;
+	} else {
+		r->end_meta[r->end_meta_len] = 0;
+	}
+}
+
 /* The counts are the current file's: all of the recording's but with
  * --switch-output, where the files' counts add up to the recording's. */
 int recorder_write_end(struct recorder *r, const char *reason, uint64_t end)
 {
-	char buf[512];
+	char buf[512 + sizeof(r->end_meta)];
 	int n = snprintf(buf, sizeof(buf),
 			 "end_reason=%s\nend_time=%llu\nsamples=%llu\nlost=%llu\nthrottled=%llu\ndropped=%llu\n",
 			 reason, (unsigned long long)end,
@@ -390,6 +408,11 @@ int recorder_write_end(struct recorder *r, const char *reason, uint64_t end)
 	if (r->target_comm[0] && n > 0 && (size_t)n < sizeof(buf)) {	/* what the target became */
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "target_comm=%s\n", r->target_comm);
 		lines++;
+	}
+	if (n > 0 && (size_t)n + r->end_meta_len < sizeof(buf)) {
+		memcpy(buf + n, r->end_meta, r->end_meta_len);
+		n += (int)r->end_meta_len;
+		lines += r->end_meta_lines;
 	}
 	return trace_write_chunk(r->w, CHUNK_END, CODEC_STORED, buf, (size_t)n, lines);
 }

@@ -202,6 +202,14 @@ void recorder_set_metrics_window(struct recorder *r, uint64_t window_ns);
 struct metrics_view;
 void recorder_metrics_view(struct recorder *r, struct metrics_view *v);
 
+/*
+ * A key of the END chunk besides the recorder's own counts (a source's
+ * totals known only at the end: -e buffer-requests' buffer_hits); before
+ * recorder_end.  At most 8 keys, each line < 256 bytes.
+ */
+void recorder_end_meta(struct recorder *r, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Flushes everything and writes the END chunk. */
 int recorder_end(struct recorder *r, const char *reason);
 

@@ -52,6 +52,9 @@ struct recorder {
 	const struct memtrace_words *words;	/* of the HEADER's sample_class */
 	pid_t target;				/* recorder_begin's pid */
 	char target_comm[17];			/* its latest COMM (END target_comm) */
+	char end_meta[2048];			/* recorder_end_meta's lines */
+	size_t end_meta_len;
+	uint32_t end_meta_lines;
 	uint64_t target_comm_time;		/* of that COMM (rings drain in any order) */
 
 	/* merge.c: sorted runs of samples not merged yet, and the chunk being filled */

@@ -359,9 +359,12 @@ static void name_exe(struct mt_maps *m, const char *comm)
 {
 	const struct mt_mapping *exe = NULL;
 
-	/* the executable: the lowest file mapping that is no shared library */
+	/* the executable: the lowest executable file mapping that is no shared
+	 * library (a data file mapped lower, e.g. a buffer-request trace's
+	 * data files, is not it) */
 	for (size_t i = 0; i < m->n && !exe; i++)
-		if (m->v[i].kind == MT_MAP_FILE && !is_solib(m->v[i].file))
+		if (m->v[i].kind == MT_MAP_FILE && (m->v[i].perms & MT_PERM_X) &&
+		    !is_solib(m->v[i].file))
 			exe = &m->v[i];
 	if (!exe)
 		return;

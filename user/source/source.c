@@ -6,6 +6,7 @@
 
 const struct source_ops *const sources[] = {
 	&source_damon,	/* -e damon; -e auto only without PMU and hint faults */
+	&source_bufreq,	/* -e buffer-requests only */
 	&source_module,
 	&source_bpf,
 	&source_perf,

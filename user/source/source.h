@@ -178,6 +178,8 @@ struct source_ops {
 };
 
 extern const struct source_ops source_damon;
+/* -e buffer-requests: a database's buffer-pool requests (source/bufreq/) */
+extern const struct source_ops source_bufreq;
 extern const struct source_ops source_module;
 extern const struct source_ops source_bpf;
 extern const struct source_ops source_perf;

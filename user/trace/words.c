@@ -85,6 +85,19 @@ static const struct memtrace_words words[] = {
 		.series_title = "Working-set size (accessed bits)", .hot = "Hot",
 		.curve = "Buckets by passes found accessed", .activity = "Pages found accessed",
 	},
+	[WORDS_BUFFER_REQUEST] = {
+		.sample_class = "buffer-request",
+		.measure = "each sample is one request of a block from a database server's shared "
+			   "buffer pool (PostgreSQL ReadBuffer: a hit, a miss or a new block), every "
+			   "request in order; addresses are blocks laid out per data file, not memory: "
+			   "wss_data counts distinct blocks requested per window, hot_* and hot_wss "
+			   "count requests",
+		.sample = "buffer request", .samples = "buffer requests", .count = "requests",
+		.verb = "requested", .wss = "blocks requested", .code_wss = "(none: no code addresses)",
+		.data_series = "blocks requested", .code_series = "code (none)",
+		.series_title = "Blocks requested from the buffer pool", .hot = "Most-requested",
+		.curve = "Blocks by request count", .activity = "Buffer requests",
+	},
 };
 
 enum words_class words_class_of(const char *sample_class, const char *source,

@@ -8,7 +8,7 @@
 #include "memtrace/trace.h"
 
 enum words_class { WORDS_SAMPLED_ACCESS, WORDS_EVERY_ACCESS, WORDS_FIRST_TOUCH, WORDS_HINT_FAULT,
-		  WORDS_DAMON_REGIONS, WORDS_ACCESSED_BIT };
+		  WORDS_DAMON_REGIONS, WORDS_ACCESSED_BIT, WORDS_BUFFER_REQUEST };
 
 /* The class a HEADER names, else the one its source and sample_period imply
  * (page-faults: first-touch; valgrind-lackey 1 in 1: every-access; else

@@ -21,7 +21,7 @@ static uint64_t rng(uint64_t *s)
  * n references over nb buckets (scattered keys), a mix of a cyclic scan, a
  * skewed pick and uniform; checks hits(c) for every c against the stack.
  */
-static int check_stream(uint64_t seed, size_t n, uint64_t nb)
+static int check_stream_warm(uint64_t seed, size_t n, uint64_t nb, size_t warm)
 {
 	uint64_t *stack = calloc(nb, sizeof(uint64_t));
 	uint64_t *hist = calloc(nb + 1, sizeof(uint64_t));	/* hist[d], d = 1..nb */
@@ -44,9 +44,9 @@ static int check_stream(uint64_t seed, size_t n, uint64_t nb)
 		while (d < depth && stack[d] != b)
 			d++;
 		if (d == depth) {
-			cold++;
+			cold += i >= warm;	/* the first warm references only fill the stack */
 			depth++;
-		} else {
+		} else if (i >= warm) {
 			hist[d + 1]++;
 		}
 		memmove(stack + 1, stack, d * sizeof(uint64_t));
@@ -56,6 +56,9 @@ static int check_stream(uint64_t seed, size_t n, uint64_t nb)
 	for (size_t i = 0; i < n;) {
 		size_t k = seed & 1 ? 1 + rng(&batch_seed) % 100 : 1;
 		k = k < n - i ? k : n - i;
+		m.warming = i < warm;
+		if (m.warming && i + k > warm)
+			k = warm - i;
 		if (seed & 1)
 			mrc_add_many(&m, all + i, k);
 		else
@@ -63,10 +66,11 @@ static int check_stream(uint64_t seed, size_t n, uint64_t nb)
 		i += k;
 	}
 	mrc_finish(&m);
-	if (m.refs != n || m.distinct != depth) {
-		TEST_FAIL("seed %llu: refs %llu distinct %llu, expected %zu %llu",
+	if (m.refs != n - warm || m.distinct != depth || m.cold != cold) {
+		TEST_FAIL("seed %llu: refs %llu distinct %llu cold %llu, expected %zu %llu %llu",
 			  (unsigned long long)seed, (unsigned long long)m.refs,
-			  (unsigned long long)m.distinct, n, (unsigned long long)depth);
+			  (unsigned long long)m.distinct, (unsigned long long)m.cold, n - warm,
+			  (unsigned long long)depth, (unsigned long long)cold);
 		bad = 1;
 	}
 	uint64_t sum = 0;
@@ -80,7 +84,7 @@ static int check_stream(uint64_t seed, size_t n, uint64_t nb)
 			bad = 1;
 		}
 	}
-	if (!bad && mrc_hits(&m, depth) + cold != n) {
+	if (!bad && mrc_hits(&m, depth) + cold != n - warm) {
 		TEST_FAIL("hits at the footprint + cold != refs");
 		bad = 1;
 	}
@@ -89,6 +93,20 @@ static int check_stream(uint64_t seed, size_t n, uint64_t nb)
 	free(hist);
 	free(all);
 	return bad;
+}
+
+static int check_stream(uint64_t seed, size_t n, uint64_t nb)
+{
+	return check_stream_warm(seed, n, nb, 0);
+}
+
+/* report --mrc-warmup: the first references fill the stack, the rest count */
+TEST(mrc_warmup)
+{
+	for (uint64_t seed = 1; seed <= 20; seed++)
+		if (check_stream_warm(seed * 104729, 200 + seed * 300, 1 + seed % 53, seed * 97))
+			return;
+	check_stream_warm(99, 100000, 900, 60000);
 }
 
 TEST(mrc_small_streams)

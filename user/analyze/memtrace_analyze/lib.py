@@ -161,7 +161,8 @@ class ReportConfig(C.Structure):
                 ("locations", C.c_size_t), ("functions", C.c_size_t), ("flags", C.c_uint),
                 ("filter", Filter), ("root", C.c_char_p), ("debug_dir", C.c_char_p),
                 ("labels", C.c_char_p), ("span", C.c_char_p),
-                ("ncold", C.c_size_t), ("cold_thresholds", u64p), ("cold_step", C.c_uint64)]
+                ("ncold", C.c_size_t), ("cold_thresholds", u64p), ("cold_step", C.c_uint64),
+                ("mrc_warmup", C.c_uint64)]
 
 
 @cstruct("memtrace_series")
@@ -299,7 +300,8 @@ class Report(C.Structure):
                 ("nspace_pids", C.c_size_t), ("space_pids", u32p),
                 ("intervals", C.c_uint64), ("region", C.c_char_p), ("region_bytes", C.c_uint64),
                 ("blind", Blind), ("data_blind", C.POINTER(C.c_uint8)), ("code_blind", C.POINTER(C.c_uint8)),
-                ("mrc", Mrc), ("cold", Cold), ("gaps", C.c_uint64), ("gap_time", C.c_uint64)]
+                ("mrc", Mrc), ("cold", Cold), ("gaps", C.c_uint64), ("gap_time", C.c_uint64),
+                ("mrc_warmup", C.c_uint64)]
 
 
 # --- resolve.h ---------------------------------------------------------------
@@ -909,7 +911,8 @@ def report_dict(r):
 
 
 def report_config(bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensitivity=0.0,
-                  max_peaks=0, locations=0, functions=0, root=None, debug_dir=None, cold=None, cold_step=0):
+                  max_peaks=0, locations=0, functions=0, root=None, debug_dir=None, cold=None, cold_step=0,
+                  mrc_warmup=0):
     """struct memtrace_report_config with the selection's filter, labels and span."""
     cfg = ReportConfig(bucket=bucket, window=window, interval=interval, top=top, sensitivity=sensitivity,
                        max_peaks=max_peaks, locations=locations, functions=functions, flags=flags,
@@ -918,6 +921,7 @@ def report_config(bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sens
         cfg._cold = (C.c_uint64 * len(cold))(*[int(x) for x in cold])
         cfg.ncold, cfg.cold_thresholds = len(cold), C.cast(cfg._cold, u64p)
     cfg.cold_step = cold_step
+    cfg.mrc_warmup = mrc_warmup
     if sel is not None:
         cfg.filter = sel.cstruct()
         cfg.labels = os.fsencode(sel.labels) if sel.labels else None
@@ -927,12 +931,12 @@ def report_config(bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sens
 
 def report(path, bucket=0, window=0, interval=0, top=0, sel=None, flags=0, sensitivity=0.0,
            max_peaks=0, locations=0, functions=0, root=None, debug_dir=None, mrc_sizes=None, cold=None,
-           cold_step=0):
+           cold_step=0, mrc_warmup=0):
     """memtrace_report_compute as plain Python data (dicts, lists, numpy
     arrays), copied out before the report is freed.  mrc_sizes (with
     REPORT_MRC in flags): out["mrc_at"] = {bytes: (miss ratio, lo, hi)}."""
     cfg = report_config(bucket, window, interval, top, sel, flags, sensitivity, max_peaks, locations, functions,
-                        root, debug_dir, cold, cold_step)
+                        root, debug_dir, cold, cold_step, mrc_warmup)
     err = _errbuf()
     rp = fn("memtrace_report_compute")(os.fsencode(path), C.byref(cfg), err, ERRLEN)
     if not rp:

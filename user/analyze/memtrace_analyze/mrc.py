@@ -2,6 +2,12 @@
 of each size over the trace's data references (docs/sizing.md).
 
     memtrace-analyze mrc TRACE -o mrc.png [--bucket 4K] [--for-size 64M]
+        [--warmup 10s] [--measured 64M=0.82,128M=0.94]
+
+--warmup: the references of the recording's first D fill the cache and
+are not counted (report --mrc-warmup).  --measured: hit ratios measured
+at some sizes (e.g. a database's own counters run at each size), drawn
+as points beside the predicted curve, with their gap printed.
 
 The curve, its interval, its knees and the hit ratio at --for-size come
 from memtrace_report_compute (MEMTRACE_REPORT_MRC, the numbers of
@@ -21,6 +27,10 @@ def add_args(p):
     options.add_report_args(p, windows=False)
     p.add_argument("--for-size", default=None, metavar="SIZE",
                    help="mark a cache size (e.g. 64M) and print its predicted hit ratio")
+    p.add_argument("--warmup", default=None, metavar="D",
+                   help="the references of the first D (e.g. 10s) fill the cache, not counted")
+    p.add_argument("--measured", default=None, metavar="SIZE=HIT,...",
+                   help="measured hit ratios at some sizes, drawn beside the prediction")
     add_filter_args(p)
 
 
@@ -32,7 +42,24 @@ def describe(m):
             "not the estimator's error (docs/sizing.md)" % (m["period"], m["references"]))
 
 
-def plot(tr, m, out, for_size=None, at=None, what=""):
+def parse_measured(text):
+    """[(bytes, hit ratio)] of "64M=0.82,128M=0.94"."""
+    out = []
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        size, eq, hit = item.partition("=")
+        try:
+            h = float(hit)
+        except ValueError:
+            h = -1
+        if not eq or not 0 <= h <= 1:
+            raise lib.MemtraceError("bad --measured item %r (SIZE=HIT, hit ratio 0..1)" % item)
+        out.append((lib.parse_size(size), h))
+    return out
+
+
+def plot(tr, m, out, for_size=None, at=None, what="", measured=(), predicted=None):
     from .plotting import cap, plt, save, trace_title  # matplotlib only where a figure is drawn
     fig, ax = plt.subplots(figsize=(9, 5))
     x = m["bytes"].astype(np.float64)
@@ -51,6 +78,10 @@ def plot(tr, m, out, for_size=None, at=None, what=""):
         miss = at[0]
         ax.plot([for_size], [miss], "o", color="tab:green",
                 label="%s: hit ratio %.4f" % (fmt_bytes(for_size), 1 - miss))
+    if measured:
+        ax.plot([b for b, _ in measured], [1 - h for _, h in measured], "D", color="tab:orange",
+                label="measured miss ratio (%s)" % "; ".join("%s: %.4f, predicted %.4f" % (fmt_bytes(b), 1 - h, predicted[b])
+                                                            for b, h in measured))
     ax.set_xscale("log", base=2)
     ax.set_xlim(x[0] if x.size else 1, x[-1] if x.size else 2)
     ax.set_ylim(0, 1.02)
@@ -76,13 +107,20 @@ def run(args, traces):
     for_size = lib.parse_size(args.for_size) if args.for_size else 0
     if args.for_size and not for_size:
         raise lib.MemtraceError("--for-size must be > 0")
+    measured = parse_measured(args.measured)
+    warmup = lib.parse_duration(args.warmup, tr.time_is_ns) if args.warmup else 0
     rep = lib.report(tr.path, bucket=options.bucket(args), sel=sel, flags=lib.REPORT_MRC,
-                     mrc_sizes=[for_size] if for_size else [])
+                     mrc_sizes=([for_size] if for_size else []) + [b for b, _ in measured],
+                     mrc_warmup=warmup)
     need_samples(rep["samples"], tr, sel, "mrc")
     m = rep["mrc"]
     at = rep["mrc_at"].get(for_size) if for_size else None
+    predicted = {b: rep["mrc_at"][b][0] for b, _ in measured}
     out = args.output or "mrc.png"
-    plot(tr, m, out, for_size, at, rep.get("region_line") or sel.what)
+    what = rep.get("region_line") or sel.what
+    if warmup:
+        what = (what + "; " if what else "") + "first %s: warm-up, not counted" % args.warmup
+    plot(tr, m, out, for_size, at, what, measured, predicted)
     print("miss-ratio curve: %s" % describe(m), file=sys.stderr)
     print("footprint %s%s; knees: %s" % (fmt_bytes(m["footprint"] * m["bucket"]),
                                          "" if m["exact"] else " (estimated)",
@@ -91,4 +129,8 @@ def run(args, traces):
         print("at %s: predicted hit ratio %.4f%s" % (fmt_bytes(for_size), 1 - at[0],
                                                     "" if m["exact"] else " (95 %% interval %.4f-%.4f)"
                                                     % (1 - at[2], 1 - at[1])), file=sys.stderr)
+    for b, h in measured:
+        p = 1 - predicted[b]
+        print("at %s: measured hit ratio %.4f, predicted %.4f (gap %+.4f)" % (fmt_bytes(b), h, p, p - h),
+              file=sys.stderr)
     return [out]

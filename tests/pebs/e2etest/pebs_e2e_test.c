@@ -26,7 +26,8 @@
  *
  * Every sample memtrace must record is appended to the list that
  * /sys/kernel/debug/pebs_e2e/log prints, one line "pid,tid,addr,ip,weight,
- * data_src" (the columns of `memtracectl dump` without time and cpu), with
+ * data_src,KIND" (the columns of `memtracectl dump` without time and cpu,
+ * then how it was delivered), with
  * the pid/tid of the task the delivery ran in, read where it ran.  The
  * expected ip, weight and data source come from the bytes written and
  * their meaning (SDM; perf's encoding of a precise store's DSE bits), not
@@ -65,6 +66,7 @@ struct e2e_expect {
 	u64 addr, ip, data_src;
 	u32 weight;
 	pid_t pid, tid;
+	u32 kind;		/* enum e2e_kind: how it was delivered */
 };
 
 static DEFINE_MUTEX(e2e_lock);	/* the list, the sequence, lost */
@@ -77,6 +79,11 @@ static int (*e2e_run)(int (*fn)(const struct memtrace_selftest_target *t,
 				void *arg), void *arg);
 
 enum e2e_kind { E2E_FIXED, E2E_ADAPT, E2E_LOST, E2E_IRQ, E2E_IBS };
+
+static const char *const e2e_names[] = {
+	[E2E_FIXED] = "fixed", [E2E_ADAPT] = "adaptive",
+	[E2E_LOST] = "lost", [E2E_IRQ] = "irq", [E2E_IBS] = "ibs",
+};
 
 struct e2e_cmd {
 	enum e2e_kind kind;
@@ -146,6 +153,7 @@ static int e2e_drain(const struct memtrace_selftest_target *t,
 			.addr = e2e_addr(q), .ip = e2e_ip(q),
 			.data_src = e2e_store_src(e2e_dse(q)),
 			.weight = e2e_lat(q), .pid = pid, .tid = tid,
+			.kind = c->kind,
 		};
 		if (!adaptive) {
 			e2e_put(rec, PEBS_X_FIX_FLAGS, 0x202);
@@ -235,7 +243,9 @@ static void e2e_irq(struct irq_work *work)
 		u64 q = e2e_seq + i;
 		struct e2e_expect *w = &c->want[i];
 
-		*w = (struct e2e_expect){ .pid = pid, .tid = tid, .ip = e2e_ip(q) };
+		*w = (struct e2e_expect){
+			.pid = pid, .tid = tid, .ip = e2e_ip(q), .kind = c->kind,
+		};
 		if (c->kind == E2E_IRQ) {
 			struct x86_pebs_sample s = {
 				.time = ktime_get_mono_fast_ns(),
@@ -308,10 +318,6 @@ static int e2e_deliver(const struct memtrace_selftest_target *t, void *arg)
 static ssize_t e2e_ctl_write(struct file *f, const char __user *ubuf,
 			     size_t len, loff_t *ppos)
 {
-	static const char *const names[] = {
-		[E2E_FIXED] = "fixed", [E2E_ADAPT] = "adaptive",
-		[E2E_LOST] = "lost", [E2E_IRQ] = "irq", [E2E_IBS] = "ibs",
-	};
 	struct e2e_cmd *c;
 	char buf[64], word[16];
 	int n, ret = -EINVAL;
@@ -326,8 +332,8 @@ static ssize_t e2e_ctl_write(struct file *f, const char __user *ubuf,
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
-	for (int k = 0; k < (int)ARRAY_SIZE(names); k++)
-		if (!strcmp(word, names[k])) {
+	for (int k = 0; k < (int)ARRAY_SIZE(e2e_names); k++)
+		if (!strcmp(word, e2e_names[k])) {
 			c->kind = k;
 			c->n = n;
 			mutex_lock(&e2e_lock);
@@ -345,8 +351,9 @@ static int e2e_log_show(struct seq_file *m, void *v)
 	for (unsigned int i = 0; i < e2e_n; i++) {
 		const struct e2e_expect *w = &e2e_log[i];
 
-		seq_printf(m, "%d,%d,0x%llx,0x%llx,%u,0x%llx\n", w->pid, w->tid,
-			   w->addr, w->ip, w->weight, w->data_src);
+		seq_printf(m, "%d,%d,0x%llx,0x%llx,%u,0x%llx,%s\n", w->pid,
+			   w->tid, w->addr, w->ip, w->weight, w->data_src,
+			   e2e_names[w->kind]);
 	}
 	mutex_unlock(&e2e_lock);
 	return 0;

@@ -240,4 +240,6 @@ int memtrace_scan_start(struct memtrace_session *s);
 void memtrace_scan_stop(struct memtrace_session *s);
 bool memtrace_scan_alive(struct memtrace_session *s);
 
+#include "memtrace_selftest.h"
+
 #endif /* MEMTRACE_INTERNAL_H */

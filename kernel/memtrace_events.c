@@ -84,6 +84,9 @@ struct perf_event *memtrace_counter(struct memtrace_session *s, int cpu,
 
 	memtrace_counter_attr(s, !!task, &attr);
 	*bp = NULL;
+	if (memtrace_selftest_wanted(s))	/* test kernels, selftest=1 */
+		return memtrace_selftest_counter(s, &attr, cpu, task,
+						 memtrace_overflow, bp);
 	ev = perf_event_create_kernel_counter(&attr, cpu, task,
 					      memtrace_overflow, s);
 	if (!IS_ERR(ev) && (c->flags & MEMTRACE_CFG_PAGE_FAULT_TP) &&
@@ -192,6 +195,7 @@ void memtrace_events_stop(struct memtrace_session *s)
 	bool had = s->cpu_events || s->cpu_bindings ||
 		   !list_empty(&s->task_events);
 
+	memtrace_selftest_stop(s);	/* no test delivers after this */
 	memtrace_scan_stop(s);	/* no record is written after this */
 	/* no probe runs after this (tracepoint_synchronize_unregister()) */
 	memtrace_probe_stop(s);

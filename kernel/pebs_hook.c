@@ -143,19 +143,15 @@ static u32 memtrace_pebs_sink_fields(u32 fields)
 	return f;
 }
 
-struct memtrace_pebs_binding *
-memtrace_pebs_hook_attach(struct perf_event *event, u32 fields,
-			  const struct memtrace_pebs_ops *ops, void *ctx,
-			  bool *large)
+/* A binding with its sink filled in, not yet handed to the kernel. */
+static struct memtrace_pebs_binding *
+memtrace_pebs_binding_new(struct perf_event *event, u32 fields,
+			  const struct memtrace_pebs_ops *ops, void *ctx)
 {
 	struct memtrace_pebs_binding *b;
-	int ret;
 
-	if (!memtrace_pebs_hook_available())
-		return ERR_PTR(-EOPNOTSUPP);
 	if (!event || !ops || !ops->sample)
 		return ERR_PTR(-EINVAL);
-
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return ERR_PTR(-ENOMEM);
@@ -167,6 +163,22 @@ memtrace_pebs_hook_attach(struct perf_event *event, u32 fields,
 	b->sink.throttled = memtrace_pebs_sink_throttled;
 	b->sink.ctx = b;
 	b->sink.fields = memtrace_pebs_sink_fields(fields);
+	return b;
+}
+
+struct memtrace_pebs_binding *
+memtrace_pebs_hook_attach(struct perf_event *event, u32 fields,
+			  const struct memtrace_pebs_ops *ops, void *ctx,
+			  bool *large)
+{
+	struct memtrace_pebs_binding *b;
+	int ret;
+
+	if (!memtrace_pebs_hook_available())
+		return ERR_PTR(-EOPNOTSUPP);
+	b = memtrace_pebs_binding_new(event, fields, ops, ctx);
+	if (IS_ERR(b))
+		return b;
 
 	ret = hook_attach(event, &b->sink);
 	if (ret < 0) {
@@ -190,6 +202,23 @@ void memtrace_pebs_hook_free(struct memtrace_pebs_binding *b)
 {
 	kfree(b);
 }
+
+#ifdef CONFIG_PERF_X86_PEBS_SINK_SELFTEST
+struct memtrace_pebs_binding *
+memtrace_pebs_hook_bind_selftest(struct perf_event *event, u32 fields,
+				 const struct memtrace_pebs_ops *ops, void *ctx)
+{
+	if (!memtrace_pebs_hook_available())
+		return ERR_PTR(-EOPNOTSUPP);
+	return memtrace_pebs_binding_new(event, fields, ops, ctx);
+}
+
+struct x86_pebs_sink *
+memtrace_pebs_binding_sink(struct memtrace_pebs_binding *b)
+{
+	return b ? &b->sink : NULL;
+}
+#endif
 
 #else /* !X86_PEBS_SINK_VERSION: headers of a kernel without the patch */
 

@@ -120,4 +120,20 @@ memtrace_pebs_hook_attach(struct perf_event *event, u32 fields,
 void memtrace_pebs_hook_detach(struct memtrace_pebs_binding *b);
 void memtrace_pebs_hook_free(struct memtrace_pebs_binding *b);
 
+#ifdef CONFIG_PERF_X86_PEBS_SINK_SELFTEST
+struct x86_pebs_sink;
+/*
+ * Test kernels only (memtrace_selftest.c): a binding of @event with its
+ * sink filled in as memtrace_pebs_hook_attach() fills it, but not handed
+ * to x86_pebs_sink_attach() (the event is no PEBS event: the guest has no
+ * PMU); the sink is for x86_pebs_sink_selftest_drain().  Ended with
+ * memtrace_pebs_hook_free() like any binding.
+ */
+struct memtrace_pebs_binding *
+memtrace_pebs_hook_bind_selftest(struct perf_event *event, u32 fields,
+				 const struct memtrace_pebs_ops *ops, void *ctx);
+struct x86_pebs_sink *
+memtrace_pebs_binding_sink(struct memtrace_pebs_binding *b);
+#endif
+
 #endif /* _MEMTRACE_PEBS_HOOK_H */

@@ -6,7 +6,10 @@
 # kernel carries kernel/perf-pebs-hook.patch: pebs-boot checks that
 # memtrace.ko finds the PEBS sink hook (tests/kernel/guest-pebs.sh);
 # pebs-drain runs the patch's drain on synthetic PEBS records through its
-# test entry (CONFIG_PERF_X86_PEBS_SINK_SELFTEST, tests/pebs/draintest).
+# test entry (CONFIG_PERF_X86_PEBS_SINK_SELFTEST, tests/pebs/draintest);
+# pebs-drain-e2e and ibs-inject deliver synthetic PEBS records and IBS op
+# samples into memtrace.ko (selftest=1) while memtracectl records, and check
+# the trace (tests/kernel/guest-e2e.sh, tests/pebs/e2etest).
 # The kernel is built once (tests/kernel/build-debug-kernel.sh, tens of
 # minutes on 2 cores) and cached in $MEMTRACE_CACHE.  Any splat fails the
 # run with the console excerpt.  One line per test, then "N passed, N failed".
@@ -49,7 +52,7 @@ rm -f /tmp/mt-dbgk-kernel.$$
 read -r abi root <<<"$kern"
 # race-ops=20000: a fifth of the race test's calls (the KASAN kernel made
 # 50,293 calls in its 1,400 s limit on a loaded 2-core host)
-tests=${KERNEL_TESTS:-pebs-boot pebs-drain pages overflow faulttp probe ioctl fuzz perm lifecycle cpuoff targets security record accessed race-ops=20000}
+tests=${KERNEL_TESTS:-pebs-boot pebs-drain pebs-drain-e2e ibs-inject pages overflow faulttp probe ioctl fuzz perm lifecycle cpuoff targets security record accessed race-ops=20000}
 out=$build/kernel-guest/$abi
 . tests/kernel/debug-guest.conf
 tally < <(GUEST_TIMEOUT=${GUEST_TIMEOUT:-3000} GUEST_CPU=$debug_cpu GUEST_APPEND=$debug_append \

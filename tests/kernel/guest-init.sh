@@ -47,6 +47,8 @@ if insmod /memtrace.ko; then
 		accessed-cost) timeout $((400 * slow)) /bin/guest-accessed.sh cost || echo "FAIL accessed-cost: exit $?" ;;
 		pebs-drain) timeout $((120 * slow)) /bin/guest-drain.sh || echo "FAIL pebs-drain: exit $?" ;;
 		pebs-boot) timeout $((300 * slow)) /bin/guest-pebs.sh || echo "FAIL pebs-boot: exit $?" ;;
+		pebs-drain-e2e) timeout $((240 * slow)) /bin/guest-e2e.sh pebs || echo "FAIL pebs-drain-e2e: exit $?" ;;
+		ibs-inject) timeout $((120 * slow)) /bin/guest-e2e.sh ibs || echo "FAIL ibs-inject: exit $?" ;;
 		cost-compare) timeout $((1200 * slow)) /bin/guest-cost.sh || echo "FAIL cost-compare: exit $?" ;;
 		bench) run bench 800 /bin/mtbench ${MTBENCH_REPS:-9} ;;
 		race) run race 1500 /bin/mtkrace -n 100000 -s 1 -T 1400 ;;

@@ -42,6 +42,18 @@ if echo " $tests " | grep -q ' pebs-drain '; then
 	fi
 fi
 
+# the end-to-end test module (tests/pebs/e2etest), when asked for
+e2e_ko=
+if echo " $tests " | grep -qE ' (pebs-drain-e2e|ibs-inject) '; then
+	if e2e_ko=$("$top/tests/pebs/build-drain-test.sh" "$hdr" "$out/e2etest" e2etest 2>"$out/e2etest.err"); then
+		echo "ok   $tag build: pebs_e2e_test.ko against $abi, no warnings"
+	else
+		echo "FAIL $tag build: pebs_e2e_test.ko: $(head -5 "$out/e2etest.err" | tr '\n' ' ')"
+		fail=1
+		e2e_ko=
+	fi
+fi
+
 # initramfs
 ird=$out/initramfs
 rm -rf "$ird"
@@ -56,10 +68,12 @@ cp "$top/tests/kernel/guest-accessed.sh" "$ird/bin/" 2>/dev/null || true
 cp "$top/tests/kernel/guest-cost.sh" "$ird/bin/" 2>/dev/null || true
 cp "$top/tests/kernel/guest-pebs.sh" "$ird/bin/" 2>/dev/null || true
 cp "$top/tests/kernel/guest-drain.sh" "$ird/bin/" 2>/dev/null || true
+cp "$top/tests/kernel/guest-e2e.sh" "$ird/bin/" 2>/dev/null || true
 cp "$top/tests/kernel/guest-lib.sh" "$ird/bin/"
 chmod +x "$ird/init"
 cp "$ko" "$ird/memtrace.ko"
 [ -z "$drain_ko" ] || cp "$drain_ko" "$ird/pebs_drain_test.ko"
+[ -z "$e2e_ko" ] || cp "$e2e_ko" "$ird/pebs_e2e_test.ko"
 for f in "$build"/kernel-tests/*; do [ -x "$f" ] && cp "$f" "$ird/bin/"; done
 [ -x "$build/static/memtracectl" ] && cp "$build/static/memtracectl" "$ird/bin/"
 for f in "$build"/workloads/*; do [ -x "$f" ] && cp "$f" "$ird/bin/"; done

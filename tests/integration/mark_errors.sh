@@ -33,7 +33,10 @@ expect_error "expected BINARY:PROBE, BINARY:PROVIDER:PROBE or START,END" \
 expect_error "has no USDT probe nosuch:probe" "$MT" record --mark "$WL/pageramp:nosuch:probe" -- true
 expect_error "cannot attach to no_such_function" "$MT" record -e page-faults \
 	--mark "$WL/pageramp:no_such_function" -- "$WL/pageramp" -n 2 -c 1
-expect_error "--mark-label and --mark-arg need --mark" "$MT" record --mark-label int -- true
+expect_error "--mark-label, --mark-arg and --mark-grain need --mark" "$MT" record --mark-label int -- true
+expect_error "--mark-label, --mark-arg and --mark-grain need --mark" "$MT" record --mark-grain 1 -- true
+expect_error "invalid --mark-grain '48ns' (a power of two of ns, 1 to 2^31)" "$MT" record \
+	--mark "$WL/pageramp:touch_pages" --mark-grain 48ns -- true
 expect_error "invalid --mark-label 'x'" "$MT" record --mark "$WL/pageramp:touch_pages" --mark-label x -- true
 expect_error "invalid --mark-arg '9'" "$MT" record --mark "$WL/pageramp:touch_pages" --mark-arg 9 -- true
 expect_error "--mark needs the perf, bpf or module backend" "$MT" record -b valgrind \

@@ -16,6 +16,25 @@
 $PY "$TOP/tests/integration/check_mark_ramp.py" "$TMP/ramp.json" >"$TMP/check.out" ||
 	fail "$(cat "$TMP/check.out")"
 
+# span times in 64 ns grains by default (start rounded down, end up: every
+# stored time a multiple of 64), exact with --mark-grain 1; the same spans
+"$MT" record -e page-faults --mark "$WL/pageramp:touch_pages" --mark-label int --mark-arg 2 \
+	--mark-grain 1 -o "$TMP/exact.mtrace" -- "$WL/pageramp" -n 8 -c 2 >/dev/null 2>"$TMP/rec.err" ||
+	fail "record --mark-grain 1 failed: $(cat "$TMP/rec.err")"
+PYTHONPATH="$TOP/user/analyze" MEMTRACE_LIB="$TOP/build/libmemtrace.so" \
+	$PY - "$TMP/ramp.mtrace" "$TMP/exact.mtrace" >"$TMP/grain.out" 2>&1 <<'PY' || fail "$(tail -5 "$TMP/grain.out")"
+import sys
+from memtrace_analyze.lib import Trace
+def spans(path):
+    with Trace(path) as t:
+        return [(s[0], s[1], s[4]) for s in t.spans()]
+g, e = spans(sys.argv[1]), spans(sys.argv[2])
+assert len(g) == len(e) == 32, (len(g), len(e))
+assert all(a % 64 == 0 and b % 64 == 0 and b >= a for a, b, _ in g), g[:4]
+assert sum(a % 64 != 0 for a, _, _ in e) > 16, e[:4]   # exact: nearly never on the grain
+assert sorted(x[2] for x in g) == sorted(x[2] for x in e)
+PY
+
 # a USDT probe pair of a test binary (usdtspans: SDT notes, string labels)
 "$MT" record -e page-faults --mark "$WL/usdtspans:phase__start" -o "$TMP/usdt.mtrace" -- \
 	"$WL/usdtspans" -r 3 >/dev/null 2>"$TMP/rec.err" || fail "record --mark (USDT) failed: $(cat "$TMP/rec.err")"

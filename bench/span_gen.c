@@ -2,14 +2,16 @@
  * span_gen - a synthetic `record --mark` trace through the public writer
  * API (include/memtrace/trace.h), for bench/spans/run.sh:
  *
- *   span_gen OUT SPANS LABELS SAMPLES [SEED]
+ *   span_gen OUT SPANS LABELS SAMPLES [SEED [GRAIN]]
  *
  * THREADS (16) backends of one process run SPANS spans back to back (each
  * 5..35 us long, 2..12 us apart); a span's label is one of LABELS query
  * texts ("SELECT abalance FROM pgbench_accounts WHERE aid = K;", K uniform).
  * SAMPLES samples at uniform random times and threads over the spans'
  * timeline, addresses uniform in 64 MiB of one mapping.  SEED changes
- * everything (a B trace for compare).  Built against whichever libmemtrace
+ * everything (a B trace for compare).  GRAIN: the spans' time grain in ns
+ * (HEADER span_grain; default 64, as `record --mark` stores them; 1: exact;
+ * writers before the grain ignore it).  Built against whichever libmemtrace
  * the script links: the base commit's writer writes SPANS (12) chunks, this
  * one SPANS2 (14).
  */
@@ -32,10 +34,10 @@ static uint64_t rnd(void)
 
 int main(int argc, char **argv)
 {
-	char err[512], label[96];
+	char err[512], label[96], meta[256];
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: span_gen OUT SPANS LABELS SAMPLES [SEED]\n");
+		fprintf(stderr, "usage: span_gen OUT SPANS LABELS SAMPLES [SEED [GRAIN]]\n");
 		return 2;
 	}
 	uint64_t nspans = strtoull(argv[2], NULL, 0), nlabels = strtoull(argv[3], NULL, 0);
@@ -43,9 +45,9 @@ int main(int argc, char **argv)
 	rng = 0x9E3779B97F4A7C15ull ^ (argc > 5 ? strtoull(argv[5], NULL, 0) * 7919 : 0);
 	if (!nlabels)
 		nlabels = 1;
-	struct memtrace_writer *w = memtrace_writer_open(
-		argv[1], "time_unit=ns\nstart_time=1000000000\ntarget_pid=100\nbucket_default=4096\n"
-			 "sample_period=1\n", err, sizeof(err));
+	snprintf(meta, sizeof(meta), "time_unit=ns\nstart_time=1000000000\ntarget_pid=100\n"
+		 "bucket_default=4096\nsample_period=1\nspan_grain=%s\n", argc > 6 ? argv[6] : "64");
+	struct memtrace_writer *w = memtrace_writer_open(argv[1], meta, err, sizeof(err));
 	if (!w) {
 		fprintf(stderr, "span_gen: %s\n", err);
 		return 1;

@@ -289,7 +289,9 @@ long memtrace_trace_span_mask(struct memtrace_trace *t, const char *pattern, siz
 /*
  * Writing (tools and tests that make traces; memtracectl record uses the
  * same writer).  meta: "key=value\n" lines of the HEADER; must hold
- * time_unit and start_time.  Samples are given as columns (time, addr, pid,
+ * time_unit and start_time; span_grain=G (a power of two up to 2^31, default
+ * 1) stores spans in grains of G time units: start rounded down, end up.
+ * Samples are given as columns (time, addr, pid,
  * tid, cpu required; ip/weight/data_src optional: NULL = not recorded).
  */
 struct memtrace_writer;

@@ -96,11 +96,26 @@ struct memtrace_writer *memtrace_writer_open(const char *path, const char *meta,
 		snprintf(err, errlen, "trace meta is too large");
 		return NULL;
 	}
+	unsigned grain_log = 0;
+	char gbuf[32];
+	if (mt_kv_str(meta, "span_grain", gbuf, sizeof(gbuf))) {
+		char *end;
+		unsigned long long g = strtoull(gbuf, &end, 10);
+		while (grain_log <= SPAN2_GRAIN_LOG_MAX && (1ull << grain_log) < g)
+			grain_log++;
+		if (end == gbuf || *end || !g || grain_log > SPAN2_GRAIN_LOG_MAX ||
+		    (1ull << grain_log) != g) {
+			snprintf(err, errlen, "trace meta span_grain=%s: not a power of two from 1 "
+				 "to 2^%u", gbuf, SPAN2_GRAIN_LOG_MAX);
+			return NULL;
+		}
+	}
 	struct trace_writer *w = trace_writer_open_quiet(path, err, errlen);
 	if (!w)
 		return NULL;
 	struct memtrace_writer *mw = mt_xcalloc(1, sizeof(*mw));
 	mw->w = w;
+	mw->spans.grain_log = grain_log;
 	mw->buf = mt_xcalloc(CHUNK_MAX_SAMPLES, sizeof(*mw->buf));
 	if (write_kv(mw, CHUNK_HEADER, meta, err, errlen)) {
 		memtrace_writer_close(mw, NULL, NULL, 0);

@@ -17,6 +17,7 @@
 #include "record/recorder.h"
 #include "record/signals.h"
 #include "resolve/labels.h"
+#include "trace/format.h"
 #include "trace/writer.h"
 #include "source/target.h"
 #include "source/module/accessed.h"
@@ -93,6 +94,8 @@ static void usage(FILE *out)
 		"                         constants as $n; default for postgresql:query__start\n"
 		"                         and mysql:query__start), int, none\n"
 		"      --mark-arg N       the start probe's argument N as label (default 0: first)\n"
+		"      --mark-grain T     span times stored in grains of T (a power of two of ns,\n"
+		"                         default 64ns; 1: exact): start rounded down, end up\n"
 		"      --ring N           module backend: records per CPU ring (power of two, <= 1M);\n"
 		"                         bpf backend: the shared ring holds N records per CPU;\n"
 		"                         --aggregate: the bucket map holds N keys (default 256K)\n"
@@ -360,6 +363,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "mark", required_argument, NULL, 0x111 },
 		{ "mark-label", required_argument, NULL, 0x112 },
 		{ "mark-arg", required_argument, NULL, 0x113 },
+		{ "mark-grain", required_argument, NULL, 0x114 },
 		{ "aggregate", optional_argument, NULL, 0x120 },
 		{ "switch-output", required_argument, NULL, 0x140 },
 		{ "max-files", required_argument, NULL, 0x141 },
@@ -433,6 +437,19 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			}
 			o->mark_arg = (uint32_t)v;
 			break;
+		case 0x114: {
+			int lg = 0;
+			if (mt_parse_duration(optarg, true, &v) || !v || v & (v - 1) ||
+			    v > (1ull << SPAN2_GRAIN_LOG_MAX)) {
+				mt_err("invalid --mark-grain '%s' (a power of two of ns, 1 to 2^%u)",
+				       optarg, SPAN2_GRAIN_LOG_MAX);
+				return 2;
+			}
+			while ((1ull << lg) < v)
+				lg++;
+			o->mark_grain_log = lg;
+			break;
+		}
 		case 0x120:	/* parsed once the backend is known */
 			o->aggregate = 1;
 			o->aggregate_arg = optarg;
@@ -560,8 +577,8 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		mt_err("--kernel needs -a");
 		return 2;
 	}
-	if ((o->mark_label || o->mark_arg) && !o->mark) {
-		mt_err("--mark-label and --mark-arg need --mark");
+	if ((o->mark_label || o->mark_arg || o->mark_grain_log >= 0) && !o->mark) {
+		mt_err("--mark-label, --mark-arg and --mark-grain need --mark");
 		return 2;
 	}
 	if (o->max_files && !o->switch_output) {
@@ -707,6 +724,8 @@ static int record_run(struct record_opts *o, int argc, char **argv)
 		: recorder_open(o->output, cmdline, o->force ? WRITER_FORCE : 0);
 	if (r && labels.len)
 		recorder_set_labels(r, labels.text, labels.len);
+	if (r && o->mark_grain_log >= 0)
+		recorder_set_span_grain(r, (unsigned)o->mark_grain_log);
 	if (r && o->metrics)
 		recorder_set_metrics_window(r, o->metrics_window ? o->metrics_window : 1000000000ull);
 	mt_labels_free(&labels);
@@ -753,7 +772,7 @@ int cmd_record(int argc, char **argv)
 	const char *env_backend = getenv("MEMTRACE_BACKEND");
 	struct record_opts o = {
 		.event = "auto", .backend = env_backend && *env_backend ? env_backend : "auto", .output = "memtrace.mtrace", .seed = 1,
-		.damon_budget_pct = -1,
+		.damon_budget_pct = -1, .mark_grain_log = -1,
 	};
 	int rc = parse_args(argc, argv, &o);
 

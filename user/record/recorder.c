@@ -82,6 +82,9 @@ static void take_meta(struct recorder *r)
 
 	r->time_is_ns = !meta_value(r, "time_unit", buf, sizeof(buf)) || strcmp(buf, "insn");
 	r->horizon = r->time_is_ns ? MERGE_HORIZON_NS : 0;
+	if (!r->spanenc.n)	/* spans in 64 ns grains: finer bits are probe jitter */
+		r->spanenc.grain_log = !r->time_is_ns ? 0 : r->span_grain_set ? r->span_grain_log
+							      : SPAN_ENC_GRAIN_LOG_NS;
 	r->words = words_of_text((const char *)r->meta.data, r->meta.len);
 	r->aggregated = meta_value(r, "aggregate", buf, sizeof(buf)) != NULL;
 	r->columns = COLS_REQUIRED;
@@ -107,6 +110,12 @@ void recorder_set_labels(struct recorder *r, const char *text, size_t len)
 	memcpy(r->labels, text, len);
 	r->labels[len] = 0;
 	r->labels_len = len;
+}
+
+void recorder_set_span_grain(struct recorder *r, unsigned grain_log)
+{
+	r->span_grain_log = grain_log;
+	r->span_grain_set = 1;
 }
 
 int recorder_write_head(struct recorder *r)

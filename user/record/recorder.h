@@ -76,6 +76,11 @@ void recorder_meta(struct recorder *r, const char *key, const char *fmt, ...)
  */
 void recorder_set_labels(struct recorder *r, const char *text, size_t len);
 
+/* --mark-grain: span times stored in grains of 2^grain_log ns, start rounded
+ * down and end up (default SPAN_ENC_GRAIN_LOG_NS; 0: exact).  Before
+ * recorder_begin. */
+void recorder_set_span_grain(struct recorder *r, unsigned grain_log);
+
 /*
  * One span (record --mark): written with the next SPANS chunk (every tick,
  * and at the end).  label: len bytes, no NUL needed.  0.

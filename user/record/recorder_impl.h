@@ -48,6 +48,8 @@ struct recorder {
 	int begun, ended;
 	uint32_t columns;
 	int time_is_ns;
+	unsigned span_grain_log;	/* recorder_set_span_grain, when span_grain_set */
+	int span_grain_set;
 	uint64_t start, horizon;
 	const struct memtrace_words *words;	/* of the HEADER's sample_class */
 	pid_t target;				/* recorder_begin's pid */

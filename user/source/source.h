@@ -61,6 +61,7 @@ struct record_opts {
 	const char *mark_label;	/* --mark-label str|sql|int|none; NULL: sql for a
 				 * query-start USDT probe, else str */
 	uint32_t mark_arg;	/* --mark-arg N: the start probe's argument N (0 = first) */
+	int mark_grain_log;	/* --mark-grain: spans in grains of 2^this ns; -1: unset (64 ns) */
 	uint64_t aggregate;	/* --aggregate[=INTERVAL]: counts per interval of this many
 				 * ns (bpf) or instructions (valgrind), 0 = off */
 	const char *aggregate_arg;	/* its INTERVAL, NULL: the default */

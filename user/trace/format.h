@@ -7,7 +7,7 @@
 
 #define TRACE_MAGIC		"MEMTRACE"
 #define TRACE_MAJOR		1
-#define TRACE_MINOR		3
+#define TRACE_MINOR		4
 #define TRACE_FILE_HDR_SIZE	16
 
 #define CHUNK_MAGIC		0x4B43544Du	/* "MTCK" little-endian */
@@ -64,6 +64,9 @@ enum sample_column {
 #define SPAN_OPEN	(1u << 31)	/* in the length word: the span never ended */
 #define SPAN2_HDR_SIZE	24	/* SPANS2: flags, base, labels, threads, t0 */
 #define SPAN2_RESET	1u	/* SPANS2 flags: the label dictionary starts empty */
+#define SPAN2_GRAIN_SHIFT	8	/* SPANS2 flags bits 8..13: log2 of the time grain */
+#define SPAN2_GRAIN_MASK	(0x3fu << SPAN2_GRAIN_SHIFT)
+#define SPAN2_GRAIN_LOG_MAX	31	/* a grain of at most 2^31 time units */
 #define SPAN2_MAX_SPANS	CHUNK_MAX_SAMPLES	/* spans in one SPANS2 chunk */
 #define PASS_REC_SIZE	16	/* PASSES: time, pid (0: every target), what */
 #define GAP_REC_SIZE	24	/* GAPS: from, to, pid (the target that left), what */

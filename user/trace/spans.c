@@ -110,8 +110,14 @@ static const char *add_v2_body(struct trace_spans *s, const struct trace_chunk *
 	uint32_t runs = get_le32(u.p + 12);
 	uint64_t t0 = get_le64(u.p + 16);
 	u.p += SPAN2_HDR_SIZE;
-	if (flags & ~SPAN2_RESET)
+	if (flags & ~(SPAN2_RESET | SPAN2_GRAIN_MASK))
 		return "unknown flags";
+	unsigned g = (flags & SPAN2_GRAIN_MASK) >> SPAN2_GRAIN_SHIFT;	/* 0: exact times */
+	if (g > SPAN2_GRAIN_LOG_MAX)
+		return "a time grain past 2^31";
+	uint64_t lim = UINT64_MAX >> g;	/* times in grains */
+	if (t0 & (((uint64_t)1 << g) - 1))
+		return "t0 is not a multiple of the time grain";
 	if (flags & SPAN2_RESET)
 		s->nfmap = 0;
 	if (base != s->nfmap)
@@ -151,29 +157,29 @@ static const char *add_v2_body(struct trace_spans *s, const struct trace_chunk *
 	reserve(s, n);
 	size_t i = 0, n0 = s->n;
 	for (uint32_t r = 0; r < runs; r++) {
-		uint64_t k = col_get(&cnt, r), at = t0;	/* at: the previous span's end */
+		uint64_t k = col_get(&cnt, r), at = t0 >> g;	/* at: the previous span's end */
 		if (!k || k > n - i)
 			return "thread runs do not add up to the span count";
 		for (int first = 1; k; k--, i++, first = 0) {
 			uint64_t d = col_get(&start, i), len_ = col_get(&dur, i), st;
 			uint64_t l = col_get(&lab, i);
 			if (first) {
-				if (d > UINT64_MAX - at)
+				if (d > lim - at)
 					return "a time past 2^64";
 				st = at + d;
 			} else {	/* zigzag */
 				uint64_t mag = (d >> 1) + (d & 1);
-				if (d & 1 ? mag > at : mag > UINT64_MAX - at)
+				if (d & 1 ? mag > at : mag > lim - at)
 					return "a time out of range";
 				st = d & 1 ? at - mag : at + mag;
 			}
-			if (len_ > UINT64_MAX - st)
+			if (len_ > lim - st)
 				return "a time past 2^64";
 			if (l >= s->nfmap)
 				return "a label index past the dictionary";
 			at = st + len_;
 			s->v[s->n++] = (struct trace_span){
-				.start = st, .end = at, .pid = (uint32_t)col_get(&pid, r),
+				.start = st << g, .end = at << g, .pid = (uint32_t)col_get(&pid, r),
 				.tid = (uint32_t)col_get(&tid, r), .label = s->fmap[l] };
 		}
 	}

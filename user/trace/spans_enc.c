@@ -10,14 +10,20 @@
 void span_enc_add(struct span_enc *e, uint64_t start, uint64_t end, uint32_t pid, uint32_t tid,
 		  const char *label, size_t len, int open)
 {
+	uint64_t g = (uint64_t)1 << e->grain_log;
+
 	if (len > SPAN_LABEL_MAX)
 		len = SPAN_LABEL_MAX;
+	if (end < start)
+		end = start;
+	start &= ~(g - 1);	/* the stored span contains the true one */
+	end = end > UINT64_MAX - (g - 1) ? UINT64_MAX & ~(g - 1) : (end + g - 1) & ~(g - 1);
 	if (e->n == e->cap) {
 		e->cap = e->cap ? 2 * e->cap : 1024;
 		e->v = mt_xrealloc(e->v, e->cap * sizeof(*e->v));
 	}
 	e->v[e->n++] = (struct trace_span){
-		.start = start, .end = end < start ? start : end, .pid = pid, .tid = tid,
+		.start = start, .end = end, .pid = pid, .tid = tid,
 		.label = span_labels_intern(&e->dict, label ? label : "", label ? len : 0),
 		.open = !!open };
 }
@@ -87,7 +93,7 @@ uint32_t span_enc_payload(struct span_enc *e, struct bytebuf *b)
 	}
 
 	unsigned char h[SPAN2_HDR_SIZE];
-	put_le32(h, e->reset ? SPAN2_RESET : 0);
+	put_le32(h, (e->reset ? SPAN2_RESET : 0) | e->grain_log << SPAN2_GRAIN_SHIFT);
 	put_le32(h + 4, e->written);
 	put_le32(h + 8, nlab);
 	put_le32(h + 12, (uint32_t)runs);
@@ -114,19 +120,21 @@ uint32_t span_enc_payload(struct span_enc *e, struct bytebuf *b)
 	}
 	/* per span: the gap after the thread's previous span (start - its end,
 	 * zigzag: negative if they overlap; a thread's first: start - t0), the
-	 * length, the label */
+	 * length, the label; times in grains (all are multiples of one) */
 	for (size_t i = 0; i < n; i++) {
 		const struct trace_span *s = &e->v[o[i]], *p = i ? &e->v[o[i - 1]] : NULL;
 		if (p && p->pid == s->pid && p->tid == s->tid) {
 			uint64_t d = s->start - p->end;	/* two's complement */
-			col[i] = (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
+			int neg = (int)(d >> 63);
+			uint64_t mag = (neg ? -d : d) >> e->grain_log;
+			col[i] = neg ? 2 * mag - 1 : 2 * mag;
 		} else {
-			col[i] = s->start - t0;
+			col[i] = (s->start - t0) >> e->grain_log;
 		}
 	}
 	put_column(b, col, n);
 	for (size_t i = 0; i < n; i++)
-		col[i] = e->v[o[i]].end - e->v[o[i]].start;
+		col[i] = (e->v[o[i]].end - e->v[o[i]].start) >> e->grain_log;
 	put_column(b, col, n);
 	for (size_t i = 0; i < n; i++)
 		col[i] = e->v[o[i]].label;

@@ -4,7 +4,10 @@
  * trace's SPANS2 chunks, started again when it holds SPAN_ENC_DICT_LABELS
  * labels or SPAN_ENC_DICT_BYTES bytes), a span is a label index, a start
  * delta within its thread and a duration, each column split in byte planes
- * so that zstd sees alike bytes together.
+ * so that zstd sees alike bytes together.  With grain_log > 0 a span's
+ * start is stored rounded down and its end rounded up to a multiple of
+ * 2^grain_log time units (the stored span contains the true one) and the
+ * gaps and lengths are counted in grains.
  *
  *   struct span_enc e = { 0 };
  *   span_enc_add(&e, start, end, pid, tid, label, len, open);
@@ -26,6 +29,10 @@
 #define SPAN_ENC_DICT_LABELS	(1u << 20)
 #define SPAN_ENC_DICT_BYTES	(64u << 20)
 #define SPAN_ENC_NEW_BYTES	(32u << 20)	/* new label text in one chunk, at most (about) */
+/* The recorder's grain for nanosecond traces: 2^6 = 64 ns.  Uprobe
+ * latency is microseconds, so finer bits are jitter; they cost about 2 of
+ * 6.5 bytes per span (docs/performance.md, "Span bytes by grain"). */
+#define SPAN_ENC_GRAIN_LOG_NS	6
 
 struct span_enc {
 	struct span_labels dict;	/* the file's dictionary since its last reset */
@@ -33,6 +40,8 @@ struct span_enc {
 	uint64_t written_bytes;		/* their text */
 	int reset;			/* the next chunk starts a new dictionary */
 	uint32_t dict_max;		/* labels before a reset; 0: SPAN_ENC_DICT_LABELS */
+	unsigned grain_log;		/* times in grains of 2^grain_log units (<= SPAN2_GRAIN_LOG_MAX);
+					 * set before the first span */
 	struct trace_span *v;		/* pending; label: dict index */
 	size_t n, cap;
 };

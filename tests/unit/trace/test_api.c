@@ -67,7 +67,7 @@ TEST(api_info_exact)
 	CHECK(memtrace_trace_end_meta(t, "end_reason") == NULL); /* before info */
 	CHECK(!memtrace_trace_info(t, &in, err, sizeof(err)));
 	CHECK_EQ_U64(in.version_major, 1);
-	CHECK_EQ_U64(in.version_minor, 3);	/* PASSES (format minor 3) */
+	CHECK_EQ_U64(in.version_minor, 4);	/* SPANS2 grain (format minor 4) */
 	CHECK_EQ_U64(in.time_is_ns, 1);
 	CHECK_EQ_U64(in.complete, 1);
 	CHECK_EQ_U64(in.truncated_bytes, 0);

@@ -3,7 +3,11 @@
  * random spans (many threads, open spans, empty and over-long labels,
  * some overlapping their thread's previous one, dictionary resets) encoded and decoded back equal to the input, the old
  * SPANS records still read, labels interned once, corrupt chunks rejected
- * with one line, the size bound, and the public writer/reader round trip.
+ * with one line, the size bound, and the public writer/reader round trip;
+ * spans stored in grains (start rounded down, end up: the stored span holds
+ * the true one) and hand-built payloads of both kinds (exact nanoseconds,
+ * as every trace before the grain; and in grains) decoded as the format
+ * says.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,6 +349,203 @@ TEST(writer_api_round_trip)
 	if (t)
 		memtrace_trace_close(t);
 	unlink(path);
+	free_refs(v, n);
+}
+
+/* (pid, tid, start, end, open, label): a full order, ties and all. */
+static int cmp_full(const void *a, const void *b)
+{
+	const struct ref *x = a, *y = b;
+	int c = cmp_ref(a, b);
+
+	if (c)
+		return c;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->open != y->open)
+		return x->open < y->open ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+/* v with times in grains of g as the format says, computed here: start
+ * down to a multiple of g, end up to one; labels cut to SPAN_LABEL_MAX. */
+static struct ref *rounded(const struct ref *v, size_t n, uint64_t g)
+{
+	struct ref *r = calloc(n, sizeof(*r));
+
+	for (size_t i = 0; i < n; i++) {
+		r[i] = v[i];
+		r[i].start = v[i].start - v[i].start % g;
+		r[i].end = v[i].end % g ? v[i].end + (g - v[i].end % g) : v[i].end;
+		r[i].label = strndup(v[i].label, SPAN_LABEL_MAX);
+	}
+	qsort(r, n, sizeof(*r), cmp_full);
+	return r;
+}
+
+TEST(grain_stores_spans_that_contain_the_true_ones)
+{
+	size_t n = 30000, chunks = 0;
+	uint64_t bytes = 0, bytes_ns = 0;
+	struct ref *v = make_refs(n, 40);
+	struct ref *want = rounded(v, n, 64);
+	struct span_enc e = { .grain_log = 6 }, e_ns = { 0 };
+	struct trace_spans s = { 0 }, s_ns = { 0 };
+
+	CHECK(round_trip(&e, v, n, 5000, &s, &chunks, &bytes) == 0);
+	CHECK_EQ_U64(s.n, n);
+	struct ref *got = calloc(n, sizeof(*got));
+	for (size_t i = 0; i < n && i < s.n; i++)
+		got[i] = (struct ref){ s.v[i].start, s.v[i].end, s.v[i].pid, s.v[i].tid,
+				       strndup(s.labels.v[s.v[i].label], s.labels.len[s.v[i].label]),
+				       (int)s.v[i].open };
+	qsort(got, n, sizeof(*got), cmp_full);
+	for (size_t i = 0; i < n; i++)
+		if (cmp_full(&got[i], &want[i])) {
+			TEST_FAIL("span %zu: [%llu, %llu] where [%llu, %llu] was wanted", i,
+				  (unsigned long long)got[i].start, (unsigned long long)got[i].end,
+				  (unsigned long long)want[i].start, (unsigned long long)want[i].end);
+			break;
+		}
+	/* the same spans in exact nanoseconds take more bytes */
+	CHECK(round_trip(&e_ns, v, n, 5000, &s_ns, &chunks, &bytes_ns) == 0);
+	check_equal(v, n, &s_ns);
+	CHECK(bytes < bytes_ns);
+	trace_spans_free(&s);
+	trace_spans_free(&s_ns);
+	span_enc_free(&e);
+	span_enc_free(&e_ns);
+	free_refs(got, n);
+	free_refs(want, n);
+	free_refs(v, n);
+}
+
+/* A one-thread payload as docs/trace-format.md lays it out: label "q",
+ * pid 7, tid 9, two spans; every column one byte wide. */
+static size_t hand_payload(unsigned char *p, uint32_t flags, uint64_t t0, const uint8_t gap[2],
+			   const uint8_t len[2])
+{
+	size_t k = 0;
+
+	put_le32(p, flags);
+	put_le32(p + 4, 0);	/* base */
+	put_le32(p + 8, 1);	/* nlabels */
+	put_le32(p + 12, 1);	/* nthreads */
+	put_le64(p + 16, t0);
+	k = 24;
+	p[k++] = 1, p[k++] = 1;			/* label lengths: w 1, [1] */
+	p[k++] = 'q';
+	p[k++] = 1, p[k++] = 7;			/* pids */
+	p[k++] = 1, p[k++] = 9;			/* tids */
+	p[k++] = 1, p[k++] = 2;			/* spans per run */
+	p[k++] = 1, p[k++] = gap[0], p[k++] = gap[1];
+	p[k++] = 1, p[k++] = len[0], p[k++] = len[1];
+	p[k++] = 0;				/* label indices: all 0 */
+	put_le32(p + k, 0);			/* nopen */
+	k += 4;
+	p[k++] = 0;				/* open positions: none */
+	return k;
+}
+
+static int decode_one(const unsigned char *p, size_t len, struct trace_spans *s, char *err)
+{
+	struct trace_chunk c = { .type = CHUNK_SPANS2, .count = 2, .offset = 55, .data = p,
+				 .len = len };
+	return trace_spans_add(s, &c, err, 256);
+}
+
+TEST(hand_built_payloads_exact_and_in_grains)
+{
+	unsigned char p[64];
+	char err[256];
+	struct trace_spans s = { 0 };
+
+	/* flags 0 (every trace before the grain): nanoseconds.  Spans
+	 * [t0, t0 + 13], then 5 ns after its end (zigzag 10), 17 long. */
+	size_t k = hand_payload(p, 0, 1000003, (const uint8_t[]){ 0, 10 }, (const uint8_t[]){ 13, 17 });
+	CHECK(decode_one(p, k, &s, err) == 0);
+	CHECK_EQ_U64(s.n, 2);
+	if (s.n == 2) {
+		CHECK_EQ_U64(s.v[0].start, 1000003);
+		CHECK_EQ_U64(s.v[0].end, 1000016);
+		CHECK_EQ_U64(s.v[1].start, 1000021);
+		CHECK_EQ_U64(s.v[1].end, 1000038);
+		CHECK_EQ_U64(s.v[1].pid, 7);
+		CHECK_EQ_U64(s.v[1].tid, 9);
+		CHECK_STR(s.labels.v[s.v[1].label], "q");
+	}
+	trace_spans_free(&s);
+	/* grain 2^6: the same columns count 64 ns units; the second span
+	 * overlaps the first by one grain (zigzag 1: -1) */
+	k = hand_payload(p, 6u << 8, 64000, (const uint8_t[]){ 0, 1 }, (const uint8_t[]){ 3, 2 });
+	CHECK(decode_one(p, k, &s, err) == 0);
+	CHECK_EQ_U64(s.n, 2);
+	if (s.n == 2) {
+		CHECK_EQ_U64(s.v[0].start, 64000);
+		CHECK_EQ_U64(s.v[0].end, 64000 + 3 * 64);
+		CHECK_EQ_U64(s.v[1].start, 64000 + 2 * 64);
+		CHECK_EQ_U64(s.v[1].end, 64000 + 4 * 64);
+	}
+	trace_spans_free(&s);
+	/* t0 off the grain; a grain of 2^32; times past 2^64 in grains */
+	k = hand_payload(p, 6u << 8, 64001, (const uint8_t[]){ 0, 1 }, (const uint8_t[]){ 3, 2 });
+	CHECK(decode_one(p, k, &s, err) == -1);
+	CHECK(strstr(err, "corrupt SPANS2 chunk at offset 55: t0 is not a multiple of the time grain"));
+	trace_spans_free(&s);
+	k = hand_payload(p, 32u << 8, 0, (const uint8_t[]){ 0, 1 }, (const uint8_t[]){ 3, 2 });
+	CHECK(decode_one(p, k, &s, err) == -1);
+	CHECK(strstr(err, "grain past 2^31") != NULL);
+	trace_spans_free(&s);
+	k = hand_payload(p, 31u << 8, (UINT64_MAX >> 31) << 31, (const uint8_t[]){ 0, 0 },
+			 (const uint8_t[]){ 1, 0 });
+	CHECK(decode_one(p, k, &s, err) == -1);
+	CHECK(strstr(err, "past 2^64") != NULL);
+	trace_spans_free(&s);
+}
+
+TEST(writer_api_span_grain)
+{
+	char path[64], err[256];
+	size_t n = 5000;
+	struct ref *v = make_refs(n, 4);
+	struct ref *want = rounded(v, n, 128);
+
+	snprintf(path, sizeof(path), "/tmp/test_spans_grain.%d.mtrace", (int)getpid());
+	CHECK(memtrace_writer_open(path, "time_unit=ns\nstart_time=0\nspan_grain=48\n", err,
+				   sizeof(err)) == NULL);
+	CHECK(strstr(err, "span_grain=48: not a power of two") && !strchr(err, '\n'));
+	CHECK(memtrace_writer_open(path, "time_unit=ns\nstart_time=0\nspan_grain=4294967296\n",
+				   err, sizeof(err)) == NULL);
+	struct memtrace_writer *w = memtrace_writer_open(path, "time_unit=ns\nstart_time=0\n"
+							 "span_grain=128\n", err, sizeof(err));
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	int bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad |= memtrace_writer_span(w, v[i].start, v[i].end, v[i].pid, v[i].tid, v[i].label,
+					    v[i].open, err, sizeof(err));
+	bad |= memtrace_writer_close(w, "end_time=1\n", err, sizeof(err));
+	CHECK(!bad);
+	struct memtrace_trace *t = memtrace_trace_open(path, err, sizeof(err));
+	const struct memtrace_span *sp;
+	long got = t ? memtrace_trace_spans(t, &sp, err, sizeof(err)) : -1;
+	CHECK_EQ_U64(got, n);
+	struct ref *g = calloc(n, sizeof(*g));
+	for (long i = 0; i < got && i < (long)n; i++)
+		g[i] = (struct ref){ sp[i].start, sp[i].end, sp[i].pid, sp[i].tid,
+				     (char *)sp[i].label, sp[i].open };
+	qsort(g, n, sizeof(*g), cmp_full);
+	for (size_t i = 0; got == (long)n && i < n; i++)
+		if (cmp_full(&g[i], &want[i])) {
+			TEST_FAIL("span %zu differs", i);
+			break;
+		}
+	free(g);
+	if (t)
+		memtrace_trace_close(t);
+	unlink(path);
+	free_refs(want, n);
 	free_refs(v, n);
 }
 

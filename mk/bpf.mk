@@ -26,7 +26,7 @@ LIBS       += -lbpf
 STATIC_LIBS := -lbpf $(STATIC_LIBS)
 BPF_HDRS    = user/source/bpf/memtrace_vmlinux.h user/source/bpf/sample.h \
 	      user/source/probes/alloc.h user/source/probes/mark.h \
-	      user/source/bufreq/bufreq.h
+	      user/source/bufreq/bufreq.h user/source/probes/probe_tgids.bpf.h
 
 define bpf_prog_rule
 $$(BUILD)/bpf/%.bpf.o: user/source/$(1)/%.bpf.c $$(BPF_HDRS)

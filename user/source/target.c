@@ -44,6 +44,20 @@ static void exec_path(const char *cmd, char *path, size_t len)
 	snprintf(path, len, "%s", cmd);
 }
 
+int target_which(const char *cmd, char *out, size_t len)
+{
+	const char *p = getenv("PATH");
+
+	for (p = p ? p : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		snprintf(out, len, "%.*s/%s", (int)n, n ? p : ".", cmd);
+		if (access(out, X_OK) == 0)
+			return 0;
+		p += n + (p[n] == ':');
+	}
+	return -1;
+}
+
 int target_exec_error(const char *cmd, int e)
 {
 	char path[4096], line[256] = "";

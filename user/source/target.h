@@ -33,6 +33,10 @@ void target_child_set_status(pid_t pid, int status);
  */
 int target_child_result(int wait_ms);
 
+/* The executable file cmd names in PATH (the first one; cmd without a '/'),
+ * in out: 0, else -1. */
+int target_which(const char *cmd, char *out, size_t len);
+
 /* One-line error and -1 if pid does not exist or may not be traced. */
 int target_check(pid_t pid);
 

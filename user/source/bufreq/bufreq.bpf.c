@@ -16,15 +16,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* -p trees and -- CMD: only the processes in tgids (kept up to date at fork) */
-const volatile bool filter_tgids = false;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, __u8);
-} tgids SEC(".maps");
+#include "../probes/probe_tgids.bpf.h"
 
 /* 16 MiB: ~400,000 requests; the collector is woken at a quarter */
 #define BUFREQ_RING_BYTES (16 << 20)
@@ -49,13 +41,6 @@ static __always_inline void bump(__u32 k)
 		(*c)++;
 }
 
-static __always_inline bool wanted(__u64 id)
-{
-	__u32 tgid = id >> 32;
-
-	return !filter_tgids || bpf_map_lookup_elem(&tgids, &tgid);
-}
-
 /* (fork, block, spc, db, rel, backend, is_extend) */
 SEC("usdt")
 int buffer_read_start(struct pt_regs *ctx)
@@ -63,7 +48,7 @@ int buffer_read_start(struct pt_regs *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	long fork = 0, block = 0, spc = 0, db = 0, rel = 0, backend = 0, ext = 0;
 
-	if (!wanted(id))
+	if (!tgid_wanted(id >> 32))
 		return 0;
 	bpf_usdt_arg(ctx, 5, &backend);
 	if ((int)backend != -1) {
@@ -102,27 +87,12 @@ int buffer_read_done(struct pt_regs *ctx)
 {
 	long backend = 0, found = 0;
 
-	if (!wanted(bpf_get_current_pid_tgid()))
+	if (!tgid_wanted(bpf_get_current_pid_tgid() >> 32))
 		return 0;
 	bpf_usdt_arg(ctx, 5, &backend);
 	if ((int)backend != -1)
 		return 0;
 	bpf_usdt_arg(ctx, 7, &found);
 	bump((found & 0xff) ? MT_BUFREQ_HITS : MT_BUFREQ_MISSES);
-	return 0;
-}
-
-/* A new process of a recorded one (a backend the postmaster forks). */
-SEC("tp_btf/sched_process_fork")
-int bufreq_fork(__u64 *ctx)
-{
-	struct task_struct *parent = (struct task_struct *)ctx[0];
-	struct task_struct *child = (struct task_struct *)ctx[1];
-	__u32 ptgid = parent->tgid, ctgid = child->tgid;
-	__u8 on = 1;
-
-	if (!filter_tgids || ptgid == ctgid || !bpf_map_lookup_elem(&tgids, &ptgid))
-		return 0;
-	bpf_map_update_elem(&tgids, &ctgid, &on, BPF_ANY);
 	return 0;
 }

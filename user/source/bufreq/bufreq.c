@@ -28,6 +28,7 @@
 #include "record/recorder.h"
 #include "source/bpf/bpf.h"
 #include "source/bufreq/bufreq_layout.h"
+#include "source/probes/probe_tgids.h"
 #include "source/probes/usdt_notes.h"
 #include "source/source.h"
 #include "source/target.h"
@@ -88,14 +89,8 @@ static int find_server(const struct record_opts *o, char *out, size_t len, char 
 		}
 		return 0;
 	}
-	const char *p = getenv("PATH");
-	for (p = p ? p : "/usr/local/bin:/usr/bin:/bin"; *p;) {
-		size_t n = strcspn(p, ":");
-		snprintf(out, len, "%.*s/%s", (int)n, n ? p : ".", cmd);
-		if (access(out, X_OK) == 0)
-			return 0;
-		p += n + (p[n] == ':');
-	}
+	if (!target_which(cmd, out, len))
+		return 0;
 	snprintf(why, whylen, "-e " EVENT ": no command '%s' in PATH", cmd);
 	return -1;
 }
@@ -266,29 +261,15 @@ static int drain_ring(struct bufreq_session *s)
 	return s->failed ? -1 : 0;
 }
 
-static int add_tgid(struct bufreq_session *s, pid_t pid)
+/* The processes recorded: -p's trees, or the command (before its exec). */
+static int add_targets(struct bufreq_session *s, const struct record_opts *o)
 {
-	__u32 key = (__u32)pid;
-	__u8 on = 1;
+	struct bpf_map *m = s->skel->maps.tgids;
 
-	return bpf_map__update_elem(s->skel->maps.tgids, &key, sizeof(key), &on, sizeof(on),
-				    BPF_ANY);
-}
-
-/* -p: the trees' processes; listed twice, for what forked while the fork
- * program was not yet attached. */
-static int add_trees(struct bufreq_session *s, const struct record_opts *o)
-{
-	for (int pass = 0; pass < 2; pass++) {
-		struct target_tasks t = { 0 };
-		target_tree(o->pids, o->npids, !o->no_children, &t);
-		for (size_t i = 0; i < t.n; i++)
-			if (add_tgid(s, t.t[i].pid)) {
-				mt_err("-e " EVENT ": the BPF process map: %s", strerror(errno));
-				target_tasks_free(&t);
-				return -1;
-			}
-		target_tasks_free(&t);
+	if ((o->npids > 0 && probe_tgids_add_trees(m, o)) ||
+	    (s->child > 0 && probe_tgids_add(m, s->child))) {
+		mt_err("-e " EVENT ": the BPF process map: %s", strerror(errno));
+		return -1;
 	}
 	return 0;
 }
@@ -308,7 +289,7 @@ static int load(struct bufreq_session *s)
 		mt_err("-e " EVENT ": cannot load the BPF programs: %s", bpf_last_error());
 		return -1;
 	}
-	if (!(k->links.bufreq_fork = bpf_program__attach(k->progs.bufreq_fork))) {
+	if (!(k->links.probe_fork = bpf_program__attach(k->progs.probe_fork))) {
 		mt_err("-e " EVENT ": cannot attach to sched_process_fork: %s", bpf_last_error());
 		return -1;
 	}
@@ -422,8 +403,7 @@ static void *bufreq_open(const struct record_opts *o, struct recorder *r)
 	}
 	/* the origin before the probes: no request precedes the trace's start */
 	uint64_t start = mt_now_ns();
-	if (load(s) || (o->npids > 0 && add_trees(s, o)) ||
-	    (s->child > 0 && add_tgid(s, s->child))) {
+	if (load(s) || add_targets(s, o)) {
 		if (s->child > 0)
 			kill(s->child, SIGKILL);
 		goto fail;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "source/target.h"
 #include "util/util.h"
 
 static const char *const lib_dirs[] = {
@@ -180,21 +181,11 @@ static int is_elf(const char *path)
 void alloc_files_of_command(const char *cmd, struct alloc_files *f)
 {
 	char path[4096], lib[4096];
-	const char *p = getenv("PATH");
 
 	if (strchr(cmd, '/'))
 		snprintf(path, sizeof(path), "%s", cmd);
-	else {
+	else if (target_which(cmd, path, sizeof(path)))
 		path[0] = 0;
-		for (p = p ? p : "/usr/local/bin:/usr/bin:/bin"; *p;) {
-			size_t n = strcspn(p, ":");
-			snprintf(path, sizeof(path), "%.*s/%s", (int)n, n ? p : ".", cmd);
-			if (access(path, X_OK) == 0)
-				break;
-			path[0] = 0;
-			p += n + (p[n] == ':');
-		}
-	}
 	if (path[0]) {
 		alloc_files_add(f, path);
 		add_needed(path, f);

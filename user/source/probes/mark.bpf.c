@@ -19,16 +19,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 label_kind = MT_MARK_LABEL_STR;
 const volatile __u32 arg_index = 0;
-/* -p trees and -- CMD: only the processes in tgids (kept up to date at fork),
- * not every process that runs the binary */
-const volatile bool filter_tgids = false;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, __u8);
-} tgids SEC(".maps");
+#include "probe_tgids.bpf.h"
 /* wake the collector once a quarter of the ring waits (else it drains every
  * 100 ms): a wakeup per record would cost a record-loop round per probe */
 #define MARK_RING_BYTES (4 << 20)
@@ -48,9 +39,8 @@ struct {
 static __always_inline int emit(__u32 kind, long arg)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
 
-	if (filter_tgids && !bpf_map_lookup_elem(&tgids, &tgid))
+	if (!tgid_wanted(id >> 32))
 		return 0;
 	struct mt_mark_rec *r = bpf_ringbuf_reserve(&marks, sizeof(*r), 0);
 	if (!r) {
@@ -112,19 +102,4 @@ SEC("uprobe")
 int uprobe_end(struct pt_regs *ctx)
 {
 	return emit(MT_MARK_END, 0);
-}
-
-/* A new process of a recorded one has its spans recorded too. */
-SEC("tp_btf/sched_process_fork")
-int mark_fork(__u64 *ctx)
-{
-	struct task_struct *parent = (struct task_struct *)ctx[0];
-	struct task_struct *child = (struct task_struct *)ctx[1];
-	__u32 ptgid = parent->tgid, ctgid = child->tgid;
-	__u8 on = 1;
-
-	if (!filter_tgids || ptgid == ctgid || !bpf_map_lookup_elem(&tgids, &ptgid))
-		return 0;
-	bpf_map_update_elem(&tgids, &ctgid, &on, BPF_ANY);
-	return 0;
 }

@@ -14,6 +14,7 @@
 #include "record/recorder.h"
 #include "source/bpf/bpf.h"
 #include "source/target.h"
+#include "source/probes/probe_tgids.h"
 #include "source/probes/usdt_notes.h"
 #include "util/util.h"
 #include "source/probes/mark.h"
@@ -54,22 +55,6 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-static int in_path(const char *bin, char *out, size_t len)
-{
-	const char *p = getenv("PATH");
-
-	if (!p)
-		p = "/usr/local/bin:/usr/bin:/bin";
-	while (*p) {
-		size_t n = strcspn(p, ":");
-		snprintf(out, len, "%.*s/%s", (int)n, n ? p : ".", bin);
-		if (access(out, X_OK) == 0)
-			return 1;
-		p += n + (p[n] == ':');
-	}
-	return 0;
-}
-
 /* BIN: a path, the executable of a -p process or of the command with that
  * name, else found in PATH. */
 static int find_binary(const struct record_opts *o, const char *bin, char *out, size_t len,
@@ -94,10 +79,10 @@ static int find_binary(const struct record_opts *o, const char *bin, char *out, 
 	}
 	if (o->argv && !strcmp(base_name(o->argv[0]), bin)) {
 		if (strchr(o->argv[0], '/') ? realpath(o->argv[0], out) != NULL
-					   : in_path(bin, out, len))
+					   : !target_which(bin, out, len))
 			return 0;
 	}
-	if (in_path(bin, out, len))
+	if (!target_which(bin, out, len))
 		return 0;
 	snprintf(err, errlen, "--mark: no binary '%s' (give its path, or -p a process running it)",
 		 bin);
@@ -209,36 +194,21 @@ static struct bpf_link *attach(struct bpf_program *usdt, struct bpf_program *up,
 
 int mark_add_pid(struct mark_session *m, int pid)
 {
-	__u32 key = (__u32)pid;
-	__u8 on = 1;
-
-	return bpf_map__update_elem(m->skel->maps.tgids, &key, sizeof(key), &on, sizeof(on), BPF_ANY);
+	return probe_tgids_add(m->skel->maps.tgids, pid);
 }
 
 int mark_del_pid(struct mark_session *m, int pid)
 {
-	__u32 key = (__u32)pid;
-
-	return bpf_map__delete_elem(m->skel->maps.tgids, &key, sizeof(key), 0);
+	return probe_tgids_del(m->skel->maps.tgids, pid);
 }
 
-/* -p: the trees' processes; listed twice, for what forked while the fork
- * program was not yet attached. */
 static int add_trees(struct mark_session *m, const struct record_opts *o, char *err,
 		     size_t errlen)
 {
-	for (int pass = 0; pass < 2; pass++) {
-		struct target_tasks t = { 0 };
-		target_tree(o->pids, o->npids, !o->no_children, &t);
-		for (size_t i = 0; i < t.n; i++)
-			if (mark_add_pid(m, t.t[i].pid)) {
-				snprintf(err, errlen, "--mark: the BPF tgid map: %s", strerror(errno));
-				target_tasks_free(&t);
-				return -1;
-			}
-		target_tasks_free(&t);
-	}
-	return 0;
+	if (!probe_tgids_add_trees(m->skel->maps.tgids, o))
+		return 0;
+	snprintf(err, errlen, "--mark: the BPF tgid map: %s", strerror(errno));
+	return -1;
 }
 
 static int load(struct mark_session *m, const struct record_opts *o, char *err, size_t errlen)
@@ -254,7 +224,7 @@ static int load(struct mark_session *m, const struct record_opts *o, char *err, 
 	s->rodata->label_kind = m->label_kind == MT_MARK_LABEL_SQL ? MT_MARK_LABEL_STR : m->label_kind;
 	s->rodata->arg_index = o->mark_arg;
 	s->rodata->filter_tgids = o->npids > 0 || o->argv;
-	bpf_program__set_autoload(s->progs.mark_fork, o->npids > 0 || o->argv);
+	bpf_program__set_autoload(s->progs.probe_fork, o->npids > 0 || o->argv);
 	bpf_program__set_autoload(s->progs.usdt_start, m->start.usdt);
 	bpf_program__set_autoload(s->progs.uprobe_start, !m->start.usdt);
 	bpf_program__set_autoload(s->progs.usdt_end, m->end.usdt);
@@ -277,7 +247,7 @@ static int load(struct mark_session *m, const struct record_opts *o, char *err, 
 		return -1;
 	}
 	*(m->end.usdt ? &s->links.usdt_end : &s->links.uprobe_end) = l;
-	if ((o->npids || o->argv) && !(s->links.mark_fork = bpf_program__attach(s->progs.mark_fork))) {
+	if ((o->npids || o->argv) && !(s->links.probe_fork = bpf_program__attach(s->progs.probe_fork))) {
 		snprintf(err, errlen, "--mark: cannot attach to sched_process_fork: %s",
 			 bpf_last_error());
 		return -1;

@@ -12,6 +12,7 @@
 #   - the prediction is within 5 percentage points of the hit ratio the
 #     server measures when restarted at each size and run the same way
 #     (pg_stat_database after a warm-up, counters reset).
+# Refusals (-a, a program without the probes, -c) are one line each.
 # About 2.5 minutes.  The last line gives predicted and measured ratios.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
@@ -22,6 +23,13 @@ WARM=15 RUN=15
 
 "$MT" status 2>&1 | grep -q '^  buffers: -e buffer-requests: available' ||
 	skip bpf "-e buffer-requests needs BPF: $("$MT" status 2>&1 | grep '^  buffers:')"
+# refused in one line each: not one server, no probes, sampling options
+expect_error "records one database server" "$MT" record -e buffer-requests -a -o "$TMP/x.mtrace"
+expect_error "has no USDT probe postgresql:buffer__read__start" \
+	"$MT" record -e buffer-requests -o "$TMP/x.mtrace" -- /bin/true
+expect_error "-c and --random-period do not apply" \
+	"$MT" record -e buffer-requests -c 10 -o "$TMP/x.mtrace" -- /bin/true
+[ ! -e "$TMP/x.mtrace" ] || fail "a refused recording wrote $TMP/x.mtrace"
 pg_init
 pg_start -c shared_buffers=512MB -c autovacuum=off
 psql() { as_pg $PGBIN/psql -h "$DB" -U postgres -d postgres -XAtq "$@"; }

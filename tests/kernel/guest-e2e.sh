@@ -126,12 +126,14 @@ if [ $what = pebs ]; then
 	# fixed-format and adaptive records through the drain; records without
 	# meminfo lost; samples from hard IRQ between them, while memtracectl reads
 	if run mixed "" "fixed 64" "adaptive 64" "lost 5" "irq 200" "fixed 300" \
-		"adaptive 300" "irq 500" "fixed 2000"; then
+		"adaptive 300" "irq 500" "fixed 2000" "fmt1 50" "fmt2 80"; then
 		exact mixed &&
 			ok "mixed: the $ngot samples in the trace = the $nexp delivered (pid,tid,addr,ip,weight,data_src), each once, mode $mode, large_pebs $(meta large_pebs), dropped 0"
 		# each kind on its own: its samples all in the trace, as many as sent
 		kind fixed 2364 "fmt3 records (drains of 64, 300, 2000) through x86_pebs_sink_selftest_drain into memtrace's sink"
 		kind adaptive 364 "fmt4 basic+meminfo records (drains of 64, 300) through the drain"
+		kind fmt1 50 "fmt1 records (no TSC, no real IP) through the drain"
+		kind fmt2 80 "fmt2 records (no TSC) through the drain"
 		kind irq 700 "x86_pebs_samples handed to the sink from irq_work (hard IRQ) while memtracectl read"
 		if [ "$lost" = 5 ] && [ "$lost_made" = 5 ] && ! grep -q ',lost$' /tmp/e2e.kinds; then
 			ok "lost: 5 adaptive records without meminfo: the trace's END lost=5, no sample for them"

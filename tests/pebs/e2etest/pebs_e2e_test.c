@@ -78,11 +78,13 @@ static struct dentry *e2e_dir;
 static int (*e2e_run)(int (*fn)(const struct memtrace_selftest_target *t,
 				void *arg), void *arg);
 
-enum e2e_kind { E2E_FIXED, E2E_ADAPT, E2E_LOST, E2E_IRQ, E2E_IBS };
+enum e2e_kind { E2E_FIXED, E2E_ADAPT, E2E_LOST, E2E_IRQ, E2E_IBS, E2E_FMT1, E2E_FMT2 };
 
+/* fixed: PEBS_FMT 3; fmt1, fmt2: the older fixed layouts (no TSC; fmt1 no real IP) */
 static const char *const e2e_names[] = {
 	[E2E_FIXED] = "fixed", [E2E_ADAPT] = "adaptive",
 	[E2E_LOST] = "lost", [E2E_IRQ] = "irq", [E2E_IBS] = "ibs",
+	[E2E_FMT1] = "fmt1", [E2E_FMT2] = "fmt2",
 };
 
 struct e2e_cmd {
@@ -126,12 +128,15 @@ static u32 e2e_lat(u64 q) { return (u32)(30 + q % 977); }
 static int e2e_drain(const struct memtrace_selftest_target *t,
 		     struct e2e_cmd *c, struct e2e_expect *want)
 {
-	bool adaptive = c->kind != E2E_FIXED;
+	bool adaptive = c->kind == E2E_ADAPT || c->kind == E2E_LOST;
 	bool meminfo = c->kind != E2E_LOST;
-	u32 size = !adaptive ? PEBS_X_FMT3_SIZE :
+	u32 format = c->kind == E2E_FMT1 ? 1 : c->kind == E2E_FMT2 ? 2 : 3;
+	u32 fixed_size = format == 1 ? PEBS_X_FMT1_SIZE :
+			 format == 2 ? PEBS_X_FMT2_SIZE : PEBS_X_FMT3_SIZE;
+	u32 size = !adaptive ? fixed_size :
 		   meminfo ? E2E_ADAPTIVE : PEBS_X_BASIC_SIZE + E2E_GP_GROUP;
 	struct pebs_x_layout layout = {
-		.format = adaptive ? 4 : 3, .adaptive = adaptive,
+		.format = adaptive ? 4 : format, .adaptive = adaptive,
 		.flags = adaptive ? 0 : PEBS_X_LDLAT, .record_size = size,
 	};
 	u64 tsc = rdtsc();
@@ -162,9 +167,12 @@ static int e2e_drain(const struct memtrace_selftest_target *t,
 			e2e_put(rec, PEBS_X_FIX_DLA, e2e_addr(q));
 			e2e_put(rec, PEBS_X_FIX_DSE, e2e_dse(q));
 			e2e_put(rec, PEBS_X_FIX_LAT, e2e_lat(q));
-			e2e_put(rec, PEBS_X_FIX_REAL_IP, e2e_ip(q) + 0x40);
-			e2e_put(rec, PEBS_X_FIX_TSX, 0xdead00000000ull);
-			e2e_put(rec, PEBS_X_FIX_TSC, tsc - (u64)(c->n - i));
+			if (format >= 2) {	/* the layouts grow at the end */
+				e2e_put(rec, PEBS_X_FIX_REAL_IP, e2e_ip(q) + 0x40);
+				e2e_put(rec, PEBS_X_FIX_TSX, 0xdead00000000ull);
+			}
+			if (format >= 3)
+				e2e_put(rec, PEBS_X_FIX_TSC, tsc - (u64)(c->n - i));
 			continue;
 		}
 		e2e_put(rec, PEBS_X_BASIC_HDR, ((u64)size << 48) |
@@ -288,6 +296,8 @@ static int e2e_deliver(const struct memtrace_selftest_target *t, void *arg)
 	want = e2e_log + e2e_n;
 	switch (c->kind) {
 	case E2E_FIXED:
+	case E2E_FMT1:
+	case E2E_FMT2:
 	case E2E_ADAPT:
 	case E2E_LOST:
 		ret = e2e_drain(t, c, want);

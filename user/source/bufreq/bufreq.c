@@ -33,6 +33,7 @@
 #include "source/source.h"
 #include "source/target.h"
 #include "trace/words.h"
+#include "util/pid_set.h"
 #include "util/util.h"
 #include "source/bufreq/bufreq.h"
 #include "bufreq.skel.h"
@@ -58,8 +59,7 @@ struct bufreq_session {
 	struct bufreq_layout layout;
 	struct memtrace_sample *batch;	/* this drain's requests */
 	size_t nbatch, capbatch;
-	uint32_t *tids;			/* processes noted (open addressing, tid + 1) */
-	size_t ntids, captids;
+	struct pid_set tids;		/* processes noted (recorder_note_thread) */
 	uint64_t requests, beyond;	/* recorded; past BUFREQ_MAX_SEGS segments */
 	uint64_t counts[MT_BUFREQ_NCOUNTS];
 	uint64_t counts_at;		/* wall time of the last read of counts[] */
@@ -153,28 +153,8 @@ static void bufreq_status(FILE *out)
 
 static void note_tid(struct bufreq_session *s, uint64_t time, uint32_t tid)
 {
-	if (2 * (s->ntids + 1) > s->captids) {
-		size_t cap = s->captids ? 2 * s->captids : 256;
-		uint32_t *t = mt_xcalloc(cap, sizeof(*t));
-		for (size_t i = 0; i < s->captids; i++) {
-			if (!s->tids[i])
-				continue;
-			size_t j = (s->tids[i] * 2654435761u) & (cap - 1);
-			while (t[j])
-				j = (j + 1) & (cap - 1);
-			t[j] = s->tids[i];
-		}
-		free(s->tids);
-		s->tids = t;
-		s->captids = cap;
-	}
-	size_t j = ((tid + 1) * 2654435761u) & (s->captids - 1);
-	while (s->tids[j] && s->tids[j] != tid + 1)
-		j = (j + 1) & (s->captids - 1);
-	if (s->tids[j])
+	if (!pid_set_add(&s->tids, (pid_t)tid))
 		return;
-	s->tids[j] = tid + 1;
-	s->ntids++;
 	char comm[64];
 	target_comm((pid_t)tid, (pid_t)tid, comm, sizeof(comm));
 	if (recorder_note_thread(s->r, time, (uint32_t)s->target, tid, comm))
@@ -274,6 +254,17 @@ static int add_targets(struct bufreq_session *s, const struct record_opts *o)
 	return 0;
 }
 
+/* prog on the server's USDT probe name (every location), its link in *link */
+static int attach_usdt(struct bufreq_session *s, struct bpf_program *prog, const char *name,
+		       struct bpf_link **link)
+{
+	*link = bpf_program__attach_usdt(prog, -1, s->bin, PROVIDER, name, NULL);
+	if (*link)
+		return 0;
+	mt_err("-e " EVENT ": cannot attach to %s in %s: %s", name, s->bin, bpf_last_error());
+	return -1;
+}
+
 static int load(struct bufreq_session *s)
 {
 	struct mt_bufreq_bpf *k;
@@ -293,20 +284,9 @@ static int load(struct bufreq_session *s)
 		mt_err("-e " EVENT ": cannot attach to sched_process_fork: %s", bpf_last_error());
 		return -1;
 	}
-	k->links.buffer_read_start = bpf_program__attach_usdt(k->progs.buffer_read_start, -1,
-							       s->bin, PROVIDER, START_PROBE, NULL);
-	if (!k->links.buffer_read_start) {
-		mt_err("-e " EVENT ": cannot attach to " START_PROBE " in %s: %s", s->bin,
-		       bpf_last_error());
+	if (attach_usdt(s, k->progs.buffer_read_start, START_PROBE, &k->links.buffer_read_start) ||
+	    attach_usdt(s, k->progs.buffer_read_done, DONE_PROBE, &k->links.buffer_read_done))
 		return -1;
-	}
-	k->links.buffer_read_done = bpf_program__attach_usdt(k->progs.buffer_read_done, -1,
-							      s->bin, PROVIDER, DONE_PROBE, NULL);
-	if (!k->links.buffer_read_done) {
-		mt_err("-e " EVENT ": cannot attach to " DONE_PROBE " in %s: %s", s->bin,
-		       bpf_last_error());
-		return -1;
-	}
 	s->rb = ring_buffer__new(bpf_map__fd(k->maps.reqs), on_request, s, NULL);
 	if (!s->rb) {
 		mt_err("-e " EVENT ": cannot map the ring buffer: %s", strerror(errno));
@@ -369,7 +349,7 @@ static void bufreq_free(struct bufreq_session *s)
 	free(s->watch);
 	bufreq_layout_free(&s->layout);
 	free(s->batch);
-	free(s->tids);
+	pid_set_free(&s->tids);
 	free(s);
 }
 
@@ -483,7 +463,7 @@ static int bufreq_finish(void *state, struct recorder *r, int failed, const char
 	recorder_end_meta(r, "buffer_misses", "%" PRIu64, c[MT_BUFREQ_MISSES]);
 	recorder_end_meta(r, "buffer_local_requests", "%" PRIu64, c[MT_BUFREQ_LOCAL]);
 	fprintf(stderr, "memtracectl: buffers: %" PRIu64 " shared-buffer requests recorded in %zu "
-		"data-file segments by %zu processes", s->requests, s->layout.n, s->ntids);
+		"data-file segments by %zu processes", s->requests, s->layout.n, s->tids.n);
 	if (asked)
 		fprintf(stderr, "; the pool found %.2f %% of them (%" PRIu64 " hits, %" PRIu64
 			" misses)", 100.0 * (double)c[MT_BUFREQ_HITS] / (double)asked,

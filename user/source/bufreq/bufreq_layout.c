@@ -3,10 +3,12 @@
 #include "source/bufreq/bufreq_layout.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/codec.h"
 #include "util/util.h"
 
 static uint64_t seg_hash(const struct bufreq_seg *s)
@@ -105,32 +107,22 @@ void bufreq_relpath(const struct bufreq_seg *s, const char *datadir, char *buf, 
 
 char *bufreq_maps_text(struct bufreq_layout *l, const char *datadir, size_t *len)
 {
-	size_t cap = 256 + l->n * 160, pos = 0;
-	char *out = mt_xmalloc(cap), path[512];
+	struct bytebuf b = { 0 };
+	char path[512], line[PATH_MAX + sizeof(path) + 80];
 
 	for (size_t i = 0; i < l->n; i++) {
-		const struct bufreq_seg *s = &l->segs[i];
 		uint64_t start = (uint64_t)(i + 1) << BUFREQ_SEG_SHIFT;
-		bufreq_relpath(s, datadir, path, sizeof(path));
-		int n = snprintf(out + pos, cap - pos, "%llx-%llx rw-s %08llx 00:00 0 %s%s%s\n",
+		bufreq_relpath(&l->segs[i], datadir, path, sizeof(path));
+		int n = snprintf(line, sizeof(line), "%llx-%llx rw-s 00000000 00:00 0 %s%s%s\n",
 				 (unsigned long long)start,
 				 (unsigned long long)(start + (1ull << BUFREQ_SEG_SHIFT)),
-				 0ull,
 				 datadir ? datadir : "", datadir ? "/" : "", path);
-		if (n < 0)
-			break;
-		if ((size_t)n >= cap - pos) {
-			cap = 2 * cap + (size_t)n;
-			out = mt_xrealloc(out, cap);
-			i--;
-			continue;
-		}
-		pos += (size_t)n;
+		bytebuf_put(&b, line, n > 0 && (size_t)n < sizeof(line) ? (size_t)n : 0);
 	}
-	out[pos] = 0;
-	*len = pos;
+	*len = b.len;
+	bytebuf_put(&b, "", 1);	/* the NUL */
 	l->written = l->n;
-	return out;
+	return (char *)b.data;
 }
 
 void bufreq_layout_free(struct bufreq_layout *l)

@@ -9,7 +9,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-total_pass=0 total_fail=0 total_skip=0 broken="" skips="" times=""
+total_pass=0 total_fail=0 total_skip=0 broken="" skips="" fails="" times=""
 for suite in tests/suites.d/*.sh; do
 	name=$(basename "$suite" .sh)
 	[ -n "${SUITES:-}" ] && ! echo " $SUITES " | grep -q " $name " && continue
@@ -25,6 +25,9 @@ for suite in tests/suites.d/*.sh; do
 	n=$(grep -c '^skip ' "$log")
 	total_skip=$((total_skip + n))
 	[ "$n" = 0 ] || skips="$skips$(grep '^skip ' "$log" | sed "s/^skip /  $name: /")"$'\n'
+	# every failure line again at the end (a CI excerpt shows the head and the tail)
+	fails="$fails$(grep -aE '^(FAIL|not ok) ' "$log" | cut -c1-600 | sed "s/^/  $name: /")"
+	[ -z "$fails" ] || [ "${fails: -1}" = $'\n' ] || fails="$fails"$'\n'
 	rm -f "$log"
 	if [ -z "$line" ]; then
 		echo "suite $name: no summary line (exit $rc)"
@@ -41,6 +44,7 @@ for suite in tests/suites.d/*.sh; do
 	[ "$f" != 0 ] || [ "$rc" != 0 ] && broken="$broken $name"
 done
 [ -n "$broken" ] && echo "failing suites:$broken"
+[ -n "$fails" ] && printf 'failed:\n%s' "$fails"
 [ -n "$skips" ] && printf 'skipped (this machine lacks what they need; MEMTRACE_REQUIRE makes a skip fail):\n%s' "$skips"
 echo "suite times (s):$times; all $SECONDS s"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"

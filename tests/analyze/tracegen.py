@@ -21,6 +21,9 @@ def write_trace(path, time, addr, ip=None, pid=PID, tid=None, maps=MAPS, time_un
     time = np.asarray(time, dtype=np.uint64)
     addr = np.asarray(addr, dtype=np.uint64)
     n = time.size
+    # pid: one for every sample, or one per sample (the first is the target)
+    pids = np.full(n, pid, np.uint32) if np.isscalar(pid) else np.asarray(pid, np.uint32)
+    pid = int(pids[0]) if not np.isscalar(pid) else pid
     h = {"format": "memtrace-1", "host": "test", "backend": "test", "source": "synthetic", "event": "loads",
          "sample_period": sample_period, "clock": "instructions" if time_unit == "insn" else "monotonic",
          "time_unit": time_unit, "start_time": start_time, "bucket_default": 4096, "target_pid": pid,
@@ -32,8 +35,7 @@ def write_trace(path, time, addr, ip=None, pid=PID, tid=None, maps=MAPS, time_un
     for t, text in extra_maps:
         w.maps(t, pid, text)
     w.thread(start_time, pid, pid if tid is None else tid, "synthetic")
-    pids = np.full(n, pid, np.uint32)
-    tids = np.full(n, pid if tid is None else tid, np.uint32) if tid is None or np.isscalar(tid) \
+    tids = pids if tid is None else np.full(n, tid, np.uint32) if np.isscalar(tid) \
         else np.asarray(tid, np.uint32)
     ips = None if ip is None else np.asarray(ip, dtype=np.uint64)
     for lo in range(0, max(n, 1), chunk):

@@ -1,12 +1,14 @@
 #!/bin/bash
 # MariaDB (InnoDB; a multi-threaded server) under sysbench oltp_read_only
 # over T tables x R rows with uniform keys, warm: the hint-fault recording of
-# the server sees at least 100 distinct pages re-accessed (kind hint: no
-# page-fault recording can see those), and a page-fault recording of the
-# same server sees under 10 % of the InnoDB data (first touches of memory the
-# server allocates meanwhile: 0-31 pages on a quiet machine, 110-154 under
-# CI load; hint pages 269-1 450).  Only a lower bound of the data read: since
-# Linux 6.4 the
+# the server sees pages re-accessed (kind hint: no page-fault recording can
+# see those), and a page-fault recording of the same server sees under 10 %
+# of the InnoDB data (first touches of memory the server allocates
+# meanwhile: 0-31 pages on a quiet machine, 110-154 under CI load).  How
+# many pages the hint faults see depends on when the scanner reaches the
+# buffer pool: 23-1 450 measured, 59 on a loaded machine, so the test asks
+# for some, not for a count the kernel does not promise.  Only a lower
+# bound of the data read: since Linux 6.4 the
 # scanner skips mappings the scanning thread has not hint-faulted on lately
 # (pid_inactive), so after its first passes it rarely unmaps the buffer pool
 # (docs/memtracectl.md, "Hint faults").  The server runs as the test (root)
@@ -58,7 +60,7 @@ pf=$($PY "$TOP/tests/integration/check_db_wss.py" "$TMP/p.csv")
 want=$((data / 4096))
 echo "mariadb $T x $R rows: InnoDB data+index $((data >> 20)) MiB = $want pages; hint faults saw $hint pages" \
 	"($((hint * 4)) KiB) in 60 s, page faults $pf pages in 5 s"
-[ "$hint" -ge 100 ] || fail "hint-fault pages re-accessed: $hint, want >= 100"
+[ "$hint" -ge 1 ] || fail "hint-fault pages re-accessed: none"
 [ $((pf * 10)) -le $want ] || fail "page faults saw $pf pages, more than 10 % of $want"
 "$MT" report "$TMP/h.mtrace" --window 10s --series "$TMP/s.csv" >/dev/null 2>"$TMP/rep.err" ||
 	fail "report --series failed: $(cat "$TMP/rep.err")"

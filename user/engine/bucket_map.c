@@ -16,7 +16,7 @@ static inline size_t hash_key(uint64_t key, size_t cap)
 
 void bucket_map_init(struct bucket_map *m)
 {
-	m->cap = 64;
+	m->cap = 8;	/* grows by doubling: a map per process stays small */
 	m->nleaves = 0;
 	m->slots = mt_xcalloc(m->cap, sizeof(*m->slots));
 	m->last = NULL;
@@ -28,14 +28,38 @@ void bucket_map_init(struct bucket_map *m)
 
 #define ARENA_MAX (2u << 20)
 
-/* Arenas double from a page up to 2 MiB: small maps stay small. */
+/* Arenas double from one leaf up to 2 MiB: small maps stay small. */
 static size_t arena_size(size_t n)
 {
-	size_t size = sizeof(struct bucket_leaf) * 4 > 4096 ? sizeof(struct bucket_leaf) * 4 : 4096;
+	size_t size = sizeof(struct bucket_leaf);
 
 	while (n-- > 0 && size < ARENA_MAX)
 		size *= 2;
 	return size < ARENA_MAX ? size : ARENA_MAX;
+}
+
+/*
+ * The small arenas come from malloc (a map per process in a per-process
+ * report: one mmap and munmap each would cost more than its samples), the
+ * 2 MiB ones are mapped and asked for huge pages.  Both start zeroed.
+ */
+static void *arena_new(size_t size)
+{
+	if (size < ARENA_MAX)
+		return mt_xcalloc(1, size);
+	void *a = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
+		mt_oom(size);	/* the caller's recovery point (util/util.h) */
+	madvise(a, size, MADV_HUGEPAGE);
+	return a;
+}
+
+static void arena_free(void *a, size_t size)
+{
+	if (size < ARENA_MAX)
+		free(a);
+	else
+		munmap(a, size);
 }
 
 static struct bucket_leaf *alloc_leaf(struct bucket_map *m)
@@ -50,12 +74,7 @@ static struct bucket_leaf *alloc_leaf(struct bucket_map *m)
 	if (!m->narenas ||
 	    m->arena_used + sizeof(struct bucket_leaf) > arena_size(m->narenas - 1)) {
 		size_t size = arena_size(m->narenas);
-		void *a = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (a == MAP_FAILED)
-			mt_oom(size);	/* the caller's recovery point (util/util.h) */
-		if (size == ARENA_MAX)
-			madvise(a, size, MADV_HUGEPAGE);
+		void *a = arena_new(size);
 		m->arenas = mt_xrealloc(m->arenas, (m->narenas + 1) * sizeof(*m->arenas));
 		m->arenas[m->narenas++] = a;
 		m->arena_used = 0;
@@ -68,7 +87,7 @@ static struct bucket_leaf *alloc_leaf(struct bucket_map *m)
 void bucket_map_free(struct bucket_map *m)
 {
 	for (size_t i = 0; i < m->narenas; i++)
-		munmap(m->arenas[i], arena_size(i));
+		arena_free(m->arenas[i], arena_size(i));
 	free(m->arenas);
 	m->arenas = NULL;
 	m->narenas = m->arena_used = 0;

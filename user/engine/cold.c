@@ -20,7 +20,7 @@ void cold_init(struct cold *c, const struct cold_config *cfg)
 	c->cfg = *cfg;
 	if (c->cfg.nthr > COLD_MAX_THRESHOLDS)
 		c->cfg.nthr = COLD_MAX_THRESHOLDS;
-	c->cap = 1024;
+	c->cap = 16;	/* grows by doubling: a process with few samples stays small */
 	c->slots = mt_xcalloc(c->cap, sizeof(*c->slots));
 }
 
@@ -78,7 +78,7 @@ static int room(struct cold *c, uint64_t j, uint64_t t)
 	}
 	if (j < c->dcap)
 		return 1;
-	uint64_t n = c->dcap ? c->dcap : 1024;
+	uint64_t n = c->dcap ? c->dcap : 16;
 	while (n <= j)
 		n *= 2;
 	for (size_t i = 0; i <= c->cfg.nthr; i++) {

@@ -6,7 +6,7 @@
  * and s.start <= t <= s.end; spans of one thread do not overlap (the
  * collector pairs each end probe with the thread's latest start).
  *
- * The labels are interned (trace/span_labels.h), so the pattern is tried
+ * The labels are interned (util/str_intern.h), so the pattern is tried
  * once per distinct label and a span's group is an array look-up: building
  * costs O(n log n) for n spans, whatever the number of labels.
  *

@@ -85,7 +85,7 @@ static void emit_current(struct wss *w)
 		return;
 	}
 	if (w->nrows == w->rows_cap) {
-		w->rows_cap = w->rows_cap ? w->rows_cap * 2 : 1024;
+		w->rows_cap = w->rows_cap ? w->rows_cap * 2 : 16;	/* small: one per process */
 		w->rows = mt_xrealloc(w->rows, w->rows_cap * sizeof(*w->rows));
 		w->rowk = mt_xrealloc(w->rowk, w->rows_cap * sizeof(*w->rowk));
 		if (w->counts_ok)

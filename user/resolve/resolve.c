@@ -12,6 +12,7 @@
 #include "resolve/spaces.h"
 #include "resolve/symbols.h"
 #include "trace/format.h"
+#include "util/str_intern.h"
 #include "util/util.h"
 
 struct layout_cache {
@@ -25,9 +26,8 @@ struct resolver {
 	struct mt_maps_history *maps;
 	struct mt_elf_cache *elves;
 	char *root;
-	/* interned "NAME[bss]" strings */
-	size_t nnames, capnames;
-	char **names;
+	/* interned "NAME[bss]" and owner strings: one copy each, found by hash */
+	struct str_intern names;
 	/* resolver_layout() results, dropped by resolver_add_maps() */
 	size_t nlayouts;
 	struct layout_cache *layouts;
@@ -68,9 +68,7 @@ void resolver_free(struct resolver *r)
 	mt_maps_history_free(r->maps);
 	mt_elf_cache_free(r->elves);
 	drop_layouts(r);
-	for (size_t i = 0; i < r->nnames; i++)
-		free(r->names[i]);
-	free(r->names);
+	str_intern_free(&r->names);
 	free(r->root);
 	mt_labels_free(&r->labels);
 	free(r);
@@ -114,16 +112,9 @@ void resolver_add_threads(struct resolver *r, const unsigned char *p, size_t len
 
 static const char *intern(struct resolver *r, const char *s)
 {
-	for (size_t i = 0; i < r->nnames; i++)
-		if (strcmp(r->names[i], s) == 0)
-			return r->names[i];
-	if (r->nnames == r->capnames) {
-		r->capnames = r->capnames ? 2 * r->capnames : 8;
-		r->names = mt_xrealloc(r->names,
-				       r->capnames * sizeof(*r->names));
-	}
-	r->names[r->nnames] = mt_xstrdup(s);
-	return r->names[r->nnames++];
+	uint32_t i = str_intern_add(&r->names, s, strlen(s));	/* may move names.v */
+
+	return r->names.v[i];
 }
 
 static bool same_file(const struct mt_mapping *a, const struct mt_mapping *b)

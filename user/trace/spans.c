@@ -56,7 +56,7 @@ static int add_v1(struct trace_spans *s, const struct trace_chunk *c, char *err,
 		*x = (struct trace_span){
 			.start = get_le64(p), .end = get_le64(p + 8), .pid = get_le32(p + 16),
 			.tid = get_le32(p + 20), .open = !!(word & SPAN_OPEN),
-			.label = span_labels_intern(&s->labels, (const char *)p + SPAN_REC_HDR, len) };
+			.label = str_intern_add(&s->labels, (const char *)p + SPAN_REC_HDR, len) };
 		if (x->end < x->start)
 			goto bad;
 		p += SPAN_REC_HDR + len;
@@ -137,7 +137,7 @@ static const char *add_v2_body(struct trace_spans *s, const struct trace_chunk *
 		uint64_t l = col_get(&len, k);
 		if (l > SPAN_LABEL_MAX || l > (size_t)(u.end - u.p))
 			return "a label is too long or cut short";
-		s->fmap[s->nfmap++] = span_labels_intern(&s->labels, (const char *)u.p, l);
+		s->fmap[s->nfmap++] = str_intern_add(&s->labels, (const char *)u.p, l);
 		u.p += l;
 	}
 	if (take_col(&u, runs, &pid) || take_col(&u, runs, &tid) || take_col(&u, runs, &cnt) ||
@@ -225,7 +225,7 @@ void trace_spans_sort(struct trace_spans *s)
 
 void trace_spans_free(struct trace_spans *s)
 {
-	span_labels_free(&s->labels);
+	str_intern_free(&s->labels);
 	free(s->v);
 	free(s->fmap);
 	memset(s, 0, sizeof(*s));

@@ -2,7 +2,7 @@
  * spans.h - SPANS chunks (record --mark): the old one-record-per-span type
  * (CHUNK_SPANS) and the compact one (CHUNK_SPANS2: a label dictionary and
  * delta-coded columns, docs/trace-format.md) decoded into one array of
- * 32-byte records whose labels are interned (span_labels.h), sorted by
+ * 32-byte records whose labels are interned (util/str_intern.h), sorted by
  * (pid, tid, start) once all chunks are in.
  *
  * What a trace may hold is bounded by its size: TRACE_SPANS_FREE spans,
@@ -17,7 +17,7 @@
 
 #include "trace/format.h"
 #include "trace/reader.h"
-#include "trace/span_labels.h"
+#include "util/str_intern.h"
 
 #define TRACE_SPANS_FREE	(1u << 20)
 #define TRACE_SPANS_PER_BYTE	16
@@ -33,7 +33,7 @@ struct trace_span {
 struct trace_spans {
 	struct trace_span *v;
 	size_t n, cap;
-	struct span_labels labels;
+	struct str_intern labels;
 	uint32_t *fmap;		/* CHUNK_SPANS2: file dictionary index -> labels index */
 	uint32_t nfmap, capfmap;
 	uint64_t stored;	/* bytes of the span chunks added so far, in the file */

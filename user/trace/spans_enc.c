@@ -24,7 +24,7 @@ void span_enc_add(struct span_enc *e, uint64_t start, uint64_t end, uint32_t pid
 	}
 	e->v[e->n++] = (struct trace_span){
 		.start = start, .end = end, .pid = pid, .tid = tid,
-		.label = span_labels_intern(&e->dict, label ? label : "", label ? len : 0),
+		.label = str_intern_add(&e->dict, label ? label : "", label ? len : 0),
 		.open = !!open };
 }
 
@@ -160,7 +160,7 @@ uint32_t span_enc_payload(struct span_enc *e, struct bytebuf *b)
 	e->n -= n;
 	uint32_t max = e->dict_max ? e->dict_max : SPAN_ENC_DICT_LABELS;
 	if (!e->n && (e->dict.n >= max || e->dict.bytes >= SPAN_ENC_DICT_BYTES)) {
-		span_labels_free(&e->dict);
+		str_intern_free(&e->dict);
 		e->written = 0;
 		e->written_bytes = 0;
 		e->reset = 1;
@@ -170,7 +170,7 @@ uint32_t span_enc_payload(struct span_enc *e, struct bytebuf *b)
 
 void span_enc_free(struct span_enc *e)
 {
-	span_labels_free(&e->dict);
+	str_intern_free(&e->dict);
 	free(e->v);
 	memset(e, 0, sizeof(*e));
 }

@@ -35,7 +35,7 @@
 #define SPAN_ENC_GRAIN_LOG_NS	6
 
 struct span_enc {
-	struct span_labels dict;	/* the file's dictionary since its last reset */
+	struct str_intern dict;	/* the file's dictionary since its last reset */
 	uint32_t written;		/* of dict, in chunks already */
 	uint64_t written_bytes;		/* their text */
 	int reset;			/* the next chunk starts a new dictionary */

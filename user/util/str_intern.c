@@ -1,5 +1,5 @@
-/* span_labels.c - span label interning (span_labels.h). */
-#include "trace/span_labels.h"
+/* str_intern.c - string interning (str_intern.h). */
+#include "util/str_intern.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +17,7 @@ static uint64_t hash(const char *s, size_t len)
 	return h ^ (h >> 29);
 }
 
-static void grow_table(struct span_labels *l)
+static void grow_table(struct str_intern *l)
 {
 	size_t n = l->nslot ? 2 * l->nslot : 64;
 
@@ -32,7 +32,7 @@ static void grow_table(struct span_labels *l)
 	}
 }
 
-uint32_t span_labels_intern(struct span_labels *l, const char *text, size_t len)
+uint32_t str_intern_add(struct str_intern *l, const char *text, size_t len)
 {
 	if (2 * ((size_t)l->n + 1) >= l->nslot)
 		grow_table(l);
@@ -60,7 +60,7 @@ uint32_t span_labels_intern(struct span_labels *l, const char *text, size_t len)
 	return l->n++;
 }
 
-void span_labels_free(struct span_labels *l)
+void str_intern_free(struct str_intern *l)
 {
 	for (uint32_t i = 0; i < l->n; i++)
 		free(l->v[i]);

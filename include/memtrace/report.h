@@ -149,6 +149,8 @@ struct memtrace_region {
 #define MEMTRACE_EST_FEW_SAMPLES	(1u << 0) /* < 100 samples in the window */
 #define MEMTRACE_EST_MOSTLY_UNSEEN	(1u << 1) /* estimate > 1.5 x seen */
 #define MEMTRACE_EST_NOT_COUNTED	(1u << 2) /* window > 65531 intervals: no f1, f2 */
+#define MEMTRACE_EST_ALIASED		(1u << 3) /* fixed period: samples from <= 4 instructions */
+#define MEMTRACE_EST_RUN_TAIL		(1u << 4) /* whole run: estimate > 2 x seen (a long tail) */
 
 struct memtrace_estimate {
 	double period;		/* N used: the trace's sample_period (mean), 1 = exact */

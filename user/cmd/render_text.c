@@ -110,6 +110,10 @@ static void print_wss(FILE *f, const char *what, const char *wss, const struct m
 
 static const char *est_reasons(unsigned flags)
 {
+	if (flags & MEMTRACE_EST_ALIASED)
+		return "fixed period aliasing (samples from at most 4 instructions)";
+	if (flags & MEMTRACE_EST_RUN_TAIL)
+		return "most of the run's buckets unseen (a long tail)";
 	if (flags == (MEMTRACE_EST_FEW_SAMPLES | MEMTRACE_EST_MOSTLY_UNSEEN))
 		return "too few samples per window, most buckets unseen";
 	if (flags & MEMTRACE_EST_FEW_SAMPLES)
@@ -129,11 +133,18 @@ static void print_est(FILE *f, const struct memtrace_estimate *e, size_t rows, u
 	if (!e->unreliable)
 		return;
 	/* the windows without a sample (not rows of the sparse series) have < 100 */
-	size_t few = (size_t)(windows - rows), unseen = 0;
+	size_t few = (size_t)(windows - rows), unseen = 0, aliased = 0;
 	for (size_t i = 0; i < rows; i++) {
 		few += !!(e->flags[i] & MEMTRACE_EST_FEW_SAMPLES);
 		unseen += !!(e->flags[i] & MEMTRACE_EST_MOSTLY_UNSEEN);
+		aliased += !!(e->flags[i] & MEMTRACE_EST_ALIASED);
 	}
+	if (aliased)
+		fprintf(f, "  aliasing: %zu windows' samples come from at most 4 instructions with a "
+			   "fixed period: record with a prime -c or a random period\n", aliased);
+	if (rows && (e->flags[0] & MEMTRACE_EST_RUN_TAIL))
+		fprintf(f, "  long tail: the whole run's estimate is over twice the buckets seen; "
+			   "no window's estimate is trusted\n");
 	if (rows && (e->flags[0] & MEMTRACE_EST_NOT_COUNTED))
 		fprintf(f, "  unreliable: the window spans more than 65531 intervals, too many to "
 			   "count f1, f2: use a larger --interval\n");

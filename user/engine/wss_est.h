@@ -35,6 +35,43 @@
 /* Reasons a row is unreliable (bits of wss_est.flags). */
 #define WSS_EST_FEW_SAMPLES	(1u << 0)	/* n < WSS_EST_MIN_SAMPLES */
 #define WSS_EST_MOSTLY_UNSEEN	(1u << 1)	/* estimate > 1.5 S */
+#define WSS_EST_ALIASED		(1u << 3)	/* fixed period, samples from <= 4 instructions */
+#define WSS_EST_RUN_TAIL	(1u << 4)	/* whole-run estimate > 2 x whole-run seen */
+
+/*
+ * The refinement of engine/wss_spatial.h's features (docs/accuracy.md has
+ * the measurements the constants come from, on the fixtures' training
+ * seeds; another seed is held out):
+ *
+ * - gap buckets g (unseen, between seen ones, hit elsewhere in the stream)
+ *   are added with weight min(1, WSS_EST_GAP_K S / n): a window with many
+ *   samples per seen bucket would have seen a used bucket, so its gaps are
+ *   holes; one with few samples per bucket has missed them;
+ * - the interval is [S, max(Chao's upper bound + the gap part,
+ *   WSS_EST_HI_RATIO x estimate)]: S is certain, and the measured 97th
+ *   percentile of exact / estimate on the reliable training windows is
+ *   1.9 (Chao's interval alone covered 23-76 %: it knows only the counting
+ *   noise, not the bias);
+ * - with a fixed sampling period (PEBS, IBS, --fixed-period) and
+ *   instruction pointers, a window of >= WSS_EST_MIN_SAMPLES samples from at
+ *   most WSS_EST_ALIAS_IPS distinct instructions is flagged ALIASED: a
+ *   period that is a multiple of a loop's accesses per iteration samples
+ *   the same few of them every pass, the rest of the loop's pages never (a
+ *   one-instruction loop is flagged too: the trace cannot tell them apart).
+ */
+#define WSS_EST_GAP_K		16.0
+#define WSS_EST_HI_RATIO	1.9
+#define WSS_EST_ALIAS_IPS	4
+/*
+ * The whole run's estimate (wss_est_total) above WSS_EST_TAIL_RATIO x the
+ * buckets it saw: most of the run's buckets were never sampled, a long tail
+ * of rarely touched buckets (a Zipf key space at N = 1000: each window's
+ * samples fall on a dozen hot buckets and look well covered while the tail
+ * leaves no singletons there).  Every window of such a run is flagged
+ * RUN_TAIL (measured: Zipf 4.5, uniform 30 at N = 1000; the programs
+ * 1.07-1.35).
+ */
+#define WSS_EST_TAIL_RATIO	2.0
 
 struct wss_est {
 	double est;		/* S + f0 */
@@ -56,6 +93,12 @@ struct wss_est wss_est_one(uint64_t seen, uint64_t samples, uint64_t f1, uint64_
 void wss_est_series(const uint64_t *seen, const uint64_t *rowk,
 		    const struct wss_row_counts *counts, size_t n, uint64_t stride, double period,
 		    struct wss_est *out);
+
+/* e (wss_est_one's) refined with a window's gap buckets and distinct
+ * instructions (ips 0: unknown, not checked); fixed_period: the trace's
+ * sampling period is fixed (aliasing possible). */
+struct wss_est wss_est_refine(struct wss_est e, uint64_t seen, uint64_t samples, uint64_t gap,
+			      uint64_t ips, int fixed_period, double period);
 
 /* The whole-stream estimate from every bucket's sample count (no pooling). */
 struct wss_est wss_est_total(const struct bucket_map *m, double period);

@@ -12,6 +12,8 @@ _Static_assert(MEMTRACE_EST_FEW_SAMPLES == WSS_EST_FEW_SAMPLES, "flag values");
 _Static_assert(MEMTRACE_EST_MOSTLY_UNSEEN == WSS_EST_MOSTLY_UNSEEN, "flag values");
 _Static_assert(MEMTRACE_EST_ALIASED == WSS_EST_ALIASED, "flag values");
 _Static_assert(MEMTRACE_EST_RUN_TAIL == WSS_EST_RUN_TAIL, "flag values");
+_Static_assert(MEMTRACE_EST_TAIL_INSNS == WSS_EST_TAIL_INSNS, "flag values");
+_Static_assert(MEMTRACE_EST_ROUND_PERIOD == WSS_EST_ROUND_PERIOD, "flag values");
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -62,14 +64,16 @@ void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const s
 	wss_est_series(w->rows, w->rowk, w->counts, n, stride, period, e);
 	if (sp && w->counts && period > 1.0 && n) {
 		/* the gap buckets and instructions of each window (engine/wss_spatial.h) */
-		uint64_t *gapb = mt_xcalloc(n, sizeof(*gapb)), *ips = mt_xcalloc(n, sizeof(*ips));
+		struct wss_spatial_row *sr = mt_xcalloc(n, sizeof(*sr));
 		int fixed = fixed_period(c->r) && c->r->have_ip;
-		if (!wss_spatial_rows(sp, &w->cfg, w->rowk, n, gapb, ips))
-			for (size_t i = 0; i < n; i++)
-				e[i] = wss_est_refine(e[i], w->rows[i], w->counts[i].samples, gapb[i],
-						      ips[i], fixed, period);
-		free(gapb);
-		free(ips);
+		if (!wss_spatial_rows(sp, &w->cfg, w->rowk, n, sr))
+			for (size_t i = 0; i < n; i++) {
+				e[i] = wss_est_refine(e[i], w->rows[i], w->counts[i].samples, sr[i].gap,
+						      sr[i].ips, fixed, period);
+				e[i].flags |= wss_est_tail_flag(w->counts[i].samples, sr[i].tail, period);
+				e[i].flags |= wss_est_round_period(fixed_period(c->r), period);
+			}
+		free(sr);
 	}
 	struct wss_est t = wss_est_total(&w->map, period);
 	unsigned tail = period > 1.0 && t.est > WSS_EST_TAIL_RATIO * (double)bucket_map_used(&w->map) ? WSS_EST_RUN_TAIL : 0;

@@ -115,3 +115,22 @@ struct wss_est wss_est_refine(struct wss_est e, uint64_t seen, uint64_t samples,
 		e.flags |= WSS_EST_ALIASED;
 	return e;
 }
+
+unsigned wss_est_tail_flag(uint64_t samples, uint64_t tail, double period)
+{
+	return period > 1.0 && samples && (double)tail > WSS_EST_TAIL_SHARE * (double)samples
+		       ? WSS_EST_TAIL_INSNS
+		       : 0;
+}
+
+unsigned wss_est_round_period(int fixed_period, double period)
+{
+	static const unsigned small[] = { 2, 3, 5, 7 };
+
+	if (!fixed_period || period <= 1.0 || period != floor(period) || period > 1e15)
+		return 0;
+	for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
+		if ((uint64_t)period % small[i] == 0)
+			return WSS_EST_ROUND_PERIOD;
+	return 0;
+}

@@ -37,6 +37,8 @@
 #define WSS_EST_MOSTLY_UNSEEN	(1u << 1)	/* estimate > 1.5 S */
 #define WSS_EST_ALIASED		(1u << 3)	/* fixed period, samples from <= 4 instructions */
 #define WSS_EST_RUN_TAIL	(1u << 4)	/* whole-run estimate > 2 x whole-run seen */
+#define WSS_EST_TAIL_INSNS	(1u << 5)	/* > 5 % of the samples from tail instructions */
+#define WSS_EST_ROUND_PERIOD	(1u << 6)	/* fixed period with a factor 2, 3, 5 or 7 */
 
 /*
  * The refinement of engine/wss_spatial.h's features (docs/accuracy.md has
@@ -72,6 +74,13 @@
  * 1.07-1.35).
  */
 #define WSS_EST_TAIL_RATIO	2.0
+/*
+ * More than this share of a window's samples from tail instructions
+ * (engine/wss_spatial.h): TAIL_INSNS (measured at N = 1000, share of the
+ * windows above it: btree 100 %, kvstore 100 %; dbquery 0 %, sqlite3 0 %,
+ * sort 14 %, pageramp 0 %).
+ */
+#define WSS_EST_TAIL_SHARE	0.05
 
 struct wss_est {
 	double est;		/* S + f0 */
@@ -99,6 +108,20 @@ void wss_est_series(const uint64_t *seen, const uint64_t *rowk,
  * sampling period is fixed (aliasing possible). */
 struct wss_est wss_est_refine(struct wss_est e, uint64_t seen, uint64_t samples, uint64_t gap,
 			      uint64_t ips, int fixed_period, double period);
+
+/*
+ * ROUND_PERIOD for a fixed period N with a factor 2, 3, 5 or 7 (period > 1):
+ * a loop of k accesses per iteration is sampled at k / gcd(k, N) of its
+ * slots only, and partial aliasing does not show in the window's counts
+ * (measured with N = 100, 1000: sort and pageramp fixed periods read 30 %
+ * below their random-period twins with windows that pass every other
+ * check; the prime N = 997 does not alias with short loops).
+ */
+unsigned wss_est_round_period(int fixed_period, double period);
+
+/* TAIL_INSNS when more than WSS_EST_TAIL_SHARE of samples came from tail
+ * instructions (period > 1 only). */
+unsigned wss_est_tail_flag(uint64_t samples, uint64_t tail, double period);
 
 /* The whole-stream estimate from every bucket's sample count (no pooling). */
 struct wss_est wss_est_total(const struct bucket_map *m, double period);

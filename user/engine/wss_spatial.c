@@ -91,8 +91,55 @@ static size_t after(const struct wss_spatial *sp, uint64_t t)
 	return lo;
 }
 
+struct ip_bucket {
+	uint64_t ip, bucket;
+};
+
+static int cmp_ip_bucket(const void *a, const void *b)
+{
+	const struct ip_bucket *x = a, *y = b;
+
+	if (x->ip != y->ip)
+		return (x->ip > y->ip) - (x->ip < y->ip);
+	return (x->bucket > y->bucket) - (x->bucket < y->bucket);
+}
+
+/* The tail instructions (wss_spatial.h), ascending, into *out; returns how many. */
+static size_t tail_ips(const struct wss_spatial *sp, uint64_t **out)
+{
+	struct ip_bucket *v = mt_xcalloc(sp->n ? sp->n : 1, sizeof(*v));
+	uint64_t *tail = mt_xcalloc(sp->n ? sp->n : 1, sizeof(*tail));
+	size_t m = 0, nt = 0;
+
+	for (size_t i = 0; i < sp->n; i++)
+		if (sp->v[i].ip)
+			v[m++] = (struct ip_bucket){ sp->v[i].ip, sp->v[i].bucket };
+	qsort(v, m, sizeof(*v), cmp_ip_bucket);
+	for (size_t i = 0; i < m;) {	/* one instruction: v[i..j) */
+		uint64_t samples = 0, d = 0, f1 = 0, f2 = 0;
+		size_t j = i;
+		while (j < m && v[j].ip == v[i].ip) {
+			size_t k = j;
+			while (k < m && v[k].ip == v[j].ip && v[k].bucket == v[j].bucket)
+				k++;
+			d++;
+			f1 += k - j == 1;
+			f2 += k - j == 2;
+			samples += k - j;
+			j = k;
+		}
+		double f0 = f1 > 1 ? (double)f1 * (double)(f1 - 1) / (2.0 * ((double)f2 + 1.0)) : 0.0;
+		if (samples >= WSS_SPATIAL_TAIL_MIN && (double)d + f0 > WSS_SPATIAL_TAIL_RATIO * (double)d)
+			tail[nt++] = v[i].ip;
+		i = j;
+	}
+	free(v);
+	*out = tail;
+	return nt;
+}
+
 int wss_spatial_rows(const struct wss_spatial *sp, const struct wss_config *cfg,
-		     const uint64_t *rowk, size_t n, uint64_t *gap, uint64_t *ips)
+		     const uint64_t *rowk, size_t n, struct wss_spatial_row *out)
 {
 	if (sp->over)
 		return -1;
@@ -102,26 +149,32 @@ int wss_spatial_rows(const struct wss_spatial *sp, const struct wss_config *cfg,
 	for (size_t i = 0; i < sp->n; i++)
 		all[i] = sp->v[i].bucket;
 	size_t nall = sort_unique(all, sp->n);
+	uint64_t *tail;
+	size_t ntail = tail_ips(sp, &tail);
 
 	for (size_t r = 0; r < n; r++) {
 		uint64_t tk = cfg->origin + rowk[r] * cfg->interval;
-		size_t a = tk > cfg->window ? after(sp, tk - cfg->window) : 0, z = after(sp, tk);
+		size_t a = tk >= cfg->window ? after(sp, tk - cfg->window) : 0, z = after(sp, tk);
 		size_t m = 0;
 
 		for (size_t i = a; i < z; i++)
 			tmp[m++] = sp->v[i].bucket;
 		m = sort_unique(tmp, m);
-		gap[r] = 0;
+		out[r].gap = 0;
 		for (size_t i = 1; i < m; i++)
 			if (tmp[i] - tmp[i - 1] >= 2 && tmp[i] - tmp[i - 1] <= WSS_SPATIAL_GAP + 1)
 				for (uint64_t x = tmp[i - 1] + 1; x < tmp[i]; x++)
-					gap[r] += (uint64_t)has(all, nall, x);
+					out[r].gap += (uint64_t)has(all, nall, x);
 		m = 0;
+		out[r].tail = 0;
 		for (size_t i = a; i < z; i++)
-			if (sp->v[i].ip)
+			if (sp->v[i].ip) {
 				tmp[m++] = sp->v[i].ip;
-		ips[r] = sort_unique(tmp, m);
+				out[r].tail += (uint64_t)has(tail, ntail, sp->v[i].ip);
+			}
+		out[r].ips = sort_unique(tmp, m);
 	}
+	free(tail);
 	free(all);
 	free(tmp);
 	return 0;

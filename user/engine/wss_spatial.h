@@ -8,7 +8,16 @@
  *   is more likely a hole of the layout than a missed page);
  * - instructions: the distinct instruction pointers of the window's samples
  *   (a fixed sampling period that aliases with a loop samples one or two of
- *   its instructions only).
+ *   its instructions only);
+ * - tail samples: the window's samples from *tail instructions*, those with
+ *   at least WSS_SPATIAL_TAIL_MIN samples in the stream whose own Chao1
+ *   estimate of the buckets they touch (f1 (f1 - 1) / (2 (f2 + 1)) unseen,
+ *   counted per instruction over the whole stream) exceeds
+ *   WSS_SPATIAL_TAIL_RATIO x the buckets they were seen at: an instruction
+ *   that finds a new bucket at nearly every sample (a B-tree's leaf search,
+ *   a hash table's probe) draws from far more buckets than a window samples,
+ *   and a window whose samples come from it in part holds many buckets that
+ *   left no sample and no singleton there.
  *
  * The samples of the stream are kept (time, bucket, ip: 24 bytes each, at
  * most WSS_SPATIAL_MAX of them; sampled streams only) and every window is
@@ -25,6 +34,8 @@
 
 #define WSS_SPATIAL_GAP	2		/* gaps of 1 or 2 buckets are filled */
 #define WSS_SPATIAL_MAX	(8ull << 20)	/* samples kept; more: not computed */
+#define WSS_SPATIAL_TAIL_MIN	10	/* samples of an instruction to judge it */
+#define WSS_SPATIAL_TAIL_RATIO	2.0	/* its Chao1 / seen above this: a tail instruction */
 
 struct wss_spatial_sample {
 	uint64_t time, bucket, ip;
@@ -37,6 +48,13 @@ struct wss_spatial {
 	int over;	/* more than WSS_SPATIAL_MAX samples: nothing computed */
 };
 
+/* What wss_spatial_rows finds in one window. */
+struct wss_spatial_row {
+	uint64_t gap;		/* gap buckets */
+	uint64_t ips;		/* distinct non-zero instruction pointers */
+	uint64_t tail;		/* samples from tail instructions */
+};
+
 void wss_spatial_init(struct wss_spatial *sp);
 void wss_spatial_free(struct wss_spatial *sp);
 
@@ -47,12 +65,11 @@ void wss_spatial_add(struct wss_spatial *sp, const struct memtrace_sample *s, si
 
 /*
  * For the n rows of report indices rowk[] (ascending) of a series with
- * cfg's origin, window and interval: gap[i] (gap buckets above) and ips[i]
- * (distinct non-zero instruction pointers) of the window (t_k - window, t_k],
- * t_k = origin + k * interval.  Returns 0, or -1 (nothing written) when the
- * samples were not kept (over).
+ * cfg's origin, window and interval: out[i] of the window (t_k - window,
+ * t_k], t_k = origin + k * interval.  Returns 0, or -1 (nothing written)
+ * when the samples were not kept (over).
  */
 int wss_spatial_rows(const struct wss_spatial *sp, const struct wss_config *cfg,
-		     const uint64_t *rowk, size_t n, uint64_t *gap, uint64_t *ips);
+		     const uint64_t *rowk, size_t n, struct wss_spatial_row *out);
 
 #endif

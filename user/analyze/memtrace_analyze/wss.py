@@ -221,9 +221,11 @@ def draw_estimate(ax, x, seen, est, bucket, colour, steps, tau, unit):
 
 def note_unreliable(ax, est, period, tau_text):
     """The sampling period, and why windows are flagged (red crosses)."""
-    from .lib import EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN
+    from .lib import (EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN, EST_ALIASED, EST_RUN_TAIL, EST_TAIL_INSNS,
+                      EST_ROUND_PERIOD)
     f = est["rows_flags"]       # the library's rows; the gaps (no sample) have < 100 samples
-    text = "one access in %.0f sampled: estimated = seen + unseen (Chao1), band = 95 %% interval" % period
+    text = ("one access in %.0f sampled: estimated = seen + unseen (Chao1 + gaps between seen buckets), "
+            "band = interval (docs/accuracy.md)" % period)
     if est["unreliable"]:
         few = int(((f & EST_FEW_SAMPLES) != 0).sum()) + est["gaps"]
         unseen = int(((f & EST_MOSTLY_UNSEEN) != 0).sum())
@@ -232,6 +234,11 @@ def note_unreliable(ax, est, period, tau_text):
             why.append("%d with < 100 samples per window" % few)
         if unseen:
             why.append("%d with most buckets unseen" % unseen)
+        for bit, what in ((EST_ALIASED, "fixed-period aliasing"), (EST_ROUND_PERIOD, "a fixed round period"),
+                          (EST_RUN_TAIL | EST_TAIL_INSNS, "a long tail of rarely touched buckets")):
+            k = int(((f & bit) != 0).sum())
+            if k:
+                why.append("%d with %s" % (k, what))
         text += ("\n× unreliable: %d of %d windows%s (%s):\nuse a longer --window or a smaller sampling period"
                  % (est["unreliable"], est["windows"], " of τ = " + tau_text if tau_text else "", ", ".join(why)))
     ax.text(0.995, 0.97, text, transform=ax.transAxes, ha="right", va="top", fontsize=7,

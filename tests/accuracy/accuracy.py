@@ -253,7 +253,7 @@ def check(results):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fixtures", default=",".join(FIXTURES))
-    ap.add_argument("--periods", default="10,100,1000,10000")
+    ap.add_argument("--periods", default="10,100,997,1000,10000")
     ap.add_argument("--modes", default="fixed,random")
     ap.add_argument("--write", default=None, help="replace the table in this markdown file")
     ap.add_argument("--check", action="store_true")

@@ -15,7 +15,8 @@
  * Chao's log-normal 95 % interval around it with a delta-method variance.
  * docs/accuracy.md has the method and the measured errors.
  *
- * A row is reliable when n >= WSS_EST_MIN_SAMPLES and estimate <= 1.5 S:
+ * A row is reliable when n >= WSS_EST_MIN_SAMPLES and estimate <= 1.5 S (and
+ * none of the flags of wss_est_refine and the report below is set):
  * no estimator recovers a window with far fewer samples than buckets.
  * N <= 1 (every access recorded): estimate = S exactly, always reliable.
  */
@@ -84,7 +85,7 @@
 
 struct wss_est {
 	double est;		/* S + f0 */
-	double lo, hi;		/* 95 % interval, lo >= S */
+	double lo, hi;		/* interval, lo >= S (wss_est_refine: lo = S) */
 	unsigned flags;		/* 0: reliable */
 };
 

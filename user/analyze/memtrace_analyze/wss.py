@@ -204,14 +204,14 @@ def format_peaks(tr, res, rows):
 
 
 def draw_estimate(ax, x, seen, est, bucket, colour, steps, tau, unit):
-    """Seen (thin, dashed) and estimated WSS (solid) with its 95 % interval as a
+    """Seen (thin, dashed) and estimated WSS (solid) with its interval as a
     band; windows the library flags unreliable get a red cross.  Returns the
     largest value drawn."""
     e, lo, hi = (est[k] * bucket for k in ("est", "lo", "hi"))
     label = "τ = %s" % fmt_time(tau, unit)
     ax.plot(x, seen, lw=0.9, ls="--", color=colour, alpha=0.7, drawstyle=steps, label=label + ", seen")
     ax.fill_between(x, lo, hi, color=colour, alpha=0.18, lw=0, step="post" if steps else None,
-                    label=label + ", 95 % interval")
+                    label=label + ", interval")
     ax.plot(x, e, lw=1.2, color=colour, drawstyle=steps, label=label + ", estimated")
     bad = est["flags"] != 0
     if bad.any():

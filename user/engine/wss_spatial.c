@@ -43,25 +43,6 @@ void wss_spatial_add(struct wss_spatial *sp, const struct memtrace_sample *s, si
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Sorts v[0..n) and drops repeats; returns the count left. */
-static size_t sort_unique(uint64_t *v, size_t n)
-{
-	size_t m = 0;
-
-	qsort(v, n, sizeof(*v), cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		if (!m || v[m - 1] != v[i])
-			v[m++] = v[i];
-	return m;
-}
-
 static int has(const uint64_t *v, size_t n, uint64_t x)
 {
 	size_t lo = 0, hi = n;
@@ -74,21 +55,6 @@ static int has(const uint64_t *v, size_t n, uint64_t x)
 			hi = mid;
 	}
 	return lo < n && v[lo] == x;
-}
-
-/* First sample with time > t. */
-static size_t after(const struct wss_spatial *sp, uint64_t t)
-{
-	size_t lo = 0, hi = sp->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (sp->v[mid].time <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 struct ip_bucket {
@@ -138,44 +104,109 @@ static size_t tail_ips(const struct wss_spatial *sp, uint64_t **out)
 	return nt;
 }
 
+/* The window's state as it slides: bucket and instruction sample counts. */
+struct slide {
+	struct bucket_map win;	/* bucket -> samples in the window */
+	struct bucket_map run;	/* bucket -> 1: hit somewhere in the stream */
+	struct bucket_map ips;	/* instruction -> samples in the window */
+	uint64_t gap, nips, tail;
+	const uint64_t *tailv;
+	size_t ntail;
+};
+
+static int seen_at(struct slide *w, uint64_t x)
+{
+	return bucket_map_get(&w->win, x)->count > 0;
+}
+
+/* 1 when x is a gap bucket of the window (wss_spatial.h): unseen, hit in
+ * the run, its nearest seen buckets below and above at distances dl, dh
+ * with dl + dh - 1 <= WSS_SPATIAL_GAP unseen buckets between them. */
+static uint64_t gap_at(struct slide *w, uint64_t x)
+{
+	if (seen_at(w, x) || !bucket_map_get(&w->run, x)->count)
+		return 0;
+	uint64_t dl = 0, dh = 0;
+	for (uint64_t d = 1; d <= WSS_SPATIAL_GAP && d <= x; d++)
+		if (seen_at(w, x - d)) {
+			dl = d;
+			break;
+		}
+	for (uint64_t d = 1; d <= WSS_SPATIAL_GAP; d++)
+		if (seen_at(w, x + d)) {
+			dh = d;
+			break;
+		}
+	return dl && dh && dl + dh - 1 <= WSS_SPATIAL_GAP;
+}
+
+/* The gap buckets whose state a change of bucket b can change. */
+static uint64_t gap_near(struct slide *w, uint64_t b)
+{
+	uint64_t g = 0;
+
+	for (uint64_t x = b >= WSS_SPATIAL_GAP ? b - WSS_SPATIAL_GAP : 0; x <= b + WSS_SPATIAL_GAP; x++)
+		g += gap_at(w, x);
+	return g;
+}
+
+/* One sample enters (dir 1) or leaves (dir -1) the window. */
+static void slide_one(struct slide *w, const struct wss_spatial_sample *v, int dir)
+{
+	struct bucket_entry *e = bucket_map_get(&w->win, v->bucket);
+
+	if ((dir > 0 && e->count == 0) || (dir < 0 && e->count == 1)) {
+		uint64_t before = gap_near(w, v->bucket);
+		e = bucket_map_get(&w->win, v->bucket);	/* leaves may have moved */
+		e->count = dir > 0 ? 1 : 0;
+		w->gap = w->gap - before + gap_near(w, v->bucket);
+	} else {
+		e->count = dir > 0 ? e->count + 1 : e->count - 1;
+	}
+	if (!v->ip)
+		return;
+	struct bucket_entry *ie = bucket_map_get(&w->ips, v->ip);
+	if (dir > 0) {
+		w->nips += ie->count++ == 0;
+	} else {
+		w->nips -= --ie->count == 0;
+	}
+	if (has(w->tailv, w->ntail, v->ip))
+		w->tail = dir > 0 ? w->tail + 1 : w->tail - 1;
+}
+
 int wss_spatial_rows(const struct wss_spatial *sp, const struct wss_config *cfg,
 		     const uint64_t *rowk, size_t n, struct wss_spatial_row *out)
 {
 	if (sp->over)
 		return -1;
-	/* every bucket of the stream, for "hit somewhere else" */
-	uint64_t *all = mt_xcalloc(sp->n ? sp->n : 1, sizeof(*all));
-	uint64_t *tmp = mt_xcalloc(sp->n ? sp->n : 1, sizeof(*tmp));
+	struct slide w;
+	memset(&w, 0, sizeof(w));
+	bucket_map_init(&w.win);
+	bucket_map_init(&w.run);
+	bucket_map_init(&w.ips);
 	for (size_t i = 0; i < sp->n; i++)
-		all[i] = sp->v[i].bucket;
-	size_t nall = sort_unique(all, sp->n);
+		bucket_map_get(&w.run, sp->v[i].bucket)->count = 1;
 	uint64_t *tail;
-	size_t ntail = tail_ips(sp, &tail);
+	w.ntail = tail_ips(sp, &tail);
+	w.tailv = tail;
 
+	/* rows ascend: the window (t_k - window, t_k] slides forward; every
+	 * sample enters once and leaves once */
+	size_t a = 0, z = 0;
 	for (size_t r = 0; r < n; r++) {
 		uint64_t tk = cfg->origin + rowk[r] * cfg->interval;
-		size_t a = tk >= cfg->window ? after(sp, tk - cfg->window) : 0, z = after(sp, tk);
-		size_t m = 0;
-
-		for (size_t i = a; i < z; i++)
-			tmp[m++] = sp->v[i].bucket;
-		m = sort_unique(tmp, m);
-		out[r].gap = 0;
-		for (size_t i = 1; i < m; i++)
-			if (tmp[i] - tmp[i - 1] >= 2 && tmp[i] - tmp[i - 1] <= WSS_SPATIAL_GAP + 1)
-				for (uint64_t x = tmp[i - 1] + 1; x < tmp[i]; x++)
-					out[r].gap += (uint64_t)has(all, nall, x);
-		m = 0;
-		out[r].tail = 0;
-		for (size_t i = a; i < z; i++)
-			if (sp->v[i].ip) {
-				tmp[m++] = sp->v[i].ip;
-				out[r].tail += (uint64_t)has(tail, ntail, sp->v[i].ip);
-			}
-		out[r].ips = sort_unique(tmp, m);
+		while (z < sp->n && sp->v[z].time <= tk)
+			slide_one(&w, &sp->v[z++], 1);
+		while (a < z && tk >= cfg->window && sp->v[a].time <= tk - cfg->window)
+			slide_one(&w, &sp->v[a++], -1);
+		out[r].gap = w.gap;
+		out[r].ips = w.nips;
+		out[r].tail = w.tail;
 	}
 	free(tail);
-	free(all);
-	free(tmp);
+	bucket_map_free(&w.win);
+	bucket_map_free(&w.run);
+	bucket_map_free(&w.ips);
 	return 0;
 }

@@ -20,8 +20,11 @@
  *   left no sample and no singleton there.
  *
  * The samples of the stream are kept (time, bucket, ip: 24 bytes each, at
- * most WSS_SPATIAL_MAX of them; sampled streams only) and every window is
- * read again at the end: O(window samples x log) per row.
+ * most WSS_SPATIAL_MAX of them; sampled streams only) and read again at
+ * the end: the tail instructions from one sort of (ip, bucket) pairs, then
+ * a window sliding over the samples (each enters and leaves once, hash maps
+ * of the window's bucket and instruction counts; a bucket that becomes seen
+ * or unseen changes the gap state of its neighbours within 2 only).
  */
 #ifndef MEMTRACE_ENGINE_WSS_SPATIAL_H
 #define MEMTRACE_ENGINE_WSS_SPATIAL_H

@@ -142,19 +142,24 @@ struct memtrace_region {
  * What a sampled trace did not see (docs/accuracy.md).  With one access in
  * N sampled, wss[] counts the buckets *seen*, far below the truth when a
  * window holds few samples per bucket.  est[] adds the unseen ones (pooled
- * bias-corrected Chao1 for Bernoulli sampling), with a 95 % interval and a
- * flag where no estimate is trustworthy.  N = 1 (every access recorded):
+ * bias-corrected Chao1 for Bernoulli sampling, plus the unseen buckets between
+ * seen ones), with an interval calibrated on the fixtures and flags where
+ * no estimate is trustworthy.  N = 1 (every access recorded):
  * est = lo = hi = wss, never flagged.
  */
 #define MEMTRACE_EST_FEW_SAMPLES	(1u << 0) /* < 100 samples in the window */
 #define MEMTRACE_EST_MOSTLY_UNSEEN	(1u << 1) /* estimate > 1.5 x seen */
 #define MEMTRACE_EST_NOT_COUNTED	(1u << 2) /* window > 65531 intervals: no f1, f2 */
+#define MEMTRACE_EST_ALIASED		(1u << 3) /* fixed period: samples from <= 4 instructions */
+#define MEMTRACE_EST_RUN_TAIL		(1u << 4) /* whole run: estimate > 2 x seen (a long tail) */
+#define MEMTRACE_EST_TAIL_INSNS	(1u << 5) /* > 5 % of samples from instructions with a long tail */
+#define MEMTRACE_EST_ROUND_PERIOD	(1u << 6) /* fixed period with a factor 2, 3, 5 or 7: may alias */
 
 struct memtrace_estimate {
 	double period;		/* N used: the trace's sample_period (mean), 1 = exact */
 	const uint64_t *samples;	/* per row: samples in the window */
 	const uint64_t *f1, *f2;	/* per row: buckets seen exactly once, twice */
-	const double *est, *lo, *hi;	/* per row: estimate and 95 % interval (buckets) */
+	const double *est, *lo, *hi;	/* per row: estimate and interval (buckets; docs/accuracy.md) */
 	const unsigned *flags;		/* per row: MEMTRACE_EST_* reasons, 0 = reliable */
 	size_t unreliable;		/* rows flagged */
 	double avg, avg_lo, avg_hi;	/* means of est[], lo[], hi[] over every row */

@@ -47,6 +47,9 @@ FIXTURES = {
     "uniform": (WL, ["./probe", "uniform", "4096", "200000"]),
     "zipf": (WL, ["./probe", "zipf", "4096", "100000"]),
     "sort": (WL, ["./probe", "sort", "16"]),
+    # held out: not used to fit the estimator's constants (docs/accuracy.md)
+    "kvstore": (WL, ["./kvstore", "100000", "150000"]),
+    "btree": (WL, ["./btree", "400000", "60000"]),
     # a real program: sqlite3 building, indexing, sorting and joining a table
     "sqlite3": (os.path.join(TOP, "tests", "accuracy"), ["sqlite3", ":memory:", ".read sqlite-queries.sql"]),
 }
@@ -60,21 +63,19 @@ def fixture_env():
 
 
 # --check (make check, tests/suites.d/75-accuracy.sh): regression bounds on
-# the reliable windows of random-period traces of pageramp, dbquery and sort,
-# the measured values of docs/accuracy.md with a margin (the issue's targets,
-# 5 % / 15 % and 90 % coverage, are not all met: see the docs)
-BOUNDS = {100: 0.12, 1000: 0.25}        # median |estimate/exact - 1| (measured: 5-8 % / 7-19 %)
-# the interval under-covers (docs/accuracy.md): dbquery at N = 100 reads 0.23
-# in the fixed layout (0.18-0.64 in the layouts of earlier checkouts)
-MIN_COVERAGE = 0.20
+# random-period traces (seed SEED, held out from the fit), the measured values
+# of docs/accuracy.md with a margin
+BOUNDS = {100: 0.12, 1000: 0.15}        # reliable median |estimate/exact - 1| (measured: 5-10 % / 8-10 %)
+MIN_COVERAGE = 0.90                     # interval coverage on reliable windows (measured: 96-100 %)
 # errors and coverage are judged on at least this many reliable windows (one
 # unflagged window of pageramp at N = 1000 is not a median)
 MIN_RELIABLE = 5
-# sort's windows hold ~20 pages: an interval of whole buckets covers or misses
-# by one page, and its coverage moved from 17 % to 63 % between recordings
-# (ASLR shifts page boundaries); its errors are still checked
-NO_COVERAGE_CHECK = {"sort"}
 MAX_FLAGGED = {100: 0.10}               # these fixtures are well sampled at N = 100
+# the issue's goal: at N = 1000, at least half of dbquery's windows reliable (measured 59 %)
+MIN_RELIABLE_FRAC = {("dbquery", 1000): 0.50}
+# a Zipf key space: its tail is never sampled in a window, every window must
+# be flagged (measured: 100 % at N = 100 and 1000)
+ALL_FLAGGED = {"kvstore"}
 
 
 def exact_trace(name):
@@ -89,7 +90,12 @@ def exact_trace(name):
     return path
 
 
-def sampled_trace(exact, cols, name, period, mode, seed=1):
+# the random periods' seed: the estimator's constants were fitted on seeds 1
+# and 2 (tests/accuracy/compare.py), the table and the check use seed 3
+SEED = 3
+
+
+def sampled_trace(exact, cols, name, period, mode, seed=SEED):
     """The exact samples thinned as memtrace's lackey sampler does."""
     n = cols["time"].size
     if mode == "fixed":
@@ -190,14 +196,14 @@ def fmt(v, pct=False):
 
 
 def table(results):
-    head = ("| fixture (exact avg WSS) | N | period | rows | seen/exact | estimate/exact | p90 \\|err\\| | "
-            "flagged | reliable: median \\|err\\| | reliable: p90 \\|err\\| | coverage | total seen/exact | "
+    head = ("| fixture (exact avg WSS) | N | period | rows | reliable | seen/exact | estimate/exact | p90 \\|err\\| | "
+            "reliable: median \\|err\\| | reliable: p90 \\|err\\| | coverage | total seen/exact | "
             "total est./exact | top-100 recall |")
     lines = [head, "|" + "---|" * 15]
     for r in results:
         lines.append("| %s (%.0f) | %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["fixture"], r["exact_avg"], r["period"], r["mode"], r["rows"], fmt(r["raw"]), fmt(r["est"]),
-            fmt(r["p90"], True), fmt(r["flagged"], True), fmt(r["rel_med"], True), fmt(r["rel_p90"], True),
+            r["fixture"], r["exact_avg"], r["period"], r["mode"], r["rows"], fmt(1 - r["flagged"], True),
+            fmt(r["raw"]), fmt(r["est"]), fmt(r["p90"], True), fmt(r["rel_med"], True), fmt(r["rel_p90"], True),
             fmt(r["coverage"], True), fmt(r["raw_total"]), fmt(r["total"]), fmt(r["recall"])))
     return "\n".join(lines)
 
@@ -219,19 +225,26 @@ def check(results):
             continue
         what = "%s N=%d" % (r["fixture"], r["period"])
         why = []
-        if r["reliable"] >= MIN_RELIABLE:
-            if r["rel_med"] > BOUNDS[r["period"]]:
-                why.append("reliable median |err| %.3f > %.2f" % (r["rel_med"], BOUNDS[r["period"]]))
-            if r["coverage"] < MIN_COVERAGE and r["fixture"] not in NO_COVERAGE_CHECK:
-                why.append("coverage %.2f < %.2f" % (r["coverage"], MIN_COVERAGE))
-        if r["flagged"] > MAX_FLAGGED.get(r["period"], 1.0):
-            why.append("flagged %.2f > %.2f" % (r["flagged"], MAX_FLAGGED[r["period"]]))
+        if r["fixture"] in ALL_FLAGGED:
+            if r["flagged"] < 1.0:
+                why.append("%d windows not flagged (a Zipf tail: all must be)" % r["reliable"])
+        else:
+            if r["reliable"] >= MIN_RELIABLE:
+                if r["rel_med"] > BOUNDS[r["period"]]:
+                    why.append("reliable median |err| %.3f > %.2f" % (r["rel_med"], BOUNDS[r["period"]]))
+                if r["coverage"] < MIN_COVERAGE:
+                    why.append("coverage %.2f < %.2f" % (r["coverage"], MIN_COVERAGE))
+            if r["flagged"] > MAX_FLAGGED.get(r["period"], 1.0):
+                why.append("flagged %.2f > %.2f" % (r["flagged"], MAX_FLAGGED[r["period"]]))
+            want = MIN_RELIABLE_FRAC.get((r["fixture"], r["period"]))
+            if want is not None and 1 - r["flagged"] < want:
+                why.append("reliable %.2f < %.2f" % (1 - r["flagged"], want))
         if why:
             bad.append(what + ": " + "; ".join(why))
         else:
             passed += 1
-            print("ok   accuracy %s: reliable median |err| %s, coverage %s, flagged %s%s"
-                  % (what, fmt(r["rel_med"], True), fmt(r["coverage"], True), fmt(r["flagged"], True),
+            print("ok   accuracy %s: reliable %s, reliable median |err| %s, coverage %s%s"
+                  % (what, fmt(1 - r["flagged"], True), fmt(r["rel_med"], True), fmt(r["coverage"], True),
                      "" if r["reliable"] >= MIN_RELIABLE
                      else " (%d reliable windows: errors not judged)" % r["reliable"]))
     return passed, bad
@@ -240,7 +253,7 @@ def check(results):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fixtures", default=",".join(FIXTURES))
-    ap.add_argument("--periods", default="10,100,1000,10000")
+    ap.add_argument("--periods", default="10,100,997,1000,10000")
     ap.add_argument("--modes", default="fixed,random")
     ap.add_argument("--write", default=None, help="replace the table in this markdown file")
     ap.add_argument("--check", action="store_true")

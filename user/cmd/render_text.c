@@ -110,6 +110,12 @@ static void print_wss(FILE *f, const char *what, const char *wss, const struct m
 
 static const char *est_reasons(unsigned flags)
 {
+	if (flags & MEMTRACE_EST_ALIASED)
+		return "fixed period aliasing (samples from at most 4 instructions)";
+	if (flags & MEMTRACE_EST_ROUND_PERIOD)
+		return "fixed period with a factor 2, 3, 5 or 7 (may alias)";
+	if (flags & (MEMTRACE_EST_RUN_TAIL | MEMTRACE_EST_TAIL_INSNS))
+		return "most of the run's buckets unseen (a long tail)";
 	if (flags == (MEMTRACE_EST_FEW_SAMPLES | MEMTRACE_EST_MOSTLY_UNSEEN))
 		return "too few samples per window, most buckets unseen";
 	if (flags & MEMTRACE_EST_FEW_SAMPLES)
@@ -129,11 +135,23 @@ static void print_est(FILE *f, const struct memtrace_estimate *e, size_t rows, u
 	if (!e->unreliable)
 		return;
 	/* the windows without a sample (not rows of the sparse series) have < 100 */
-	size_t few = (size_t)(windows - rows), unseen = 0;
+	size_t few = (size_t)(windows - rows), unseen = 0, aliased = 0, tail = 0;
 	for (size_t i = 0; i < rows; i++) {
 		few += !!(e->flags[i] & MEMTRACE_EST_FEW_SAMPLES);
 		unseen += !!(e->flags[i] & MEMTRACE_EST_MOSTLY_UNSEEN);
+		aliased += !!(e->flags[i] & (MEMTRACE_EST_ALIASED | MEMTRACE_EST_ROUND_PERIOD));
+		tail += !!(e->flags[i] & MEMTRACE_EST_TAIL_INSNS);
 	}
+	if (aliased)
+		fprintf(f, "  aliasing: %zu windows with a fixed period that may alias (a factor 2, 3, "
+			   "5 or 7, or samples from at most 4 instructions): record with a prime -c "
+			   "or a random period\n", aliased);
+	if (tail)
+		fprintf(f, "  long tail: %zu windows take > 5 %% of their samples from instructions "
+			   "that find a new bucket at nearly every sample\n", tail);
+	if (rows && (e->flags[0] & MEMTRACE_EST_RUN_TAIL))
+		fprintf(f, "  long tail: the whole run's estimate is over twice the buckets seen; "
+			   "no window's estimate is trusted\n");
 	if (rows && (e->flags[0] & MEMTRACE_EST_NOT_COUNTED))
 		fprintf(f, "  unreliable: the window spans more than 65531 intervals, too many to "
 			   "count f1, f2: use a larger --interval\n");

@@ -178,6 +178,8 @@ static void pass1_samples(struct rep_ctx *c, struct memtrace_sample *s, size_t n
 	if (columns & (1u << COL_IP))
 		r->have_ip = 1;
 	wss_add_samples(&c->data, s, n, 0);
+	if (c->data.cfg.counts)
+		wss_spatial_add(&c->data_sp, s, n, c->data.cfg.bucket_shift);
 	rep_mrc_add(c, s, n);
 	rep_cold_add(c, s, n);
 	if (c->flags & MEMTRACE_REPORT_PER_PROCESS)	/* keyed above: else in pass1_prep */
@@ -597,8 +599,8 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 		return -1;
 	rep_fill_series(c, &r->data, &c->data);
 	rep_fill_series(c, &r->code, &c->code);
-	rep_fill_estimate(c, &r->data_est, &c->data, rep_sample_period(r));
-	rep_fill_estimate(c, &r->code_est, &c->code, rep_sample_period(r));
+	rep_fill_estimate(c, &r->data_est, &c->data, &c->data_sp, rep_sample_period(r));
+	rep_fill_estimate(c, &r->code_est, &c->code, NULL, rep_sample_period(r));
 	rep_fill_blind(c);
 	return 0;
 }
@@ -704,6 +706,7 @@ static void ctx_free(struct rep_ctx *c, int wss_ready)
 	rep_cold_free(c);
 	if (c->res)
 		resolver_free(c->res);
+	wss_spatial_free(&c->data_sp);
 	if (wss_ready) {
 		wss_free(&c->data);
 		wss_free(&c->code);

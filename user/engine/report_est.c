@@ -10,6 +10,10 @@
 
 _Static_assert(MEMTRACE_EST_FEW_SAMPLES == WSS_EST_FEW_SAMPLES, "flag values");
 _Static_assert(MEMTRACE_EST_MOSTLY_UNSEEN == WSS_EST_MOSTLY_UNSEEN, "flag values");
+_Static_assert(MEMTRACE_EST_ALIASED == WSS_EST_ALIASED, "flag values");
+_Static_assert(MEMTRACE_EST_RUN_TAIL == WSS_EST_RUN_TAIL, "flag values");
+_Static_assert(MEMTRACE_EST_TAIL_INSNS == WSS_EST_TAIL_INSNS, "flag values");
+_Static_assert(MEMTRACE_EST_ROUND_PERIOD == WSS_EST_ROUND_PERIOD, "flag values");
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -25,8 +29,16 @@ static double nth(double *v, size_t n, size_t i)
 	return v[i];
 }
 
+/* The trace's sampling period is fixed (random_period=0 in its header). */
+static int fixed_period(const struct memtrace_report *r)
+{
+	char buf[8];
+
+	return r->meta && mt_kv_str(r->meta, "random_period", buf, sizeof(buf)) && !strcmp(buf, "0");
+}
+
 void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const struct wss *w,
-		       double period)
+		       const struct wss_spatial *sp, double period)
 {
 	size_t n = w->nrows, alloc = n ? n : 1;
 	uint64_t *samples = rep_alloc(c, alloc * sizeof(uint64_t));
@@ -50,6 +62,23 @@ void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const s
 	if (!w->counts_ok && w->cfg.counts && period > 1.0)
 		gap.flags |= MEMTRACE_EST_NOT_COUNTED;
 	wss_est_series(w->rows, w->rowk, w->counts, n, stride, period, e);
+	if (sp && w->counts && period > 1.0 && n) {
+		/* the gap buckets and instructions of each window (engine/wss_spatial.h) */
+		struct wss_spatial_row *sr = mt_xcalloc(n, sizeof(*sr));
+		int fixed = fixed_period(c->r) && c->r->have_ip;
+		if (!wss_spatial_rows(sp, &w->cfg, w->rowk, n, sr))
+			for (size_t i = 0; i < n; i++) {
+				e[i] = wss_est_refine(e[i], w->rows[i], w->counts[i].samples, sr[i].gap,
+						      sr[i].ips, fixed, period);
+				e[i].flags |= wss_est_tail_flag(w->counts[i].samples, sr[i].tail, period);
+				e[i].flags |= wss_est_round_period(fixed_period(c->r), period);
+			}
+		free(sr);
+	}
+	struct wss_est t = wss_est_total(&w->map, period);
+	unsigned tail = period > 1.0 && t.est > WSS_EST_TAIL_RATIO * (double)bucket_map_used(&w->map) ? WSS_EST_RUN_TAIL : 0;
+	for (size_t i = 0; i < n; i++)
+		e[i].flags |= tail;
 	out->period = period;
 	out->unreliable = 0;
 	out->avg = out->avg_lo = out->avg_hi = out->peak = out->p95 = 0;
@@ -95,7 +124,6 @@ void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const s
 	out->lo = lo;
 	out->hi = hi;
 	out->flags = flags;
-	struct wss_est t = wss_est_total(&w->map, period);
 	out->total = t.est;
 	out->total_lo = t.lo;
 	out->total_hi = t.hi;

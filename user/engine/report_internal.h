@@ -20,6 +20,7 @@
 #include "engine/mrc.h"
 #include "engine/peaks.h"
 #include "engine/span_index.h"
+#include "engine/wss_spatial.h"
 #include "engine/wss.h"
 #include "memtrace/report.h"
 #include "resolve/resolve.h"
@@ -60,6 +61,7 @@ struct rep_ctx {
 	uint32_t pid;			/* keeps its addresses as keys (0: the main pid) */
 	struct mt_spaces *spaces;	/* the resolver's: (pid, address) -> key */
 	struct wss data, code;
+	struct wss_spatial data_sp;	/* the data samples of a sampled trace (engine/wss_spatial.h) */
 	int first_seen;
 	/* peaks (pass 2: instructions and mappings in their windows) */
 	struct peak *peaks;
@@ -143,7 +145,7 @@ void rep_fill_series(struct rep_ctx *c, struct memtrace_series *out, const struc
 
 /* report_est.c: estimates of a series (rows, counts of w) */
 void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const struct wss *w,
-		       double period);
+		       const struct wss_spatial *sp, double period);
 double rep_sample_period(const struct memtrace_report *r);
 
 /* report_procs.c: the per-process summaries */

@@ -227,7 +227,7 @@ void rep_fill_procs(struct rep_ctx *c)
 		o->comm = comm_of(c, p->pid);
 		o->samples = p->samples;
 		rep_fill_series(c, &o->data, &p->w);
-		rep_fill_estimate(c, &o->data_est, &p->w, rep_sample_period(r));
+		rep_fill_estimate(c, &o->data_est, &p->w, NULL, rep_sample_period(r));
 		o->shared = shared_buckets(c, &p->w.map);
 		size_t nh = hot_top(&p->w.map, c->top, hot);
 		struct memtrace_hot_bucket *h = rep_alloc(c, (nh ? nh : 1) * sizeof(*h));

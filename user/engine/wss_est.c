@@ -95,3 +95,42 @@ struct wss_est wss_est_total(const struct bucket_map *m, double period)
 	bucket_map_foreach(m, count_bucket, &t);
 	return wss_est_one(t.seen, t.samples, t.f1, t.f2, t.f1, t.f2, period);
 }
+
+struct wss_est wss_est_refine(struct wss_est e, uint64_t seen, uint64_t samples, uint64_t gap,
+			      uint64_t ips, int fixed_period, double period)
+{
+	if (period <= 1.0)
+		return e;
+	double S = (double)seen, w = samples ? WSS_EST_GAP_K * S / (double)samples : 1.0;
+	double add = (double)gap * (w < 1.0 ? w : 1.0);
+
+	e.est += add;
+	double hi = ceil(e.est * WSS_EST_HI_RATIO);
+	e.hi = e.hi + ceil(add) > hi ? e.hi + ceil(add) : hi;
+	e.lo = S;
+	e.flags &= ~WSS_EST_MOSTLY_UNSEEN;
+	if (e.est > (1.0 + WSS_EST_MAX_UNSEEN) * S)
+		e.flags |= WSS_EST_MOSTLY_UNSEEN;
+	if (fixed_period && ips && ips <= WSS_EST_ALIAS_IPS && samples >= WSS_EST_MIN_SAMPLES)
+		e.flags |= WSS_EST_ALIASED;
+	return e;
+}
+
+unsigned wss_est_tail_flag(uint64_t samples, uint64_t tail, double period)
+{
+	return period > 1.0 && samples && (double)tail > WSS_EST_TAIL_SHARE * (double)samples
+		       ? WSS_EST_TAIL_INSNS
+		       : 0;
+}
+
+unsigned wss_est_round_period(int fixed_period, double period)
+{
+	static const unsigned small[] = { 2, 3, 5, 7 };
+
+	if (!fixed_period || period <= 1.0 || period != floor(period) || period > 1e15)
+		return 0;
+	for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
+		if ((uint64_t)period % small[i] == 0)
+			return WSS_EST_ROUND_PERIOD;
+	return 0;
+}

@@ -15,7 +15,8 @@
  * Chao's log-normal 95 % interval around it with a delta-method variance.
  * docs/accuracy.md has the method and the measured errors.
  *
- * A row is reliable when n >= WSS_EST_MIN_SAMPLES and estimate <= 1.5 S:
+ * A row is reliable when n >= WSS_EST_MIN_SAMPLES and estimate <= 1.5 S (and
+ * none of the flags of wss_est_refine and the report below is set):
  * no estimator recovers a window with far fewer samples than buckets.
  * N <= 1 (every access recorded): estimate = S exactly, always reliable.
  */
@@ -35,10 +36,56 @@
 /* Reasons a row is unreliable (bits of wss_est.flags). */
 #define WSS_EST_FEW_SAMPLES	(1u << 0)	/* n < WSS_EST_MIN_SAMPLES */
 #define WSS_EST_MOSTLY_UNSEEN	(1u << 1)	/* estimate > 1.5 S */
+#define WSS_EST_ALIASED		(1u << 3)	/* fixed period, samples from <= 4 instructions */
+#define WSS_EST_RUN_TAIL	(1u << 4)	/* whole-run estimate > 2 x whole-run seen */
+#define WSS_EST_TAIL_INSNS	(1u << 5)	/* > 5 % of the samples from tail instructions */
+#define WSS_EST_ROUND_PERIOD	(1u << 6)	/* fixed period with a factor 2, 3, 5 or 7 */
+
+/*
+ * The refinement of engine/wss_spatial.h's features (docs/accuracy.md has
+ * the measurements the constants come from, on the fixtures' training
+ * seeds; another seed is held out):
+ *
+ * - gap buckets g (unseen, between seen ones, hit elsewhere in the stream)
+ *   are added with weight min(1, WSS_EST_GAP_K S / n): a window with many
+ *   samples per seen bucket would have seen a used bucket, so its gaps are
+ *   holes; one with few samples per bucket has missed them;
+ * - the interval is [S, max(Chao's upper bound + the gap part,
+ *   WSS_EST_HI_RATIO x estimate)]: S is certain, and the measured 97th
+ *   percentile of exact / estimate on the reliable training windows is
+ *   1.9 (Chao's interval alone covered 23-76 %: it knows only the counting
+ *   noise, not the bias);
+ * - with a fixed sampling period (PEBS, IBS, --fixed-period) and
+ *   instruction pointers, a window of >= WSS_EST_MIN_SAMPLES samples from at
+ *   most WSS_EST_ALIAS_IPS distinct instructions is flagged ALIASED: a
+ *   period that is a multiple of a loop's accesses per iteration samples
+ *   the same few of them every pass, the rest of the loop's pages never (a
+ *   one-instruction loop is flagged too: the trace cannot tell them apart).
+ */
+#define WSS_EST_GAP_K		16.0
+#define WSS_EST_HI_RATIO	1.9
+#define WSS_EST_ALIAS_IPS	4
+/*
+ * The whole run's estimate (wss_est_total) above WSS_EST_TAIL_RATIO x the
+ * buckets it saw: most of the run's buckets were never sampled, a long tail
+ * of rarely touched buckets (a Zipf key space at N = 1000: each window's
+ * samples fall on a dozen hot buckets and look well covered while the tail
+ * leaves no singletons there).  Every window of such a run is flagged
+ * RUN_TAIL (measured: Zipf 4.5, uniform 30 at N = 1000; the programs
+ * 1.07-1.35).
+ */
+#define WSS_EST_TAIL_RATIO	2.0
+/*
+ * More than this share of a window's samples from tail instructions
+ * (engine/wss_spatial.h): TAIL_INSNS (measured at N = 1000, share of the
+ * windows above it: btree 100 %, kvstore 100 %; dbquery 0 %, sqlite3 0 %,
+ * sort 14 %, pageramp 0 %).
+ */
+#define WSS_EST_TAIL_SHARE	0.05
 
 struct wss_est {
 	double est;		/* S + f0 */
-	double lo, hi;		/* 95 % interval, lo >= S */
+	double lo, hi;		/* interval, lo >= S (wss_est_refine: lo = S) */
 	unsigned flags;		/* 0: reliable */
 };
 
@@ -56,6 +103,26 @@ struct wss_est wss_est_one(uint64_t seen, uint64_t samples, uint64_t f1, uint64_
 void wss_est_series(const uint64_t *seen, const uint64_t *rowk,
 		    const struct wss_row_counts *counts, size_t n, uint64_t stride, double period,
 		    struct wss_est *out);
+
+/* e (wss_est_one's) refined with a window's gap buckets and distinct
+ * instructions (ips 0: unknown, not checked); fixed_period: the trace's
+ * sampling period is fixed (aliasing possible). */
+struct wss_est wss_est_refine(struct wss_est e, uint64_t seen, uint64_t samples, uint64_t gap,
+			      uint64_t ips, int fixed_period, double period);
+
+/*
+ * ROUND_PERIOD for a fixed period N with a factor 2, 3, 5 or 7 (period > 1):
+ * a loop of k accesses per iteration is sampled at k / gcd(k, N) of its
+ * slots only, and partial aliasing does not show in the window's counts
+ * (measured with N = 100, 1000: sort and pageramp fixed periods read 30 %
+ * below their random-period twins with windows that pass every other
+ * check; the prime N = 997 does not alias with short loops).
+ */
+unsigned wss_est_round_period(int fixed_period, double period);
+
+/* TAIL_INSNS when more than WSS_EST_TAIL_SHARE of samples came from tail
+ * instructions (period > 1 only). */
+unsigned wss_est_tail_flag(uint64_t samples, uint64_t tail, double period);
 
 /* The whole-stream estimate from every bucket's sample count (no pooling). */
 struct wss_est wss_est_total(const struct bucket_map *m, double period);

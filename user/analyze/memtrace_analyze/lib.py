@@ -203,6 +203,7 @@ class Region(C.Structure):
 
 
 EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN, EST_NOT_COUNTED = 1, 2, 4   # MEMTRACE_EST_* reasons
+EST_ALIASED, EST_RUN_TAIL, EST_TAIL_INSNS, EST_ROUND_PERIOD = 8, 16, 32, 64
 
 
 @cstruct("memtrace_estimate")

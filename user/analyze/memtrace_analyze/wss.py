@@ -204,14 +204,14 @@ def format_peaks(tr, res, rows):
 
 
 def draw_estimate(ax, x, seen, est, bucket, colour, steps, tau, unit):
-    """Seen (thin, dashed) and estimated WSS (solid) with its 95 % interval as a
+    """Seen (thin, dashed) and estimated WSS (solid) with its interval as a
     band; windows the library flags unreliable get a red cross.  Returns the
     largest value drawn."""
     e, lo, hi = (est[k] * bucket for k in ("est", "lo", "hi"))
     label = "τ = %s" % fmt_time(tau, unit)
     ax.plot(x, seen, lw=0.9, ls="--", color=colour, alpha=0.7, drawstyle=steps, label=label + ", seen")
     ax.fill_between(x, lo, hi, color=colour, alpha=0.18, lw=0, step="post" if steps else None,
-                    label=label + ", 95 % interval")
+                    label=label + ", interval")
     ax.plot(x, e, lw=1.2, color=colour, drawstyle=steps, label=label + ", estimated")
     bad = est["flags"] != 0
     if bad.any():
@@ -221,9 +221,11 @@ def draw_estimate(ax, x, seen, est, bucket, colour, steps, tau, unit):
 
 def note_unreliable(ax, est, period, tau_text):
     """The sampling period, and why windows are flagged (red crosses)."""
-    from .lib import EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN
+    from .lib import (EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN, EST_ALIASED, EST_RUN_TAIL, EST_TAIL_INSNS,
+                      EST_ROUND_PERIOD)
     f = est["rows_flags"]       # the library's rows; the gaps (no sample) have < 100 samples
-    text = "one access in %.0f sampled: estimated = seen + unseen (Chao1), band = 95 %% interval" % period
+    text = ("one access in %.0f sampled: estimated = seen + unseen (Chao1 + gaps between seen buckets), "
+            "band = interval (docs/accuracy.md)" % period)
     if est["unreliable"]:
         few = int(((f & EST_FEW_SAMPLES) != 0).sum()) + est["gaps"]
         unseen = int(((f & EST_MOSTLY_UNSEEN) != 0).sum())
@@ -232,6 +234,11 @@ def note_unreliable(ax, est, period, tau_text):
             why.append("%d with < 100 samples per window" % few)
         if unseen:
             why.append("%d with most buckets unseen" % unseen)
+        for bit, what in ((EST_ALIASED, "fixed-period aliasing"), (EST_ROUND_PERIOD, "a fixed round period"),
+                          (EST_RUN_TAIL | EST_TAIL_INSNS, "a long tail of rarely touched buckets")):
+            k = int(((f & bit) != 0).sum())
+            if k:
+                why.append("%d with %s" % (k, what))
         text += ("\n× unreliable: %d of %d windows%s (%s):\nuse a longer --window or a smaller sampling period"
                  % (est["unreliable"], est["windows"], " of τ = " + tau_text if tau_text else "", ", ".join(why)))
     ax.text(0.995, 0.97, text, transform=ax.transAxes, ha="right", va="top", fontsize=7,

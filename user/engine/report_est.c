@@ -71,14 +71,15 @@ void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const s
 				e[i] = wss_est_refine(e[i], w->rows[i], w->counts[i].samples, sr[i].gap,
 						      sr[i].ips, fixed, period);
 				e[i].flags |= wss_est_tail_flag(w->counts[i].samples, sr[i].tail, period);
-				e[i].flags |= wss_est_round_period(fixed_period(c->r), period);
 			}
 		free(sr);
 	}
 	struct wss_est t = wss_est_total(&w->map, period);
 	unsigned tail = period > 1.0 && t.est > WSS_EST_TAIL_RATIO * (double)bucket_map_used(&w->map) ? WSS_EST_RUN_TAIL : 0;
+	/* from the header alone: also where the samples were too many to keep */
+	unsigned round = wss_est_round_period(fixed_period(c->r), period);
 	for (size_t i = 0; i < n; i++)
-		e[i].flags |= tail;
+		e[i].flags |= tail | round;
 	out->period = period;
 	out->unreliable = 0;
 	out->avg = out->avg_lo = out->avg_hi = out->peak = out->p95 = 0;

@@ -1,37 +1,13 @@
 #!/usr/bin/python3
-import pickle, sys
+import os
+import sys
 import numpy as np
 from collections import defaultdict
 
-rows = pickle.load(open(sys.argv[1], "rb"))
-STRIDE = 10
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import STRIDE, chao, counts, fill, load_groups  # noqa: E402,F401
 
-
-def counts(b):
-    if b.size == 0:
-        return 0, 0, 0, 0
-    _, c = np.unique(b, return_counts=True)
-    return c.size, b.size, int((c == 1).sum()), int((c == 2).sum())
-
-
-def chao(S, f1, f2, F1, F2, N):
-    fin = 1.0 / (N - 1)
-    D = 2 * (F2 + 1) + F1 * fin
-    r = (F1 - 1) / D if F1 > 1 else 0
-    return S + f1 * r
-
-
-def fill(bs, g):
-    u = np.unique(bs)
-    if u.size < 2:
-        return 0
-    d = np.diff(u) - 1
-    return int(d[(d > 0) & (d <= g)].sum())
-
-
-groups = defaultdict(list)
-for r in rows:
-    groups[(r["fixture"], r["period"], r["mode"], r["seed"])].append(r)
+groups = load_groups(sys.argv[1])
 
 EST = {}
 def est(name):
@@ -41,6 +17,9 @@ def est(name):
     return deco
 
 res = defaultdict(lambda: defaultdict(list))
+RUN = {}
+for key, rs in groups.items():
+    RUN[key] = set(np.unique(np.concatenate([r["b"] for r in rs])).tolist())
 for key, rs in groups.items():
     N = key[1]
     c = [counts(r["b"]) for r in rs]
@@ -66,6 +45,19 @@ for key, rs in groups.items():
         e["fill2"] = S + fill(r["b"], 2)
         e["fill2+br"] = S + br + fill(r["b"], 2)
         e["chao+fill2"] = e["chao_pool"] + fill(r["b"], 2)
+        runset = RUN[key]
+        def fillset(bs, g, ok=None):
+            u = np.unique(bs)
+            tot = 0
+            for a, b in zip(u[:-1], u[1:]):
+                if 1 < b - a <= g + 1:
+                    for x in range(a + 1, b):
+                        if ok is None or x in ok:
+                            tot += 1
+            return tot
+        for g in (1, 2, 4):
+            e["chao+fillrun%d" % g] = e["chao_pool"] + fillset(r["b"], g, runset)
+        e["chao+fill1"] = e["chao_pool"] + fill(r["b"], 1)
         allb = np.concatenate([r["b"], np.array(list((prev & nxt) - seenset), dtype=np.int64)])
         e["br+fill2"] = len(seenset) + br + fill(allb, 2) if allb.size else 0
         for k, v in e.items():

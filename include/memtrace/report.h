@@ -154,6 +154,8 @@ struct memtrace_region {
 #define MEMTRACE_EST_RUN_TAIL		(1u << 4) /* whole run: estimate > 2 x seen (a long tail) */
 #define MEMTRACE_EST_TAIL_INSNS	(1u << 5) /* > 5 % of samples from instructions with a long tail */
 #define MEMTRACE_EST_ROUND_PERIOD	(1u << 6) /* fixed period with a factor 2, 3, 5 or 7: may alias */
+/* more samples than the gap and instruction checks keep (8 M): Chao1 alone, not calibrated */
+#define MEMTRACE_EST_NOT_REFINED	(1u << 7)
 
 struct memtrace_estimate {
 	double period;		/* N used: the trace's sample_period (mean), 1 = exact */

@@ -123,9 +123,10 @@ static void json_meta(FILE *f, const char *path, const struct memtrace_report *r
 static void json_est(FILE *f, const char *title, const struct memtrace_estimate *e, size_t rows,
 		     uint64_t windows)
 {
-	size_t few = 0, unseen = 0, aliased = 0, tail = 0;
+	size_t few = 0, unseen = 0, aliased = 0, tail = 0, unrefined = 0;
 
 	for (size_t i = 0; i < rows; i++) {
+		unrefined += !!(e->flags[i] & MEMTRACE_EST_NOT_REFINED);
 		few += !!(e->flags[i] & MEMTRACE_EST_FEW_SAMPLES);
 		unseen += !!(e->flags[i] & MEMTRACE_EST_MOSTLY_UNSEEN);
 		aliased += !!(e->flags[i] & (MEMTRACE_EST_ALIASED | MEMTRACE_EST_ROUND_PERIOD));
@@ -135,11 +136,12 @@ static void json_est(FILE *f, const char *title, const struct memtrace_estimate 
 		   "\"avg_hi\": %.3f, \"p95\": %.3f, \"peak\": %.3f, \"total\": %.3f, "
 		   "\"total_lo\": %.3f, \"total_hi\": %.3f, \"total_reliable\": %s, "
 		   "\"windows\": %zu, \"unreliable_windows\": %zu, \"few_samples_windows\": %zu, "
-		   "\"mostly_unseen_windows\": %zu, \"aliasing_windows\": %zu, \"long_tail_windows\": %zu}",
+		   "\"mostly_unseen_windows\": %zu, \"aliasing_windows\": %zu, \"long_tail_windows\": %zu, "
+		   "\"not_refined_windows\": %zu}",
 		title, e->period, e->avg, e->avg_lo, e->avg_hi, e->p95, e->peak, e->total,
 		e->total_lo, e->total_hi, e->total_flags ? "false" : "true", (size_t)windows,
 		e->unreliable, few + (size_t)(e->period > 1.0 ? windows - rows : 0), unseen, aliased,
-		tail);
+		tail, unrefined);
 }
 
 void render_json(FILE *f, const char *path, const struct memtrace_report *r, uint32_t pid,

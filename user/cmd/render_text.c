@@ -110,6 +110,8 @@ static void print_wss(FILE *f, const char *what, const char *wss, const struct m
 
 static const char *est_reasons(unsigned flags)
 {
+	if (flags & MEMTRACE_EST_NOT_REFINED)
+		return "more than 8 M samples: Chao1 alone, not calibrated";
 	if (flags & MEMTRACE_EST_ALIASED)
 		return "fixed period aliasing (samples from at most 4 instructions)";
 	if (flags & MEMTRACE_EST_ROUND_PERIOD)
@@ -149,16 +151,22 @@ static void print_est(FILE *f, const struct memtrace_estimate *e, size_t rows, u
 	if (tail)
 		fprintf(f, "  long tail: %zu windows take > 5 %% of their samples from instructions "
 			   "that find a new bucket at nearly every sample\n", tail);
+	if (rows && (e->flags[0] & MEMTRACE_EST_NOT_REFINED))
+		fprintf(f, "  not refined: more than 8 M samples, too many to keep for the gap-bucket "
+			   "and instruction checks; Chao1 alone is not calibrated (docs/accuracy.md): "
+			   "report fewer samples (-p PID, --span) or record with a larger period\n");
 	if (rows && (e->flags[0] & MEMTRACE_EST_RUN_TAIL))
 		fprintf(f, "  long tail: the whole run's estimate is over twice the buckets seen; "
 			   "no window's estimate is trusted\n");
 	if (rows && (e->flags[0] & MEMTRACE_EST_NOT_COUNTED))
 		fprintf(f, "  unreliable: the window spans more than 65531 intervals, too many to "
 			   "count f1, f2: use a larger --interval\n");
-	else
+	else if (few || unseen || aliased || tail)	/* not only the lines above */
 		fprintf(f, "  unreliable: %zu of %zu windows (%zu with < 100 samples, %zu with most "
 			   "buckets unseen): use a longer --window or a smaller sampling period\n",
 			e->unreliable, (size_t)windows, few, unseen);
+	else
+		fprintf(f, "  unreliable: %zu of %zu windows\n", e->unreliable, (size_t)windows);
 	if (e->total_flags)
 		fprintf(f, "  total unreliable: %s\n", est_reasons(e->total_flags));
 }

@@ -72,6 +72,9 @@ void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const s
 						      sr[i].ips, fixed, period);
 				e[i].flags |= wss_est_tail_flag(w->counts[i].samples, sr[i].tail, period);
 			}
+		else	/* too many samples kept: Chao1 alone, which the fixtures did not calibrate */
+			for (size_t i = 0; i < n; i++)
+				e[i].flags |= MEMTRACE_EST_NOT_REFINED;
 		free(sr);
 	}
 	struct wss_est t = wss_est_total(&w->map, period);

@@ -270,6 +270,36 @@ TEST(refined_estimate_on_well_sampled_runs)
 	CHECK(r.covered * 10 >= r.reliable * 9);
 }
 
+/* More samples than WSS_SPATIAL_MAX: the kept ones are dropped (nothing
+ * stays allocated) and wss_spatial_rows refuses, so the report flags every
+ * window NOT_REFINED (report_est.c) instead of refining on a part. */
+TEST(over_the_limit_keeps_nothing)
+{
+	/* buckets 1 and 3 in the window (0, 10], bucket 2 hit later in the run */
+	struct memtrace_sample s[3] = { { .time = 1, .addr = 1 << 12, .ip = 1 },
+					{ .time = 2, .addr = 3 << 12, .ip = 1 },
+					{ .time = 15, .addr = 2 << 12, .ip = 2 } };
+	struct wss_config cfg = { .interval = 10, .window = 10, .bucket_shift = 12 };
+	uint64_t rowk = 1;
+	struct wss_spatial_row out = { 7, 7, 7 };
+	struct wss_spatial sp;
+
+	wss_spatial_init(&sp);
+	wss_spatial_add(&sp, s, 3, 12);
+	CHECK(sp.n == 3);
+	CHECK(wss_spatial_rows(&sp, &cfg, &rowk, 1, &out) == 0);
+	CHECK(out.gap == 1 && out.ips == 1);
+	/* a batch that would pass the limit is not read: its count alone decides */
+	wss_spatial_add(&sp, s, WSS_SPATIAL_MAX, 12);
+	CHECK(sp.over && sp.n == 0 && sp.v == NULL);
+	wss_spatial_add(&sp, s, 3, 12);
+	CHECK(sp.n == 0);
+	out = (struct wss_spatial_row){ 7, 7, 7 };
+	CHECK(wss_spatial_rows(&sp, &cfg, &rowk, 1, &out) == -1);
+	CHECK(out.gap == 7 && out.ips == 7 && out.tail == 7);
+	wss_spatial_free(&sp);
+}
+
 int main(void)
 {
 	return test_main();

@@ -204,6 +204,7 @@ class Region(C.Structure):
 
 EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN, EST_NOT_COUNTED = 1, 2, 4   # MEMTRACE_EST_* reasons
 EST_ALIASED, EST_RUN_TAIL, EST_TAIL_INSNS, EST_ROUND_PERIOD = 8, 16, 32, 64
+EST_NOT_REFINED = 128           # > 8 M samples: Chao1 alone, not calibrated
 
 
 @cstruct("memtrace_estimate")

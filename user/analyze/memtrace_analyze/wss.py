@@ -222,7 +222,7 @@ def draw_estimate(ax, x, seen, est, bucket, colour, steps, tau, unit):
 def note_unreliable(ax, est, period, tau_text):
     """The sampling period, and why windows are flagged (red crosses)."""
     from .lib import (EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN, EST_ALIASED, EST_RUN_TAIL, EST_TAIL_INSNS,
-                      EST_ROUND_PERIOD)
+                      EST_ROUND_PERIOD, EST_NOT_REFINED)
     f = est["rows_flags"]       # the library's rows; the gaps (no sample) have < 100 samples
     text = ("one access in %.0f sampled: estimated = seen + unseen (Chao1 + gaps between seen buckets), "
             "band = interval (docs/accuracy.md)" % period)
@@ -234,7 +234,8 @@ def note_unreliable(ax, est, period, tau_text):
             why.append("%d with < 100 samples per window" % few)
         if unseen:
             why.append("%d with most buckets unseen" % unseen)
-        for bit, what in ((EST_ALIASED, "fixed-period aliasing"), (EST_ROUND_PERIOD, "a fixed round period"),
+        for bit, what in ((EST_NOT_REFINED, "Chao1 alone (> 8 M samples)"),
+                          (EST_ALIASED, "fixed-period aliasing"), (EST_ROUND_PERIOD, "a fixed round period"),
                           (EST_RUN_TAIL | EST_TAIL_INSNS, "a long tail of rarely touched buckets")):
             k = int(((f & bit) != 0).sum())
             if k:

@@ -58,6 +58,7 @@ void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const s
 	uint64_t gaps = all > n ? all - n : 0;
 	/* a gap's row: nothing seen, no samples (engine/wss_est.h) */
 	struct wss_est gap = wss_est_one(0, 0, 0, 0, 0, 0, period);
+	int fixed_hdr = fixed_period(c->r);
 
 	if (!w->counts_ok && w->cfg.counts && period > 1.0)
 		gap.flags |= MEMTRACE_EST_NOT_COUNTED;
@@ -65,7 +66,7 @@ void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const s
 	if (sp && w->counts && period > 1.0 && n) {
 		/* the gap buckets and instructions of each window (engine/wss_spatial.h) */
 		struct wss_spatial_row *sr = mt_xcalloc(n, sizeof(*sr));
-		int fixed = fixed_period(c->r) && c->r->have_ip;
+		int fixed = fixed_hdr && c->r->have_ip;
 		if (!wss_spatial_rows(sp, &w->cfg, w->rowk, n, sr))
 			for (size_t i = 0; i < n; i++) {
 				e[i] = wss_est_refine(e[i], w->rows[i], w->counts[i].samples, sr[i].gap,
@@ -77,10 +78,11 @@ void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const s
 				e[i].flags |= MEMTRACE_EST_NOT_REFINED;
 		free(sr);
 	}
-	struct wss_est t = wss_est_total(&w->map, period);
-	unsigned tail = period > 1.0 && t.est > WSS_EST_TAIL_RATIO * (double)bucket_map_used(&w->map) ? WSS_EST_RUN_TAIL : 0;
+	uint64_t seen;
+	struct wss_est t = wss_est_total(&w->map, period, &seen);
+	unsigned tail = period > 1.0 && t.est > WSS_EST_TAIL_RATIO * (double)seen ? WSS_EST_RUN_TAIL : 0;
 	/* from the header alone: also where the samples were too many to keep */
-	unsigned round = wss_est_round_period(fixed_period(c->r), period);
+	unsigned round = wss_est_round_period(fixed_hdr, period);
 	for (size_t i = 0; i < n; i++)
 		e[i].flags |= tail | round;
 	out->period = period;

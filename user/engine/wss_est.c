@@ -88,11 +88,12 @@ static void count_bucket(void *ctx, uint64_t bucket, const struct bucket_entry *
 	t->f2 += e->count == 2;
 }
 
-struct wss_est wss_est_total(const struct bucket_map *m, double period)
+struct wss_est wss_est_total(const struct bucket_map *m, double period, uint64_t *seen)
 {
 	struct total_counts t = { 0 };
 
 	bucket_map_foreach(m, count_bucket, &t);
+	*seen = t.seen;
 	return wss_est_one(t.seen, t.samples, t.f1, t.f2, t.f1, t.f2, period);
 }
 

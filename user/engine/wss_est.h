@@ -124,7 +124,8 @@ unsigned wss_est_round_period(int fixed_period, double period);
  * instructions (period > 1 only). */
 unsigned wss_est_tail_flag(uint64_t samples, uint64_t tail, double period);
 
-/* The whole-stream estimate from every bucket's sample count (no pooling). */
-struct wss_est wss_est_total(const struct bucket_map *m, double period);
+/* The whole-stream estimate from every bucket's sample count (no pooling);
+ * *seen gets the buckets seen. */
+struct wss_est wss_est_total(const struct bucket_map *m, double period, uint64_t *seen);
 
 #endif

@@ -20,7 +20,9 @@
  * away: bench/kernel/compare.sh).
  * -c (churn): each child also, every 20 ms, maps and unmaps a private
  * region and forks a grandchild that touches a region and exits at once:
- * processes exiting, forking and unmapping while a pass scans them.
+ * processes exiting, forking and unmapping while a pass scans them.  One
+ * grandchild in five stays 300 ms before it exits (longer than a slow
+ * guest's pass), so a scan finds grandchildren whatever its timing.
  *
  * Prints (the oracle), once every child is set up and its cold pages are
  * written, then "ready":
@@ -80,8 +82,8 @@ static void write_all(volatile char *p, size_t pages)
 		p[i * PAGE] = (char)(i + 1);
 }
 
-/* a grandchild that touches a fresh region and exits */
-static void churn(void)
+/* a grandchild that touches a fresh region and exits (after linger_ms) */
+static void churn(unsigned linger_ms)
 {
 	size_t pages = 32;
 	volatile char *p = map_private(pages * PAGE, MADV_NOHUGEPAGE);
@@ -95,6 +97,8 @@ static void churn(void)
 		volatile char *q = map_private(pages * PAGE, MADV_NOHUGEPAGE);
 
 		write_all(q, pages);
+		if (linger_ms)
+			sleep_ms(linger_ms);
 		_exit(0);
 	}
 	if (g > 0)
@@ -122,7 +126,7 @@ static void child(int out, volatile char *shared, size_t spages, size_t hot, siz
 			sum += (unsigned char)priv[i * PAGE];
 		if (do_churn) {
 			for (int k = 0; k < 5 && !stop; k++) {
-				churn();
+				churn(k == 4 ? 300 : 0);
 				sleep_ms(20);
 			}
 		} else if (!busy) {

@@ -147,8 +147,8 @@ struct memtrace_region {
  * no estimate is trustworthy.  N = 1 (every access recorded):
  * est = lo = hi = wss, never flagged.
  */
-#define MEMTRACE_EST_FEW_SAMPLES	(1u << 0) /* < 100 samples in the window */
-#define MEMTRACE_EST_MOSTLY_UNSEEN	(1u << 1) /* estimate > 1.5 x seen */
+#define MEMTRACE_EST_FEW_SAMPLES	(1u << 0) /* < MEMTRACE_EST_MIN_SAMPLES, or < estimate */
+#define MEMTRACE_EST_MOSTLY_UNSEEN	(1u << 1) /* estimate > 3 x seen, or > 1.5 x with > 10 samples each */
 #define MEMTRACE_EST_NOT_COUNTED	(1u << 2) /* window > 65531 intervals: no f1, f2 */
 #define MEMTRACE_EST_ALIASED		(1u << 3) /* fixed period: samples from <= 4 instructions */
 #define MEMTRACE_EST_RUN_TAIL		(1u << 4) /* whole run: estimate > 2 x seen (a long tail) */
@@ -156,6 +156,8 @@ struct memtrace_region {
 #define MEMTRACE_EST_ROUND_PERIOD	(1u << 6) /* fixed period with a factor 2, 3, 5 or 7: may alias */
 /* more samples than the gap and instruction checks keep (8 M): Chao1 alone, not calibrated */
 #define MEMTRACE_EST_NOT_REFINED	(1u << 7)
+/* FEW_SAMPLES: a window holds fewer samples than this */
+#define MEMTRACE_EST_MIN_SAMPLES	200
 
 struct memtrace_estimate {
 	double period;		/* N used: the trace's sample_period (mean), 1 = exact */

@@ -175,7 +175,7 @@ def test_info_estimates(tmp_path):
     sparse = write_trace(tmp_path / "p.mtrace", time[::100], addr[::100], sample_period=100)
     rc, so, se = run("info", sparse)
     assert rc == 0, se
-    assert "unreliable 20 of 20 windows (20 with < 100 samples" in so, so
+    assert "unreliable 20 of 20 windows (20 with < 200 samples" in so, so
     exact = write_trace(tmp_path / "e.mtrace", time, addr, sample_period=1)
     rc, so, se = run("info", exact)
     assert rc == 0 and "WSS est." not in so

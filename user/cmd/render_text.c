@@ -162,9 +162,9 @@ static void print_est(FILE *f, const struct memtrace_estimate *e, size_t rows, u
 		fprintf(f, "  unreliable: the window spans more than 65531 intervals, too many to "
 			   "count f1, f2: use a larger --interval\n");
 	else if (few || unseen || aliased || tail)	/* not only the lines above */
-		fprintf(f, "  unreliable: %zu of %zu windows (%zu with < 100 samples, %zu with most "
+		fprintf(f, "  unreliable: %zu of %zu windows (%zu with < %d samples, %zu with most "
 			   "buckets unseen): use a longer --window or a smaller sampling period\n",
-			e->unreliable, (size_t)windows, few, unseen);
+			e->unreliable, (size_t)windows, few, MEMTRACE_EST_MIN_SAMPLES, unseen);
 	else
 		fprintf(f, "  unreliable: %zu of %zu windows\n", e->unreliable, (size_t)windows);
 	if (e->total_flags)

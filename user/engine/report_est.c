@@ -14,6 +14,7 @@ _Static_assert(MEMTRACE_EST_ALIASED == WSS_EST_ALIASED, "flag values");
 _Static_assert(MEMTRACE_EST_RUN_TAIL == WSS_EST_RUN_TAIL, "flag values");
 _Static_assert(MEMTRACE_EST_TAIL_INSNS == WSS_EST_TAIL_INSNS, "flag values");
 _Static_assert(MEMTRACE_EST_ROUND_PERIOD == WSS_EST_ROUND_PERIOD, "flag values");
+_Static_assert(MEMTRACE_EST_MIN_SAMPLES == WSS_EST_MIN_SAMPLES, "the public threshold");
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -3,6 +3,20 @@
 
 #include <math.h>
 
+/* FEW_SAMPLES and MOSTLY_UNSEEN of an estimate est from n samples, S seen */
+static unsigned est_flags(double est, double S, uint64_t samples)
+{
+	double n = (double)samples;
+	unsigned f = 0;
+
+	if (samples < WSS_EST_MIN_SAMPLES || n < est)
+		f |= WSS_EST_FEW_SAMPLES;
+	if (est > WSS_EST_MAX_RATIO * S ||
+	    (est > WSS_EST_TAIL_UNSEEN * S && n > WSS_EST_TAIL_PER_BUCKET * S))
+		f |= WSS_EST_MOSTLY_UNSEEN;
+	return f;
+}
+
 struct wss_est wss_est_one(uint64_t seen, uint64_t samples, uint64_t f1, uint64_t f2,
 			   uint64_t F1, uint64_t F2, double period)
 {
@@ -41,8 +55,7 @@ struct wss_est wss_est_one(uint64_t seen, uint64_t samples, uint64_t f1, uint64_
 	} else {
 		e.hi = (double)seen + ceil(1.96 * sqrt(var));
 	}
-	if (e.est > (1.0 + WSS_EST_MAX_UNSEEN) * (double)seen)
-		e.flags |= WSS_EST_MOSTLY_UNSEEN;
+	e.flags |= est_flags(e.est, (double)seen, samples);
 	return e;
 }
 
@@ -109,9 +122,8 @@ struct wss_est wss_est_refine(struct wss_est e, uint64_t seen, uint64_t samples,
 	double hi = ceil(e.est * WSS_EST_HI_RATIO);
 	e.hi = e.hi + ceil(add) > hi ? e.hi + ceil(add) : hi;
 	e.lo = S;
-	e.flags &= ~WSS_EST_MOSTLY_UNSEEN;
-	if (e.est > (1.0 + WSS_EST_MAX_UNSEEN) * S)
-		e.flags |= WSS_EST_MOSTLY_UNSEEN;
+	e.flags &= ~(WSS_EST_FEW_SAMPLES | WSS_EST_MOSTLY_UNSEEN);
+	e.flags |= est_flags(e.est, S, samples);
 	if (fixed_period && ips && ips <= WSS_EST_ALIAS_IPS && samples >= WSS_EST_MIN_SAMPLES)
 		e.flags |= WSS_EST_ALIASED;
 	return e;

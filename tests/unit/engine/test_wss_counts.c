@@ -263,9 +263,21 @@ TEST(estimate_hand_computed)
 	CHECK(fabs(e.est - (400.0 + 9900.0 / 103.0)) < 1e-9);
 	CHECK(e.lo > 400.0 && e.lo < e.est && e.hi > e.est);
 	CHECK_EQ_U64(e.flags, 0);
-	/* f0 > S/2: mostly unseen; n < 100: few samples */
+	/* estimate > 3 S: mostly unseen; n < 200: few samples */
 	e = wss_est_one(100, 50, 90, 2, 90, 2, 1000.0);
 	CHECK_EQ_U64(e.flags, WSS_EST_FEW_SAMPLES | WSS_EST_MOSTLY_UNSEEN);
+	/* 320 samples, but fewer than the 396 buckets estimated: few samples */
+	e = wss_est_one(300, 320, 100, 50, 100, 50, 101.0);
+	CHECK(e.est > 320.0 && e.est < 1.5 * 300.0);
+	CHECK_EQ_U64(e.flags, WSS_EST_FEW_SAMPLES);
+	/* S 100, f1 40, f2 4, N 1000: f0 = 40*39 / (2*5 + 40/999), about 155:
+	 * > 1.5 S, < 3 S; with 900 samples reliable, with 2000 (> 10 per seen
+	 * bucket and still half again unseen: a long tail) mostly unseen */
+	e = wss_est_one(100, 900, 40, 4, 40, 4, 1000.0);
+	CHECK(e.est > 1.5 * 100.0 && e.est < 3.0 * 100.0);
+	CHECK_EQ_U64(e.flags, 0);
+	e = wss_est_one(100, 2000, 40, 4, 40, 4, 1000.0);
+	CHECK_EQ_U64(e.flags, WSS_EST_MOSTLY_UNSEEN);
 	/* nothing seen once: nothing unseen */
 	e = wss_est_one(100, 500, 0, 30, 0, 30, 1000.0);
 	CHECK(e.est == 100.0 && e.hi == 100.0);

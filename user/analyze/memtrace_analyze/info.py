@@ -126,7 +126,7 @@ def format_est(w, u):
     """Lines of the estimated WSS under the seen one."""
     lines = []
     for tau, e in w.get("data_est", {}).items():
-        why = ", ".join("%d %s" % (n, what) for n, what in ((e["few_samples"], "with < 100 samples"),
+        why = ", ".join("%d %s" % (n, what) for n, what in ((e["few_samples"], "with < %d samples" % lib.EST_MIN_SAMPLES),
                                                             (e["mostly_unseen"], "mostly unseen"),
                                                             (e["not_counted"], "not counted")) if n)
         lines.append("WSS est.   τ=%s: avg %.1f [%.1f–%.1f], p95 %.1f, peak %.1f, total %.0f [%.0f–%.0f] buckets "

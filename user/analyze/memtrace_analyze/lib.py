@@ -205,6 +205,7 @@ class Region(C.Structure):
 EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN, EST_NOT_COUNTED = 1, 2, 4   # MEMTRACE_EST_* reasons
 EST_ALIASED, EST_RUN_TAIL, EST_TAIL_INSNS, EST_ROUND_PERIOD = 8, 16, 32, 64
 EST_NOT_REFINED = 128           # > 8 M samples: Chao1 alone, not calibrated
+EST_MIN_SAMPLES = 200           # MEMTRACE_EST_MIN_SAMPLES: fewer in a window sets EST_FEW_SAMPLES
 
 
 @cstruct("memtrace_estimate")

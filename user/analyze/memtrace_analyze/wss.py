@@ -63,7 +63,7 @@ class WssResult:
         self.blind_info = r0["blind"]
         self.blind = {r["window"]: _on_grid(g, r["data"]["time"], r["data"]["blind"], False) for r in reps}
         # estimates of what one access in N sampled did not see (docs/accuracy.md);
-        # an interval without samples: nothing seen, < 100 samples where N > 1
+        # an interval without samples: nothing seen, too few samples where N > 1
         self.period = r0["data_est"]["period"]
         gap_flags = EST_FEW_SAMPLES if self.period > 1 else 0
         self.est = {"data": {}, "code": {}}
@@ -222,8 +222,8 @@ def draw_estimate(ax, x, seen, est, bucket, colour, steps, tau, unit):
 def note_unreliable(ax, est, period, tau_text):
     """The sampling period, and why windows are flagged (red crosses)."""
     from .lib import (EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN, EST_ALIASED, EST_RUN_TAIL, EST_TAIL_INSNS,
-                      EST_ROUND_PERIOD, EST_NOT_REFINED)
-    f = est["rows_flags"]       # the library's rows; the gaps (no sample) have < 100 samples
+                      EST_ROUND_PERIOD, EST_NOT_REFINED, EST_MIN_SAMPLES)
+    f = est["rows_flags"]       # the library's rows; the gaps (no sample) have too few samples
     text = ("one access in %.0f sampled: estimated = seen + unseen (Chao1 + gaps between seen buckets), "
             "band = interval (docs/accuracy.md)" % period)
     if est["unreliable"]:
@@ -231,7 +231,7 @@ def note_unreliable(ax, est, period, tau_text):
         unseen = int(((f & EST_MOSTLY_UNSEEN) != 0).sum())
         why = []
         if few:
-            why.append("%d with < 100 samples per window" % few)
+            why.append("%d with < %d samples per window" % (few, EST_MIN_SAMPLES))
         if unseen:
             why.append("%d with most buckets unseen" % unseen)
         for bit, what in ((EST_NOT_REFINED, "Chao1 alone (> 8 M samples)"),

@@ -240,6 +240,10 @@ struct memtrace_damon_region { uint64_t time, start, end; uint32_t pid, nr_acces
 #define MEMTRACE_PASS_NUMA_SWEEP_START	4u	/* hint faults: the sweep of pid that ends at
 						 * its next MEMTRACE_PASS_NUMA_SCAN began here
 						 * (exact: sched_skip_vma_numa at offset 0) */
+#define MEMTRACE_PASS_NUMA_SCAN_PARTIAL	5u	/* hint faults: as NUMA_SCAN, but the sweep
+						 * skipped mappings holding >= 1/10 of pid's
+						 * resident memory (scan delay, inactive pid):
+						 * it ends a sweep, its windows are not seen */
 struct memtrace_pass { uint64_t time; uint32_t pid, what; };
 
 /*

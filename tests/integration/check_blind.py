@@ -7,7 +7,10 @@ offset 0 for the workload, a step that begins a sweep).  A window that holds a
 whole sweep with 150 ms to spare on both sides (memtracectl polls every
 100 ms, the test every 20 ms) must say blind=0; a window that cannot hold
 any whole sweep even 150 ms off must say blind=1; the others are not
-judged.  Usage: check_blind.py SERIES.csv PASSES.txt START_TIME WINDOW_NS INTERVAL_NS [STARTS.txt]"""
+judged.  A sweep memtracectl recorded partial (PARTIAL.txt: the times of its
+MEMTRACE_PASS_NUMA_SCAN_PARTIAL rows, each at most 250 ms after the advance
+the test read) is not a whole sweep for the first rule.
+Usage: check_blind.py SERIES.csv PASSES.txt START_TIME WINDOW_NS INTERVAL_NS [STARTS.txt [PARTIAL.txt]]"""
 import csv
 import sys
 
@@ -16,6 +19,7 @@ start, window, interval = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 MARGIN = 150_000_000
 q = [int(l) for l in open(passes_file) if l.strip()]
 starts = sorted(int(l) for l in open(sys.argv[6]) if l.strip()) if len(sys.argv) > 6 else []
+partial = [int(l) for l in open(sys.argv[7]) if l.strip()] if len(sys.argv) > 7 else []
 sweeps = []
 for i, z in enumerate(q):
     a = q[i - 1] if i else None
@@ -25,6 +29,14 @@ for i, z in enumerate(q):
         sweeps.append((s[0] if a is not None else s[-1], z))
     elif a is not None:
         sweeps.append((a, z))
+# the first advance without a start before it (perf began after that sweep
+# did): its sweep may lie anywhere before the advance; a window reaching
+# past it may hold it, so it is judged neither seen nor blind
+first_unknown = q[0] if q and not [t for t in starts if t <= q[0]] else None
+def is_partial(z):
+    return any(z <= p <= z + 250_000_000 for p in partial)
+
+
 rows = list(csv.DictReader(open(series)))
 if not rows:
     sys.exit("no rows in the series")
@@ -38,8 +50,9 @@ for r in rows:
     b = r["blind"]
     if b not in ("0", "1"):
         sys.exit("blind is %r at %s, not 0 or 1" % (b, r["time"]))
-    surely = any(lo <= a - MARGIN and z + MARGIN <= end for a, z in sweeps)
-    maybe = any(lo <= a + MARGIN and z - MARGIN <= end for a, z in sweeps)
+    surely = any(lo <= a - MARGIN and z + MARGIN <= end and not is_partial(z) for a, z in sweeps)
+    maybe = any(lo <= a + MARGIN and z - MARGIN <= end for a, z in sweeps) or (
+        first_unknown is not None and first_unknown - MARGIN <= end)
     if surely:
         if b != "0":
             sys.exit("window ending %.3f s holds the whole sweep %s but says blind=1" % (
@@ -57,11 +70,14 @@ for r in rows:
 for k in range(1, max(ks) + 1):
     if k not in set(ks):
         end = start + k * interval
-        if not any(end - window <= a + MARGIN and z - MARGIN <= end for a, z in sweeps):
+        if not any(end - window <= a + MARGIN and z - MARGIN <= end for a, z in sweeps) and not (
+                first_unknown is not None and first_unknown - MARGIN <= end):
             sys.exit("interval %d holds no whole sweep but is not a row (a blind window must be)" % k)
 print("windows: %d rows; whole sweep and seen: %d; no sweep and blind: %d; near a sweep's edge, not "
-      "judged: %d; sweeps read from /proc: %d, their starts from perf: %d" % (
-          len(rows), seen_ok, blind_ok, unjudged, len(sweeps), len(starts)))
+      "judged: %d; sweeps read from /proc: %d, their starts from perf: %d%s" % (
+          len(rows), seen_ok, blind_ok, unjudged, len(sweeps), len(starts),
+          ("; the first sweep's start unknown (perf began after it)" if first_unknown is not None else "") +
+          ("; %d sweeps recorded partial" % len(partial) if partial else "")))
 if not sweeps:
     sys.exit("the kernel made fewer than two NUMA scan passes of the target: nothing to check against")
 if not blind_ok or not seen_ok:

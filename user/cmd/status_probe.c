@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "memtrace/trace.h"
+#include "util/proc_smaps.h"
 #include "util/util.h"
 
 enum map_kind { K_PRIVATE_ANON, K_SHARED_ANON, K_FILE_PRIVATE, K_FILE_SHARED, NKINDS };
@@ -23,24 +24,13 @@ static const char *const kind_name[NKINDS] = {
 	"private anonymous", "shared anonymous", "file-backed private", "file-backed shared",
 };
 
-struct pmap {
-	uint64_t start, end, rss;	/* rss in bytes */
-	enum map_kind kind;
-	char name[80];
-};
-
-struct pmaps {
-	struct pmap *v;
-	size_t n, cap;
-};
-
 /* The kind of a mapping from its permissions and path (smaps header line). */
-static enum map_kind kind_of(const char *perms, const char *path)
+static enum map_kind kind_of(const struct proc_map *x)
 {
-	bool shared = perms[3] == 's';
+	bool shared = x->perms[3] == 's';
+	const char *path = x->path;
 	bool anon = !*path || path[0] == '[' || !strncmp(path, "/dev/zero", 9) ||
-		    !strncmp(path, "/SYSV", 5) || !strncmp(path, "/memfd:", 7) ||
-		    strstr(path, "(deleted)");
+		    !strncmp(path, "/SYSV", 5) || !strncmp(path, "/memfd:", 7) || x->deleted;
 
 	if (anon)
 		return shared ? K_SHARED_ANON : K_PRIVATE_ANON;
@@ -48,56 +38,18 @@ static enum map_kind kind_of(const char *perms, const char *path)
 }
 
 /* /proc/PID/smaps: every mapping with its resident bytes. */
-static int read_smaps(pid_t pid, struct pmaps *m)
+static int read_smaps(pid_t pid, struct proc_maps *m)
 {
-	char path[64], line[4608];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
-	if (!(f = fopen(path, "r"))) {
-		mt_err("status -p %d: %s: %s", (int)pid, path, strerror(errno));
+	if (proc_smaps_read(pid, m)) {
+		mt_err("status -p %d: /proc/%d/smaps: %s", (int)pid, (int)pid, strerror(errno));
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t s, e, kb;
-		char perms[8], p[4096] = "";
-		int at = 0;
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %n", &s, &e, perms, &at) == 3 &&
-		    at > 0) {
-			snprintf(p, sizeof(p), "%s", line + at);
-			p[strcspn(p, "\n")] = 0;
-			if (m->n == m->cap) {
-				m->cap = m->cap ? 2 * m->cap : 64;
-				m->v = mt_xrealloc(m->v, m->cap * sizeof(*m->v));
-			}
-			struct pmap *x = &m->v[m->n++];
-			*x = (struct pmap){ .start = s, .end = e, .kind = kind_of(perms, p) };
-			snprintf(x->name, sizeof(x->name), "%s", *p ? p : "[anon]");
-		} else if (m->n && sscanf(line, "Rss: %" SCNu64 " kB", &kb) == 1) {
-			m->v[m->n - 1].rss = kb * 1024;
-		}
-	}
-	fclose(f);
 	if (!m->n) {
+		proc_smaps_free(m);
 		mt_err("status -p %d: no mappings (a kernel thread, or the process exited)", (int)pid);
 		return -1;
 	}
 	return 0;
-}
-
-static const struct pmap *map_at(const struct pmaps *m, uint64_t addr)
-{
-	size_t lo = 0, hi = m->n;	/* smaps lists mappings by address */
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->n && m->v[lo].start <= addr ? &m->v[lo] : NULL;
 }
 
 /* memtracectl record -e EVENT -p PID -d SECS -o OUT; its last stderr line into why. */
@@ -170,7 +122,7 @@ static int by_start(const void *a, const void *b)
 }
 
 /* DAMON: the pages of regions found accessed (nr_accesses > 0) in some aggregation. */
-static int tally_regions(struct memtrace_trace *t, pid_t pid, const struct pmaps *m,
+static int tally_regions(struct memtrace_trace *t, pid_t pid, const struct proc_maps *m,
 			 struct seen *s, char *why, size_t whylen)
 {
 	const struct memtrace_damon_region *r;
@@ -188,17 +140,17 @@ static int tally_regions(struct memtrace_trace *t, pid_t pid, const struct pmaps
 			continue;
 		s->samples++;
 		for (size_t j = 0; j < m->n; j++) {
-			const struct pmap *x = &m->v[j];
+			const struct proc_map *x = &m->v[j];
 			uint64_t lo = r[i].start > x->start ? r[i].start : x->start;
 			uint64_t hi = r[i].end < x->end ? r[i].end : x->end;
-			if (lo >= hi || (r[i].pid != (uint32_t)pid && x->kind != K_SHARED_ANON &&
-					 x->kind != K_FILE_SHARED))
+			if (lo >= hi || (r[i].pid != (uint32_t)pid && kind_of(x) != K_SHARED_ANON &&
+					 kind_of(x) != K_FILE_SHARED))
 				continue;
 			if (nv == cap) {
 				cap = cap ? 2 * cap : 256;
 				v = mt_xrealloc(v, cap * sizeof(*v));
 			}
-			v[nv++] = (struct span){ lo, hi, x->kind };
+			v[nv++] = (struct span){ lo, hi, kind_of(x) };
 		}
 	}
 	qsort(v, nv, sizeof(*v), by_start);
@@ -218,7 +170,7 @@ static int tally_regions(struct memtrace_trace *t, pid_t pid, const struct pmaps
  * The samples of out in m's mappings: pid's own everywhere, its
  * descendants' in its shared mappings (the same addresses after fork).
  */
-static int tally(const char *path, pid_t pid, const struct pmaps *m, struct seen *s, char *why,
+static int tally(const char *path, pid_t pid, const struct proc_maps *m, struct seen *s, char *why,
 		 size_t whylen)
 {
 	char err[512];
@@ -243,16 +195,16 @@ static int tally(const char *path, pid_t pid, const struct pmaps *m, struct seen
 	if (rc)
 		snprintf(why, whylen, "%s", err);
 	for (size_t i = 0; !rc && i < n; i++) {
-		const struct pmap *x = map_at(m, c.addr[i]);
-		if (!x || (c.pid[i] != (uint32_t)pid && x->kind != K_SHARED_ANON &&
-			   x->kind != K_FILE_SHARED))
+		const struct proc_map *x = proc_smaps_at(m, c.addr[i]);
+		if (!x || (c.pid[i] != (uint32_t)pid && kind_of(x) != K_SHARED_ANON &&
+			   kind_of(x) != K_FILE_SHARED))
 			continue;
 		unsigned fk = MEMTRACE_FAULT_KIND(c.data_src[i]);
 		int first = fk == MEMTRACE_FAULT_FIRST_TOUCH;
 		if (fk != MEMTRACE_FAULT_UNKNOWN)
 			s->fault_kinds = true;
 		/* key: the page with its mapping's kind in the low bits */
-		pages[first][np[first]++] = (c.addr[i] & ~4095ull) | (uint64_t)x->kind;
+		pages[first][np[first]++] = (c.addr[i] & ~4095ull) | (uint64_t)kind_of(x);
 		s->samples++;
 	}
 	for (int f = 0; f < 2; f++) {
@@ -294,7 +246,7 @@ static const struct probe_source {
 
 int status_probe(const char *self, pid_t pid, unsigned secs)
 {
-	struct pmaps m = { 0 };
+	struct proc_maps m = { 0 };
 	uint64_t rss[NKINDS] = { 0 }, maps[NKINDS] = { 0 };
 	char out[] = "/tmp/memtrace-probe.XXXXXX", sz[32];
 	int fd, rc = 0;
@@ -302,12 +254,12 @@ int status_probe(const char *self, pid_t pid, unsigned secs)
 	if (read_smaps(pid, &m))
 		return 1;
 	for (size_t i = 0; i < m.n; i++) {
-		rss[m.v[i].kind] += m.v[i].rss;
-		maps[m.v[i].kind]++;
+		rss[kind_of(&m.v[i])] += m.v[i].rss;
+		maps[kind_of(&m.v[i])]++;
 	}
 	if ((fd = mkstemp(out)) < 0) {
 		mt_err("status -p: temporary file: %s", strerror(errno));
-		free(m.v);
+		proc_smaps_free(&m);
 		return 1;
 	}
 	close(fd);
@@ -355,6 +307,6 @@ int status_probe(const char *self, pid_t pid, unsigned secs)
 		}
 	}
 	unlink(out);
-	free(m.v);
+	proc_smaps_free(&m);
 	return rc;
 }

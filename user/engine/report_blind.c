@@ -16,7 +16,8 @@
 static const char *pass_name(uint32_t what)
 {
 	switch (what) {
-	case MEMTRACE_PASS_NUMA_SCAN: return "whole NUMA scan sweep";
+	case MEMTRACE_PASS_NUMA_SCAN:
+	case MEMTRACE_PASS_NUMA_SCAN_PARTIAL: return "whole NUMA scan sweep";
 	case MEMTRACE_PASS_DAMON: return "DAMON aggregation";
 	case MEMTRACE_PASS_ACCESSED_BIT: return "accessed-bit pass";
 	default: return "observation pass";
@@ -131,6 +132,8 @@ int rep_blind_setup(struct rep_ctx *c, struct trace_reader *tr, char *err, size_
 	b->passes = c->npasses;
 	b->what = c->npasses ? c->passes[0].what : (uint32_t)strtoul(declared ? declared : "0",
 									 NULL, 10);
+	if (b->what == MEMTRACE_PASS_NUMA_SCAN_PARTIAL)	/* a kind of sweep, apart below */
+		b->what = MEMTRACE_PASS_NUMA_SCAN;
 	b->pass = pass_name(b->what);
 	b->period = pass_period(c);
 	/* the default window holds at least one pass period (rounded up to the
@@ -288,6 +291,12 @@ static void add_rows(struct wss *w, const uint64_t *first, const uint64_t *last,
 	w->rows_cap = cap;
 }
 
+/* A NUMA scan sweep ended: whole or partial (trace.h). */
+static bool numa_advance(uint32_t what)
+{
+	return what == MEMTRACE_PASS_NUMA_SCAN || what == MEMTRACE_PASS_NUMA_SCAN_PARTIAL;
+}
+
 /* The start of pid's sweep that ended at p: a NUMA_SWEEP_START row in
  * (prev, p] (any before p for pid's first advance: after = 0), or NULL. */
 static const struct memtrace_pass *sweep_start(const struct rep_ctx *c, uint32_t pid,
@@ -343,12 +352,13 @@ int rep_blind_rows(struct rep_ctx *c, char *err, size_t errlen)
 	}
 	for (size_t i = 0; i < npasses; i++) {	/* sorted by (pid, time) */
 		const struct memtrace_pass *p = &c->passes[i];
-		if (p->what != MEMTRACE_PASS_NUMA_SCAN) {
+		if (!numa_advance(p->what)) {
 			ns += seen_range(r, p->time, K, &seen[ns]);
 			continue;
 		}
-		int after = i && c->passes[i - 1].pid == p->pid &&
-			    c->passes[i - 1].what == MEMTRACE_PASS_NUMA_SCAN;
+		if (p->what == MEMTRACE_PASS_NUMA_SCAN_PARTIAL)	/* ends a sweep, sees nothing */
+			continue;
+		int after = i && c->passes[i - 1].pid == p->pid && numa_advance(c->passes[i - 1].what);
 		uint64_t prev = after ? c->passes[i - 1].time : 0;
 		const struct memtrace_pass *st = sweep_start(c, p->pid, after, prev, p->time);
 		if (st)		/* seen: the sweep lay in [start, p] */

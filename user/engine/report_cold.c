@@ -92,6 +92,18 @@ int rep_cold_setup(struct rep_ctx *c, const struct memtrace_report_config *cfg,
 	cc.step = m * T;
 	cc.passes = c->passes;	/* sorted by (pid, time): rep_blind_setup */
 	cc.npasses = c->npasses;
+	size_t whole = 0;
+	for (size_t i = 0; i < c->npasses; i++)
+		whole += c->passes[i].what != MEMTRACE_PASS_NUMA_SCAN_PARTIAL;
+	if (whole < c->npasses) {	/* a partial sweep armed not every page: not a pass here */
+		struct memtrace_pass *v = rep_alloc(c, (whole ? whole : 1) * sizeof(*v));
+		size_t n = 0;
+		for (size_t i = 0; i < c->npasses; i++)
+			if (c->passes[i].what != MEMTRACE_PASS_NUMA_SCAN_PARTIAL)
+				v[n++] = c->passes[i];
+		cc.passes = v;
+		cc.npasses = n;
+	}
 	c->cold_cfg = cc;
 	cold_init(&c->cold, &cc);
 	c->cold_on = 1;

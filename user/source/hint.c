@@ -11,6 +11,7 @@
 #include "record/recorder.h"
 #include "source/hint.h"
 #include "source/target.h"
+#include "util/proc_smaps.h"
 #include "util/util.h"
 
 static uint64_t vmstat(const char *key)
@@ -111,20 +112,51 @@ static void rescan_targets(struct hint_state *h, struct recorder *r)
 		watch_pid(h, recorder_target(r));
 }
 
-/* A sweep of pid began at time: kept if it is the first since its last
- * advance was read (a later one belongs to the next sweep). */
-static void sweep_started(void *ctx, uint64_t time, pid_t pid)
+/* A step of pid's sweep: its start (offset 0), kept if it is the first
+ * since its last advance was read (a later one belongs to the next sweep),
+ * or a mapping it skipped. */
+static void sweep_event(void *ctx, const struct numa_sweep_event *ev)
 {
 	struct hint_state *h = ctx;
 
 	for (int i = 0; i < h->nwatch; i++) {
 		struct hint_watch *w = &h->watch[i];
-		if (w->pid == pid) {
-			if (!w->start && time > w->seen_at)
-				w->start = time;
+		if (w->pid != ev->pid)
+			continue;
+		if (ev->time <= w->seen_at)	/* the previous sweep's, already closed */
 			return;
+		if (!ev->offset && !w->start)
+			w->start = ev->time;
+		if (ev->reason == NUMA_SKIP_SCAN_DELAY || ev->reason == NUMA_SKIP_PID_INACTIVE) {
+			if (w->nskips < HINT_MAX_SKIPS) {
+				w->skip[w->nskips].start = ev->vm_start;
+				w->skip[w->nskips].end = ev->vm_end;
+			}
+			if (w->nskips <= HINT_MAX_SKIPS)
+				w->nskips++;
 		}
+		return;
 	}
+}
+
+/* Did the sweep of w that just ended skip enough to be partial? */
+static bool sweep_partial(const struct hint_watch *w)
+{
+	struct proc_maps m = { 0 };
+	uint64_t total = 0, skipped = 0;
+
+	if (!w->nskips)
+		return false;
+	if (w->nskips > HINT_MAX_SKIPS)
+		return true;
+	if (proc_smaps_read(w->pid, &m))
+		return true;	/* gone: nothing says the sweep was whole */
+	for (size_t i = 0; i < m.n; i++)
+		total += m.v[i].rss;
+	for (int i = 0; i < w->nskips; i++)
+		skipped += proc_smaps_rss_in(&m, w->skip[i].start, w->skip[i].end);
+	proc_smaps_free(&m);
+	return skipped && skipped * HINT_PARTIAL_SHARE >= total;
 }
 
 void hint_passes(struct hint_state *h, struct recorder *r, uint64_t now)
@@ -137,7 +169,7 @@ void hint_passes(struct hint_state *h, struct recorder *r, uint64_t now)
 		rescan_targets(h, r);
 	}
 	/* the starts first: one that precedes an advance read below is its sweep's */
-	numa_sweep_drain(&h->sweep, sweep_started, h);
+	numa_sweep_drain(&h->sweep, sweep_event, h);
 	for (int i = 0; i < h->nwatch;) {
 		struct hint_watch *w = &h->watch[i];
 		int64_t seq = scan_seq(w->pid);
@@ -152,9 +184,13 @@ void hint_passes(struct hint_state *h, struct recorder *r, uint64_t now)
 						  MEMTRACE_PASS_NUMA_SWEEP_START);
 				h->starts++;
 			}
-			recorder_add_pass(r, now, (uint32_t)w->pid, MEMTRACE_PASS_NUMA_SCAN);
+			bool partial = sweep_partial(w);
+			recorder_add_pass(r, now, (uint32_t)w->pid,
+					  partial ? MEMTRACE_PASS_NUMA_SCAN_PARTIAL : MEMTRACE_PASS_NUMA_SCAN);
 			h->passes++;
+			h->partial += partial;
 			w->start = 0;
+			w->nskips = 0;
 			w->seen_at = now;
 		}
 		i++;
@@ -234,8 +270,15 @@ void hint_close(struct hint_state *h, bool report)
 	if (report && h->o) {
 		fprintf(stderr, "memtracectl: %llu NUMA scan passes of the targets seen "
 			"(/proc/PID/sched numa_scan_seq)", (unsigned long long)h->passes);
-		if (h->sweep.open)
-			fprintf(stderr, ", %llu with their start (sched_skip_vma_numa)%s\n",
+		if (h->sweep.open && h->sweep.skips)
+			fprintf(stderr, ", %llu with their start, %llu partial (they skipped mappings "
+				"holding >= 1/%d of the process's resident memory: their windows are "
+				"blind) (sched_skip_vma_numa)%s\n",
+				(unsigned long long)h->starts, (unsigned long long)h->partial,
+				HINT_PARTIAL_SHARE, h->sweep.lost ? ", some events lost" : "");
+		else if (h->sweep.open)
+			fprintf(stderr, ", %llu with their start (sched_skip_vma_numa; the mappings "
+				"they skipped not read: this kernel's format differs)%s\n",
 				(unsigned long long)h->starts, h->sweep.lost ? ", some starts lost" : "");
 		else
 			fprintf(stderr, "; their starts not seen (%s): a window is seen only when it "

@@ -21,11 +21,19 @@ struct recorder;
 #define HINT_RESCAN_NS		1000000000ull	/* the targets' processes this often */
 #define HINT_MAX_WATCHED	64		/* processes polled: ~27 us a read, 1.7 % of a CPU at most */
 
+#define HINT_MAX_SKIPS	32	/* skipped mappings kept per sweep; more: partial */
+/* A sweep is partial when the mappings it skipped (scan delay, inactive
+ * pid) hold at least 1 / HINT_PARTIAL_SHARE of the process's resident
+ * memory: their re-accesses in its windows were not seen. */
+#define HINT_PARTIAL_SHARE	10
+
 struct hint_watch {
 	pid_t pid;
 	uint64_t seq;
 	uint64_t start;		/* the first sweep start read since seen_at, 0: none */
 	uint64_t seen_at;	/* when its last advance was read */
+	struct { uint64_t start, end; } skip[HINT_MAX_SKIPS];	/* skipped since seen_at */
+	int nskips;		/* > HINT_MAX_SKIPS: more than kept */
 };
 
 struct hint_state {
@@ -42,6 +50,7 @@ struct hint_state {
 	struct numa_sweep sweep;	/* the sweeps' starts (numa_sweep.h), if open */
 	char sweep_why[160];		/* why not */
 	uint64_t starts;		/* sweeps whose start was recorded */
+	uint64_t partial;		/* sweeps recorded partial */
 };
 
 /* NUMA balancing on (scan period from o), the targets' resident pages
@@ -58,7 +67,11 @@ void hint_meta(struct hint_state *h, struct recorder *r);
  * most HINT_POLL_NS after the advance: HEADER pass_lag).  Where the sweep's
  * start was seen (numa_sweep.h) after the previous advance was read, a
  * MEMTRACE_PASS_NUMA_SWEEP_START row at that start comes first: the report
- * then knows the sweep lay in [start, advance].  -a: none.
+ * then knows the sweep lay in [start, advance].  A sweep that skipped
+ * mappings holding HINT_PARTIAL_SHARE of the process's resident memory
+ * (numa_sweep.h; /proc/PID/smaps at the advance) is recorded
+ * MEMTRACE_PASS_NUMA_SCAN_PARTIAL instead: its windows are not seen.
+ * -a: none.
  */
 void hint_passes(struct hint_state *h, struct recorder *r, uint64_t now);
 /* The data_src of one fault: its kind (MEMTRACE_FAULT_*) and load/store. */

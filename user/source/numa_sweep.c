@@ -19,7 +19,31 @@
 #define SWEEP_TRACEPOINT	"sched/sched_skip_vma_numa"
 #define SWEEP_RING_PAGES	8	/* 32 KiB per CPU: sweep starts only (the filter) */
 #define SWEEP_FILTER		"numa_scan_offset == 0"
-#define RAW_OFFSET_FIELD	8	/* unsigned long numa_scan_offset (the format file) */
+#define SKIP_FILTER		"numa_scan_offset == 0 || reason == 3 || reason == 4"
+/* the record's fields (the format file, Linux 6.7 to 6.18) */
+#define RAW_OFFSET_FIELD	8	/* unsigned long numa_scan_offset */
+#define RAW_VM_START		16	/* unsigned long vm_start */
+#define RAW_VM_END		24	/* unsigned long vm_end */
+#define RAW_REASON		32	/* enum numa_vmaskip_reason reason (4 bytes) */
+
+/* The format file names the fields this reads at these offsets. */
+static bool format_has_fields(void)
+{
+	static const char *const want[] = {
+		"unsigned long numa_scan_offset;\toffset:8;\tsize:8;",
+		"unsigned long vm_start;\toffset:16;\tsize:8;",
+		"unsigned long vm_end;\toffset:24;\tsize:8;",
+		"enum numa_vmaskip_reason reason;\toffset:32;\tsize:4;",
+	};
+	char buf[4096];
+
+	if (kfs_read("tracefs", "events/" SWEEP_TRACEPOINT "/format", buf, sizeof(buf)))
+		return false;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(buf, want[i]))
+			return false;
+	return true;
+}
 
 int numa_sweep_open(struct numa_sweep *s, char *why, size_t whylen)
 {
@@ -36,6 +60,7 @@ int numa_sweep_open(struct numa_sweep *s, char *why, size_t whylen)
 	if (ncpus < 1)
 		ncpus = 1;
 	s->ncpus = (int)ncpus;
+	s->skips = format_has_fields();
 	s->fds = mt_xmalloc((size_t)ncpus * sizeof(*s->fds));
 	s->rings = mt_xcalloc((size_t)ncpus, sizeof(*s->rings));
 	for (int i = 0; i < s->ncpus; i++)
@@ -61,7 +86,7 @@ int numa_sweep_open(struct numa_sweep *s, char *why, size_t whylen)
 		}
 		s->fds[i] = fd;
 		/* only the steps that begin a sweep reach the ring */
-		if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, SWEEP_FILTER) ||
+		if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, s->skips ? SKIP_FILTER : SWEEP_FILTER) ||
 		    perf_ring_map(&s->rings[i], fd, SWEEP_RING_PAGES)) {
 			snprintf(why, whylen, "%s: %s", SWEEP_TRACEPOINT, strerror(errno));
 			numa_sweep_close(s);
@@ -80,7 +105,7 @@ int numa_sweep_open(struct numa_sweep *s, char *why, size_t whylen)
 
 struct drain_ctx {
 	struct numa_sweep *s;
-	void (*fn)(void *ctx, uint64_t time, pid_t pid);
+	void (*fn)(void *ctx, const struct numa_sweep_event *ev);
 	void *ctx;
 };
 
@@ -108,14 +133,23 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	if (rawlen < RAW_OFFSET_FIELD + 8 || (size_t)(end - (p + 20)) < rawlen)
 		return;
 	memcpy(&off, p + 20 + RAW_OFFSET_FIELD, 8);
-	if (off)		/* the filter let it through: a kernel without filters */
+	struct numa_sweep_event ev = { .time = time, .pid = (pid_t)pid, .offset = off };
+	if (d->s->skips && rawlen >= RAW_REASON + 4) {
+		memcpy(&ev.vm_start, p + 20 + RAW_VM_START, 8);
+		memcpy(&ev.vm_end, p + 20 + RAW_VM_END, 8);
+		memcpy(&ev.reason, p + 20 + RAW_REASON, 4);
+	}
+	/* what the filter let through: a kernel without filters passes all */
+	if (off && ev.reason != NUMA_SKIP_SCAN_DELAY && ev.reason != NUMA_SKIP_PID_INACTIVE)
+		return;
+	if (off && !d->s->skips)
 		return;
 	d->s->events++;
-	d->fn(d->ctx, time, (pid_t)pid);
+	d->fn(d->ctx, &ev);
 }
 
-void numa_sweep_drain(struct numa_sweep *s, void (*fn)(void *ctx, uint64_t time, pid_t pid),
-		      void *ctx)
+void numa_sweep_drain(struct numa_sweep *s,
+		      void (*fn)(void *ctx, const struct numa_sweep_event *ev), void *ctx)
 {
 	struct drain_ctx d = { s, fn, ctx };
 

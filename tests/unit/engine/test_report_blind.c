@@ -189,6 +189,52 @@ TEST(blind_flags_match_the_definition)
 	unlink(path);
 }
 
+/* Hint faults: a sweep known whole (its start, then its advance) is seen
+ * by the windows that hold it; one recorded partial (it skipped mappings
+ * holding much of the process's memory) ends a sweep but is seen by none,
+ * and the sweep after it still needs its own start or the partial's time. */
+TEST(partial_sweeps_are_blind)
+{
+	const uint64_t s0 = 1000000000, ms = 1000000;
+	struct tcase c = { .start = s0, .end = s0 + 5000 * ms, .window = 1000 * ms,
+			   .interval = 100 * ms, .with_passes = 1, .event = "hint-faults" };
+	const struct { uint64_t at; uint32_t what; } p[] = {
+		{ 1000, MEMTRACE_PASS_NUMA_SCAN },		/* no start: not seen */
+		{ 1200, MEMTRACE_PASS_NUMA_SWEEP_START },
+		{ 2000, MEMTRACE_PASS_NUMA_SCAN_PARTIAL },	/* [1.2, 2.0]: partial */
+		{ 2100, MEMTRACE_PASS_NUMA_SWEEP_START },
+		{ 3000, MEMTRACE_PASS_NUMA_SCAN },		/* [2.1, 3.0]: whole */
+		{ 3800, MEMTRACE_PASS_NUMA_SCAN_PARTIAL },	/* (3.0, 3.8]: partial */
+		{ 4500, MEMTRACE_PASS_NUMA_SCAN },		/* (3.8, 4.5]: whole */
+	};
+	unsigned char want[MAXK] = { 0 };
+	char err[256];
+
+	snprintf(path, sizeof(path), "/tmp/test_report_blind.%d.mtrace", (int)getpid());
+	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
+		c.pass[c.np++] = (struct memtrace_pass){ s0 + p[i].at * ms, 7, p[i].what };
+	for (size_t i = 0; i < 40; i++) {
+		c.t[c.ns] = s0 + (50 + 120 * i) * ms;
+		c.addr[c.ns++] = 0x10000000 + 4096 * (i % 5);
+	}
+	write_case(&c);
+	struct memtrace_report_config cfg = { .window = c.window, .interval = c.interval };
+	struct memtrace_report *r = memtrace_report_compute(path, &cfg, err, sizeof(err));
+	CHECK(r);
+	if (r) {
+		/* seen: the windows holding [2.1, 3.0] (t_k - 1 s <= 2.1, t_k >= 3.0:
+		 * t = 3.0, 3.1 s) and (3.8, 4.5] (t = 4.5 to 4.8 s); the rest blind,
+		 * those that hold only the partial sweeps included */
+		for (uint64_t k = 1; k <= 50; k++)
+			want[k] = !(k == 30 || k == 31 || (k >= 45 && k <= 48));
+		CHECK_EQ_U64(r->blind.state, MEMTRACE_BLIND_KNOWN);
+		CHECK(!strcmp(r->blind.pass, "whole NUMA scan sweep"));
+		check_flags(r, want, 50, c.interval);
+		memtrace_report_free(r);
+	}
+	unlink(path);
+}
+
 TEST(gap_windows_are_blind)
 {
 	uint64_t seed = 77;

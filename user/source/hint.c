@@ -128,32 +128,48 @@ static void sweep_event(void *ctx, const struct numa_sweep_event *ev)
 		if (!ev->offset && !w->start)
 			w->start = ev->time;
 		if (ev->reason == NUMA_SKIP_SCAN_DELAY || ev->reason == NUMA_SKIP_PID_INACTIVE) {
-			if (w->nskips < HINT_MAX_SKIPS) {
-				w->skip[w->nskips].start = ev->vm_start;
-				w->skip[w->nskips].end = ev->vm_end;
+			if (w->nskips == w->skipcap) {
+				w->skipcap = w->skipcap ? 2 * w->skipcap : 16;
+				w->skip = mt_xrealloc(w->skip, w->skipcap * sizeof(*w->skip));
 			}
-			if (w->nskips <= HINT_MAX_SKIPS)
-				w->nskips++;
+			w->skip[w->nskips++] = (struct hint_skip){ ev->vm_start, ev->vm_end };
 		}
 		return;
 	}
 }
 
-/* Did the sweep of w that just ended skip enough to be partial? */
-static bool sweep_partial(const struct hint_watch *w)
+static int by_start(const void *a, const void *b)
+{
+	const struct hint_skip *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Did the sweep of w that just ended skip enough to be partial?  Its
+ * skipped mappings (one may be reported at more than one step: merged)
+ * against the process's resident memory now. */
+static bool sweep_partial(struct hint_watch *w)
 {
 	struct proc_maps m = { 0 };
 	uint64_t total = 0, skipped = 0;
+	size_t n = 0;
 
 	if (!w->nskips)
 		return false;
-	if (w->nskips > HINT_MAX_SKIPS)
-		return true;
 	if (proc_smaps_read(w->pid, &m))
 		return true;	/* gone: nothing says the sweep was whole */
+	qsort(w->skip, w->nskips, sizeof(*w->skip), by_start);
+	for (size_t i = 0; i < w->nskips; i++) {
+		if (n && w->skip[i].start <= w->skip[n - 1].end) {
+			if (w->skip[i].end > w->skip[n - 1].end)
+				w->skip[n - 1].end = w->skip[i].end;
+		} else {
+			w->skip[n++] = w->skip[i];
+		}
+	}
 	for (size_t i = 0; i < m.n; i++)
 		total += m.v[i].rss;
-	for (int i = 0; i < w->nskips; i++)
+	for (size_t i = 0; i < n; i++)
 		skipped += proc_smaps_rss_in(&m, w->skip[i].start, w->skip[i].end);
 	proc_smaps_free(&m);
 	return skipped && skipped * HINT_PARTIAL_SHARE >= total;
@@ -174,6 +190,7 @@ void hint_passes(struct hint_state *h, struct recorder *r, uint64_t now)
 		struct hint_watch *w = &h->watch[i];
 		int64_t seq = scan_seq(w->pid);
 		if (seq < 0) {	/* gone */
+			free(w->skip);
 			h->watch[i] = h->watch[--h->nwatch];
 			continue;
 		}
@@ -285,4 +302,9 @@ void hint_close(struct hint_state *h, bool report)
 				"holds two advances\n", h->sweep_why);
 	}
 	numa_sweep_close(&h->sweep);
+	for (int i = 0; i < h->nwatch; i++) {
+		free(h->watch[i].skip);
+		h->watch[i].skip = NULL;
+		h->watch[i].nskips = h->watch[i].skipcap = 0;
+	}
 }

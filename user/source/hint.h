@@ -21,7 +21,6 @@ struct recorder;
 #define HINT_RESCAN_NS		1000000000ull	/* the targets' processes this often */
 #define HINT_MAX_WATCHED	64		/* processes polled: ~27 us a read, 1.7 % of a CPU at most */
 
-#define HINT_MAX_SKIPS	32	/* skipped mappings kept per sweep; more: partial */
 /* A sweep is partial when the mappings it skipped (scan delay, inactive
  * pid) hold at least 1 / HINT_PARTIAL_SHARE of the process's resident
  * memory: their re-accesses in its windows were not seen. */
@@ -32,8 +31,8 @@ struct hint_watch {
 	uint64_t seq;
 	uint64_t start;		/* the first sweep start read since seen_at, 0: none */
 	uint64_t seen_at;	/* when its last advance was read */
-	struct { uint64_t start, end; } skip[HINT_MAX_SKIPS];	/* skipped since seen_at */
-	int nskips;		/* > HINT_MAX_SKIPS: more than kept */
+	struct hint_skip { uint64_t start, end; } *skip;	/* mappings skipped since seen_at */
+	size_t nskips, skipcap;
 };
 
 struct hint_state {

@@ -37,19 +37,35 @@ static enum map_kind kind_of(const struct proc_map *x)
 	return shared ? K_FILE_SHARED : K_FILE_PRIVATE;
 }
 
-/* /proc/PID/smaps: every mapping with its resident bytes. */
-static int read_smaps(pid_t pid, struct proc_maps *m)
+/* The process's mappings, each with its kind (found once, not per sample). */
+struct pmaps {
+	struct proc_maps m;
+	enum map_kind *kind;	/* kind[i]: of m.v[i] */
+};
+
+/* /proc/PID/smaps: every mapping with its resident bytes and kind. */
+static int read_smaps(pid_t pid, struct pmaps *p)
 {
-	if (proc_smaps_read(pid, m)) {
+	if (proc_smaps_read(pid, &p->m)) {
 		mt_err("status -p %d: /proc/%d/smaps: %s", (int)pid, (int)pid, strerror(errno));
 		return -1;
 	}
-	if (!m->n) {
-		proc_smaps_free(m);
+	if (!p->m.n) {
+		proc_smaps_free(&p->m);
 		mt_err("status -p %d: no mappings (a kernel thread, or the process exited)", (int)pid);
 		return -1;
 	}
+	p->kind = mt_xmalloc(p->m.n * sizeof(*p->kind));
+	for (size_t i = 0; i < p->m.n; i++)
+		p->kind[i] = kind_of(&p->m.v[i]);
 	return 0;
+}
+
+static void pmaps_free(struct pmaps *p)
+{
+	proc_smaps_free(&p->m);
+	free(p->kind);
+	p->kind = NULL;
 }
 
 /* memtracectl record -e EVENT -p PID -d SECS -o OUT; its last stderr line into why. */
@@ -122,7 +138,7 @@ static int by_start(const void *a, const void *b)
 }
 
 /* DAMON: the pages of regions found accessed (nr_accesses > 0) in some aggregation. */
-static int tally_regions(struct memtrace_trace *t, pid_t pid, const struct proc_maps *m,
+static int tally_regions(struct memtrace_trace *t, pid_t pid, const struct pmaps *p,
 			 struct seen *s, char *why, size_t whylen)
 {
 	const struct memtrace_damon_region *r;
@@ -139,18 +155,19 @@ static int tally_regions(struct memtrace_trace *t, pid_t pid, const struct proc_
 		if (!r[i].nr_accesses)
 			continue;
 		s->samples++;
-		for (size_t j = 0; j < m->n; j++) {
-			const struct proc_map *x = &m->v[j];
+		for (size_t j = 0; j < p->m.n; j++) {
+			const struct proc_map *x = &p->m.v[j];
+			enum map_kind k = p->kind[j];
 			uint64_t lo = r[i].start > x->start ? r[i].start : x->start;
 			uint64_t hi = r[i].end < x->end ? r[i].end : x->end;
-			if (lo >= hi || (r[i].pid != (uint32_t)pid && kind_of(x) != K_SHARED_ANON &&
-					 kind_of(x) != K_FILE_SHARED))
+			if (lo >= hi || (r[i].pid != (uint32_t)pid && k != K_SHARED_ANON &&
+					 k != K_FILE_SHARED))
 				continue;
 			if (nv == cap) {
 				cap = cap ? 2 * cap : 256;
 				v = mt_xrealloc(v, cap * sizeof(*v));
 			}
-			v[nv++] = (struct span){ lo, hi, kind_of(x) };
+			v[nv++] = (struct span){ lo, hi, k };
 		}
 	}
 	qsort(v, nv, sizeof(*v), by_start);
@@ -170,7 +187,7 @@ static int tally_regions(struct memtrace_trace *t, pid_t pid, const struct proc_
  * The samples of out in m's mappings: pid's own everywhere, its
  * descendants' in its shared mappings (the same addresses after fork).
  */
-static int tally(const char *path, pid_t pid, const struct proc_maps *m, struct seen *s, char *why,
+static int tally(const char *path, pid_t pid, const struct pmaps *p, struct seen *s, char *why,
 		 size_t whylen)
 {
 	char err[512];
@@ -195,16 +212,18 @@ static int tally(const char *path, pid_t pid, const struct proc_maps *m, struct 
 	if (rc)
 		snprintf(why, whylen, "%s", err);
 	for (size_t i = 0; !rc && i < n; i++) {
-		const struct proc_map *x = proc_smaps_at(m, c.addr[i]);
-		if (!x || (c.pid[i] != (uint32_t)pid && kind_of(x) != K_SHARED_ANON &&
-			   kind_of(x) != K_FILE_SHARED))
+		const struct proc_map *x = proc_smaps_at(&p->m, c.addr[i]);
+		if (!x)
+			continue;
+		enum map_kind k = p->kind[x - p->m.v];
+		if (c.pid[i] != (uint32_t)pid && k != K_SHARED_ANON && k != K_FILE_SHARED)
 			continue;
 		unsigned fk = MEMTRACE_FAULT_KIND(c.data_src[i]);
 		int first = fk == MEMTRACE_FAULT_FIRST_TOUCH;
 		if (fk != MEMTRACE_FAULT_UNKNOWN)
 			s->fault_kinds = true;
 		/* key: the page with its mapping's kind in the low bits */
-		pages[first][np[first]++] = (c.addr[i] & ~4095ull) | (uint64_t)kind_of(x);
+		pages[first][np[first]++] = (c.addr[i] & ~4095ull) | (uint64_t)k;
 		s->samples++;
 	}
 	for (int f = 0; f < 2; f++) {
@@ -218,7 +237,7 @@ static int tally(const char *path, pid_t pid, const struct proc_maps *m, struct 
 	free(c.pid);
 	free(c.data_src);
 	if (!rc)
-		rc = tally_regions(t, pid, m, s, why, whylen);
+		rc = tally_regions(t, pid, p, s, why, whylen);
 	memtrace_trace_close(t);
 	return rc;
 }
@@ -246,20 +265,20 @@ static const struct probe_source {
 
 int status_probe(const char *self, pid_t pid, unsigned secs)
 {
-	struct proc_maps m = { 0 };
+	struct pmaps m = { 0 };
 	uint64_t rss[NKINDS] = { 0 }, maps[NKINDS] = { 0 };
 	char out[] = "/tmp/memtrace-probe.XXXXXX", sz[32];
 	int fd, rc = 0;
 
 	if (read_smaps(pid, &m))
 		return 1;
-	for (size_t i = 0; i < m.n; i++) {
-		rss[kind_of(&m.v[i])] += m.v[i].rss;
-		maps[kind_of(&m.v[i])]++;
+	for (size_t i = 0; i < m.m.n; i++) {
+		rss[m.kind[i]] += m.m.v[i].rss;
+		maps[m.kind[i]]++;
 	}
 	if ((fd = mkstemp(out)) < 0) {
 		mt_err("status -p: temporary file: %s", strerror(errno));
-		proc_smaps_free(&m);
+		pmaps_free(&m);
 		return 1;
 	}
 	close(fd);
@@ -307,6 +326,6 @@ int status_probe(const char *self, pid_t pid, unsigned secs)
 		}
 	}
 	unlink(out);
-	proc_smaps_free(&m);
+	pmaps_free(&m);
 	return rc;
 }

@@ -16,8 +16,7 @@
 static const char *pass_name(uint32_t what)
 {
 	switch (what) {
-	case MEMTRACE_PASS_NUMA_SCAN:
-	case MEMTRACE_PASS_NUMA_SCAN_PARTIAL: return "whole NUMA scan sweep";
+	case MEMTRACE_PASS_NUMA_SCAN: return "whole NUMA scan sweep";
 	case MEMTRACE_PASS_DAMON: return "DAMON aggregation";
 	case MEMTRACE_PASS_ACCESSED_BIT: return "accessed-bit pass";
 	default: return "observation pass";

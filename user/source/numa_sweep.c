@@ -17,7 +17,7 @@
 #include "util/util.h"
 
 #define SWEEP_TRACEPOINT	"sched/sched_skip_vma_numa"
-#define SWEEP_RING_PAGES	8	/* 32 KiB per CPU: sweep starts only (the filter) */
+#define SWEEP_RING_PAGES	8	/* 32 KiB per CPU: starts and skips only (the filter) */
 #define SWEEP_FILTER		"numa_scan_offset == 0"
 #define SKIP_FILTER		"numa_scan_offset == 0 || reason == 3 || reason == 4"
 /* the record's fields (the format file, Linux 6.7 to 6.18) */
@@ -139,10 +139,9 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 		memcpy(&ev.vm_end, p + 20 + RAW_VM_END, 8);
 		memcpy(&ev.reason, p + 20 + RAW_REASON, 4);
 	}
-	/* what the filter let through: a kernel without filters passes all */
+	/* what the filter let through (a kernel without filters passes all;
+	 * without s->skips the reason stays 0, so only starts pass) */
 	if (off && ev.reason != NUMA_SKIP_SCAN_DELAY && ev.reason != NUMA_SKIP_PID_INACTIVE)
-		return;
-	if (off && !d->s->skips)
 		return;
 	d->s->events++;
 	d->fn(d->ctx, &ev);

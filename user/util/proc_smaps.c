@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/search.h"
 #include "util/util.h"
 
 int proc_smaps_read(pid_t pid, struct proc_maps *m)
@@ -55,13 +56,7 @@ static size_t first_ending_after(const struct proc_maps *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->n;	/* smaps lists mappings by address */
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	MT_PARTITION_POINT(lo, hi, i, m->v[i].end <= addr);
 	return lo;
 }
 

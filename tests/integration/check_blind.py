@@ -8,8 +8,9 @@ whole sweep with 150 ms to spare on both sides (memtracectl polls every
 100 ms, the test every 20 ms) must say blind=0; a window that cannot hold
 any whole sweep even 150 ms off must say blind=1; the others are not
 judged.  A sweep memtracectl recorded partial (PARTIAL.txt: the times of its
-MEMTRACE_PASS_NUMA_SCAN_PARTIAL rows, each at most 250 ms after the advance
-the test read) is not a whole sweep for the first rule.
+MEMTRACE_PASS_NUMA_SCAN_PARTIAL rows, each within 250 ms of the advance the
+test read: either poller may read it first) is not a whole sweep for the
+first rule.
 Usage: check_blind.py SERIES.csv PASSES.txt START_TIME WINDOW_NS INTERVAL_NS [STARTS.txt [PARTIAL.txt]]"""
 import csv
 import sys
@@ -34,7 +35,7 @@ for i, z in enumerate(q):
 # past it may hold it, so it is judged neither seen nor blind
 first_unknown = q[0] if q and not [t for t in starts if t <= q[0]] else None
 def is_partial(z):
-    return any(z <= p <= z + 250_000_000 for p in partial)
+    return any(abs(p - z) <= 250_000_000 for p in partial)
 
 
 rows = list(csv.DictReader(open(series)))

@@ -47,6 +47,9 @@ FIXTURES = {
     # with 237 windows
     "dbquery-30k": (WL, ["./dbquery", "30000"]),
     "dbquery-100k": (WL, ["./dbquery", "100000"]),
+    # two more, held out from the estimator's choice too (added after it)
+    "dbquery-60k": (WL, ["./dbquery", "60000"]),
+    "dbquery-clustered": (WL, ["./dbquery", "100000", "--clustered"]),
     "scan": (WL, ["./probe", "scan", "2048", "800000"]),
     "uniform": (WL, ["./probe", "uniform", "4096", "200000"]),
     "zipf": (WL, ["./probe", "zipf", "4096", "100000"]),
@@ -76,9 +79,9 @@ MIN_COVERAGE = 0.90                     # interval coverage on reliable windows 
 MIN_RELIABLE = 5
 MAX_FLAGGED = {100: 0.10}               # these fixtures are well sampled at N = 100
 # reliable windows at N = 1000: the goal is half of them on dbquery-like
-# traces, not met (measured 47 % and 41 %, docs/accuracy.md): these bounds
-# keep what is reached
-MIN_RELIABLE_FRAC = {("dbquery", 1000): 0.40, ("dbquery-100k", 1000): 0.35}
+# traces (measured, seeds 3-5 pooled: dbquery 48 %, dbquery-100k 53 %,
+# dbquery-60k 59 %; docs/accuracy.md): these bounds keep what is reached
+MIN_RELIABLE_FRAC = {("dbquery", 1000): 0.40, ("dbquery-100k", 1000): 0.45, ("dbquery-60k", 1000): 0.50}
 # a Zipf key space: its tail is never sampled in a window, every window must
 # be flagged (measured: 100 % at N = 100 and 1000)
 ALL_FLAGGED = {"kvstore"}

@@ -71,6 +71,7 @@ void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const s
 		if (!wss_spatial_rows(sp, &w->cfg, w->rowk, n, sr))
 			for (size_t i = 0; i < n; i++) {
 				e[i] = wss_est_refine(e[i], w->rows[i], w->counts[i].samples, sr[i].gap,
+						      wss_est_homogeneity(sr[i].f1, sr[i].f2, sr[i].f3),
 						      sr[i].ips, fixed, period);
 				e[i].flags |= wss_est_tail_flag(w->counts[i].samples, sr[i].tail, period);
 			}

@@ -110,15 +110,26 @@ struct wss_est wss_est_total(const struct bucket_map *m, double period, uint64_t
 	return wss_est_one(t.seen, t.samples, t.f1, t.f2, t.f1, t.f2, period);
 }
 
+double wss_est_homogeneity(uint64_t f1, uint64_t f2, uint64_t f3)
+{
+	if (!f1 || !f3)
+		return 1.0;
+	double h = (double)f2 * (double)f2 / (1.5 * (double)f1 * (double)f3);
+	return h < 1.0 ? h : 1.0;
+}
+
 struct wss_est wss_est_refine(struct wss_est e, uint64_t seen, uint64_t samples, uint64_t gap,
-			      uint64_t ips, int fixed_period, double period)
+			      double homog, uint64_t ips, int fixed_period, double period)
 {
 	if (period <= 1.0)
 		return e;
 	double S = (double)seen, w = samples ? WSS_EST_GAP_K * S / (double)samples : 1.0;
 	double add = (double)gap * (w < 1.0 ? w : 1.0);
+	double f0 = e.est - S;
+	double big = f0 > add ? f0 : add, small = f0 > add ? add : f0;
 
-	e.est += add;
+	/* gaps beyond Chao1's unseen: Chao1 is short there, the sum stands */
+	e.est = add > f0 ? S + f0 + add : S + big + small * (1.0 - homog);
 	double hi = ceil(e.est * WSS_EST_HI_RATIO);
 	e.hi = e.hi + ceil(add) > hi ? e.hi + ceil(add) : hi;
 	e.lo = S;

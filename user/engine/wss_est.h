@@ -56,13 +56,25 @@
  * seeds; another seed is held out):
  *
  * - gap buckets g (unseen, between seen ones, hit elsewhere in the stream)
- *   are added with weight min(1, WSS_EST_GAP_K S / n): a window with many
+ *   count with weight min(1, WSS_EST_GAP_K S / n): a window with many
  *   samples per seen bucket would have seen a used bucket, so its gaps are
  *   holes; one with few samples per bucket has missed them;
+ * - they and Chao1's unseen f0 may be the same buckets.  Where the gaps
+ *   are more than f0, Chao1 is short of buckets the stream shows exist (a
+ *   tail of rarely touched ones it cannot see): both are added.  Where
+ *   they are fewer, the window's sample counts decide: if they look like
+ *   one population, Chao1 already counts the unseen ones between the seen;
+ *   if they look like a mixture of rates it misses rarely touched ones the
+ *   gaps find.  The homogeneity H = min(1, f2^2 / (1.5 f1 f3)) of the
+ *   window's f1, f2, f3 (1 for Poisson counts of one rate, below 1 for a
+ *   mixture: k! f_k of a Poisson mixture is log-convex) weighs the overlap:
+ *       estimate = S + f0 + g w                     where g w > f0
+ *       estimate = S + f0 + g w (1 - H)             elsewhere
+ *   (docs/accuracy.md has what each variant did on the fixtures);
  * - the interval is [S, max(Chao's upper bound + the gap part,
  *   WSS_EST_HI_RATIO x estimate)]: S is certain, and the measured 97th
  *   percentile of exact / estimate on the reliable training windows is
- *   1.9 (Chao's interval alone covered 23-76 %: it knows only the counting
+ *   1.93 with the overlap above (Chao's interval alone covered 23-76 %: it knows only the counting
  *   noise, not the bias);
  * - with a fixed sampling period (PEBS, IBS, --fixed-period) and
  *   instruction pointers, a window of >= WSS_EST_MIN_SAMPLES samples from at
@@ -72,7 +84,7 @@
  *   one-instruction loop is flagged too: the trace cannot tell them apart).
  */
 #define WSS_EST_GAP_K		16.0
-#define WSS_EST_HI_RATIO	1.9
+#define WSS_EST_HI_RATIO	1.95
 #define WSS_EST_ALIAS_IPS	4
 /*
  * The whole run's estimate (wss_est_total) above WSS_EST_TAIL_RATIO x the
@@ -113,11 +125,15 @@ void wss_est_series(const uint64_t *seen, const uint64_t *rowk,
 		    const struct wss_row_counts *counts, size_t n, uint64_t stride, double period,
 		    struct wss_est *out);
 
-/* e (wss_est_one's) refined with a window's gap buckets and distinct
- * instructions (ips 0: unknown, not checked); fixed_period: the trace's
- * sampling period is fixed (aliasing possible). */
+/* H of the buckets seen once, twice and three times in a window (above). */
+double wss_est_homogeneity(uint64_t f1, uint64_t f2, uint64_t f3);
+
+/* e (wss_est_one's) refined with a window's gap buckets, the homogeneity
+ * of its counts (wss_est_homogeneity) and distinct instructions (ips 0:
+ * unknown, not checked); fixed_period: the trace's sampling period is
+ * fixed (aliasing possible). */
 struct wss_est wss_est_refine(struct wss_est e, uint64_t seen, uint64_t samples, uint64_t gap,
-			      uint64_t ips, int fixed_period, double period);
+			      double homog, uint64_t ips, int fixed_period, double period);
 
 /*
  * ROUND_PERIOD for a fixed period N with a factor 2, 3, 5 or 7 (period > 1):

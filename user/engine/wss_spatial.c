@@ -105,6 +105,7 @@ struct slide {
 	struct bucket_map run;	/* bucket -> 1: hit somewhere in the stream */
 	struct bucket_map ips;	/* instruction -> samples in the window */
 	uint64_t gap, nips, tail;
+	uint64_t f[4];		/* f[k]: buckets with k samples in the window, k = 1..3 */
 	const uint64_t *tailv;
 	size_t ntail;
 };
@@ -145,11 +146,21 @@ static uint64_t gap_near(struct slide *w, uint64_t b)
 	return g;
 }
 
+/* A bucket's count in the window goes from a to b. */
+static void count_moves(struct slide *w, uint64_t a, uint64_t b)
+{
+	if (a >= 1 && a <= 3)
+		w->f[a]--;
+	if (b >= 1 && b <= 3)
+		w->f[b]++;
+}
+
 /* One sample enters (dir 1) or leaves (dir -1) the window. */
 static void slide_one(struct slide *w, const struct wss_spatial_sample *v, int dir)
 {
 	struct bucket_entry *e = bucket_map_get(&w->win, v->bucket);
 
+	count_moves(w, e->count, dir > 0 ? e->count + 1 : e->count - 1);
 	if ((dir > 0 && e->count == 0) || (dir < 0 && e->count == 1)) {
 		uint64_t before = gap_near(w, v->bucket);
 		e = bucket_map_get(&w->win, v->bucket);	/* leaves may have moved */
@@ -198,6 +209,9 @@ int wss_spatial_rows(const struct wss_spatial *sp, const struct wss_config *cfg,
 		out[r].gap = w.gap;
 		out[r].ips = w.nips;
 		out[r].tail = w.tail;
+		out[r].f1 = w.f[1];
+		out[r].f2 = w.f[2];
+		out[r].f3 = w.f[3];
 	}
 	free(tail);
 	bucket_map_free(&w.win);

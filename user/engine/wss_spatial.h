@@ -9,6 +9,9 @@
  * - instructions: the distinct instruction pointers of the window's samples
  *   (a fixed sampling period that aliases with a loop samples one or two of
  *   its instructions only);
+ * - the window's buckets sampled exactly once, twice and three times
+ *   (f1, f2, f3; engine/wss_est.h judges from them whether the window's
+ *   sample counts look like one population or a mixture);
  * - tail samples: the window's samples from *tail instructions*, those with
  *   at least WSS_SPATIAL_TAIL_MIN samples in the stream whose own Chao1
  *   estimate of the buckets they touch (f1 (f1 - 1) / (2 (f2 + 1)) unseen,
@@ -56,6 +59,7 @@ struct wss_spatial_row {
 	uint64_t gap;		/* gap buckets */
 	uint64_t ips;		/* distinct non-zero instruction pointers */
 	uint64_t tail;		/* samples from tail instructions */
+	uint64_t f1, f2, f3;	/* buckets with 1, 2, 3 samples in the window */
 };
 
 void wss_spatial_init(struct wss_spatial *sp);

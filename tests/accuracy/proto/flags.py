@@ -10,9 +10,8 @@ fixtures' exact traces, every candidate rule
 is scored on the training fixtures and seeds (every fixture x N with >= 5
 reliable windows must keep a median |err| <= 15 % and coverage >= 90 %;
 among those, the most reliable windows), then the kept one and the old one
-on the held-out seeds and fixtures.  The estimate variants: the library's
-(S + f0 + weighted gaps), S + max(f0, gaps), S + f0 + gaps / 2 (f0 from the
-rows' f1, f2 pooled as engine/wss_est.c does; gaps = the rest).
+on the held-out seeds and fixtures.  The estimate is the library's: run
+`collect` with each build to compare estimators (docs/accuracy.md).
 
     flags.py collect OUT.pkl      # ~1 min on 2 cores, exact traces cached
     flags.py fit OUT.pkl
@@ -29,10 +28,9 @@ import accuracy as A  # noqa: E402
 from memtrace_analyze import lib  # noqa: E402
 
 TRAIN = ("pageramp", "dbquery", "sort", "sqlite3")
-HELD = ("dbquery-30k", "dbquery-100k", "btree", "kvstore", "scan", "uniform", "zipf")
-PROGRAMS = TRAIN + ("dbquery-30k", "dbquery-100k")
+HELD = ("dbquery-30k", "dbquery-60k", "dbquery-100k", "dbquery-clustered", "btree", "kvstore", "scan", "uniform", "zipf")
+PROGRAMS = TRAIN + ("dbquery-30k", "dbquery-60k", "dbquery-100k", "dbquery-clustered")
 NS = (10, 100, 300, 500, 997, 1000, 2000, 4000, 10000)
-POOL, STRIDE = 5, 10    # engine/wss_est.h: 5 windows pooled, tau / T = 10
 
 
 def collect(path):
@@ -58,20 +56,11 @@ def collect(path):
                     rows.append(dict(ex=x, S=int(rep["data"]["wss"][i]), n=int(e["samples"][i]),
                                      f1=int(e["f1"][i]), f2=int(e["f2"][i]), est=float(e["est"][i]),
                                      lo=float(e["lo"][i]), hi=float(e["hi"][i]), flags=int(e["flags"][i])))
-            for i, r in enumerate(rows):     # f0 pooled as wss_est_series does
-                js = list(range(i, -1, -STRIDE))[:POOL]
-                F1, F2 = sum(rows[j]["f1"] for j in js), sum(rows[j]["f2"] for j in js)
-                D = 2 * (F2 + 1) + F1 / (N - 1)
-                r["chao"] = r["S"] + r["f1"] * ((F1 - 1) / D if F1 > 1 else 0)
-                r["gaps"] = max(r["est"] - r["chao"], 0.0)
+            for r in rows:
                 r.update(fx=name, N=N, seed=seed)
             out += [r for r in rows if r["ex"] > 0]
     pickle.dump(out, open(path, "wb"))
     print("%d windows" % len(out))
-
-
-VARIANTS = {"sum": lambda x: x["est"], "max": lambda x: x["S"] + max(x["chao"] - x["S"], x["gaps"]),
-            "half": lambda x: x["chao"] + 0.5 * x["gaps"]}
 
 
 def reliable(x, e, K, A_, M, R):
@@ -80,15 +69,14 @@ def reliable(x, e, K, A_, M, R):
     return not (e > 1.5 * x["S"] and x["n"] > M * x["S"])
 
 
-def score(w, v, rule, fixtures, seeds):
-    f = VARIANTS[v]
+def score(w, rule, fixtures, seeds):
     by = {}
     for x in w:
         if x["seed"] in seeds and x["fx"] in fixtures:
             by.setdefault((x["fx"], x["N"]), []).append(x)
     out = {}
     for k, xs in by.items():
-        r = [(x, f(x)) for x in xs if reliable(x, f(x), *rule)]
+        r = [(x, x["est"]) for x in xs if reliable(x, x["est"], *rule)]
         if len(r) >= 5:
             med = float(np.median([abs(e / x["ex"] - 1) for x, e in r]))
             cov = float(np.mean([x["lo"] <= x["ex"] <= x["hi"] * e / max(x["est"], 1e-9) for x, e in r]))
@@ -101,23 +89,24 @@ def score(w, v, rule, fixtures, seeds):
 def fit(path):
     w = pickle.load(open(path, "rb"))
     res = []
-    for v, K, A_, M, R in itertools.product(VARIANTS, (100, 150, 200, 250, 300), (0.0, 1.0, 1.5),
-                                            (10, 1e9), (1.5, 2.0, 3.0)):
-        o = score(w, v, (K, A_, M, R), TRAIN, (1, 2))
+    for K, A_, M, R in itertools.product((100, 150, 200, 250, 300), (0.0, 1.0, 1.5), (10, 1e9),
+                                         (1.5, 2.0, 3.0)):
+        o = score(w, (K, A_, M, R), TRAIN, (1, 2))
         meds = [t[1] for t in o.values() if t[1] is not None]
         covs = [t[2] for t in o.values() if t[2] is not None]
-        res.append((max(meds), min(covs), float(np.mean([t[0] for t in o.values()])), v, K, A_, M, R))
+        res.append((max(meds), min(covs), float(np.mean([t[0] for t in o.values()])), K, A_, M, R))
     print("admissible rules on the training fixtures, seeds 1-2 (worst median, worst coverage, mean reliable):")
     for r in sorted(res, key=lambda r: -r[2])[:400]:
         if r[0] <= 0.15 and r[1] >= 0.90:
-            print("  %.3f %.2f %.3f  %s K %d A %.1f M %g R %.1f" % r)
-    for name, v, rule in (("old", "sum", (100, 0.0, 1e9, 1.5)), ("kept", "sum", (200, 1.0, 10, 3.0))):
-        o = score(w, v, rule, TRAIN + HELD, (3, 4, 5))
-        bad = ["%s/%d %.0f%% reliable, %.0f%% off, coverage %.0f%%" % (k[0], k[1], 100 * t[0], 100 * t[1], 100 * t[2])
-               for k, t in sorted(o.items()) if t[1] is not None and (t[1] > 0.15 or t[2] < 0.90)]
-        share = np.mean([t[0] for k, t in o.items() if k[0] in PROGRAMS])
-        print("%s rule, held-out seeds 3-5: mean reliable (programs) %.3f; over 15 %% or under 90 %%: %s"
-              % (name, share, "; ".join(bad) or "none"))
+            print("  %.3f %.2f %.3f  K %d A %.1f M %g R %.1f" % r)
+    for name, rule in (("old", (100, 0.0, 1e9, 1.5)), ("kept", (200, 1.0, 10, 3.0))):
+        for what, fixtures, seeds in (("training seeds 1-2", TRAIN, (1, 2)), ("held-out seeds 3-5", TRAIN + HELD, (3, 4, 5))):
+            o = score(w, rule, fixtures, seeds)
+            bad = ["%s/%d %.0f%% reliable, %.0f%% off, coverage %.0f%%" % (k[0], k[1], 100 * t[0], 100 * t[1], 100 * t[2])
+                   for k, t in sorted(o.items()) if t[1] is not None and (t[1] > 0.15 or t[2] < 0.90)]
+            share = np.mean([t[0] for k, t in o.items() if k[0] in PROGRAMS])
+            print("%s rule, %s: mean reliable (programs) %.3f; over 15 %% or under 90 %%: %s"
+                  % (name, what, share, "; ".join(bad) or "none"))
 
 
 if __name__ == "__main__":

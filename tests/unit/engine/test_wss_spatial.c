@@ -29,19 +29,26 @@ static int cmp_double(const void *a, const void *b)
 #define NB 512		/* buckets 0..NB-1 */
 #define NIP 16		/* instructions 1..NIP */
 
-/* Gap buckets, distinct ips of (t_k - window, t_k], by bitmaps. */
+/* Gap buckets, distinct ips, buckets with 1, 2, 3 samples (f[1..3]) of
+ * (t_k - window, t_k], by bitmaps and counts. */
 static void recount(const struct memtrace_sample *s, size_t n, uint64_t t_k, uint64_t window,
-		    uint64_t *gap, uint64_t *ips)
+		    uint64_t *gap, uint64_t *ips, uint64_t f[4])
 {
 	unsigned char inw[NB] = { 0 }, ever[NB] = { 0 }, ip[NIP + 1] = { 0 };
+	unsigned cnt[NB] = { 0 };
 
 	for (size_t i = 0; i < n; i++) {
 		ever[s[i].addr >> 12] = 1;
 		if (s[i].time <= t_k && s[i].time + window > t_k) {
 			inw[s[i].addr >> 12] = 1;
+			cnt[s[i].addr >> 12]++;
 			ip[s[i].ip] = 1;
 		}
 	}
+	f[1] = f[2] = f[3] = 0;
+	for (int b = 0; b < NB; b++)
+		if (cnt[b] >= 1 && cnt[b] <= 3)
+			f[cnt[b]]++;
 	*gap = *ips = 0;
 	for (int b = 0; b < NB; b++) {
 		if (inw[b] || !ever[b])
@@ -90,10 +97,13 @@ TEST(spatial_rows_equal_bitmap_recount)
 			rowk[r] = r + 1;
 		CHECK(wss_spatial_rows(&sp, &cfg, rowk, rows, out) == 0);
 		for (size_t r = 0; r < rows; r++) {
-			uint64_t gap, ips;
-			recount(s, n, (r + 1) * interval, window, &gap, &ips);
+			uint64_t gap, ips, f[4];
+			recount(s, n, (r + 1) * interval, window, &gap, &ips, f);
 			CHECK_EQ_U64(out[r].gap, gap);
 			CHECK_EQ_U64(out[r].ips, ips);
+			CHECK_EQ_U64(out[r].f1, f[1]);
+			CHECK_EQ_U64(out[r].f2, f[2]);
+			CHECK_EQ_U64(out[r].f3, f[3]);
 		}
 		wss_spatial_free(&sp);
 		free(s);
@@ -136,22 +146,44 @@ TEST(spatial_tail_instructions)
 TEST(refine_flags_and_interval)
 {
 	struct wss_est e = wss_est_one(100, 1000, 10, 10, 10, 10, 1000.0);
-	struct wss_est r = wss_est_refine(e, 100, 1000, 40, 30, 1, 1000.0);
-	/* weight min(1, 16 * 100 / 1000) = 1: all 40 gap buckets */
+	struct wss_est r = wss_est_refine(e, 100, 1000, 40, 0.0, 30, 1, 1000.0);
+	/* weight min(1, 16 * 100 / 1000) = 1: all 40 gap buckets; counts of a
+	 * mixture (H = 0): added to Chao1's unseen */
 	CHECK(fabs(r.est - (e.est + 40.0)) < 1e-9);
 	CHECK(r.lo == 100.0 && r.hi >= ceil(r.est * WSS_EST_HI_RATIO));
 	CHECK_EQ_U64(r.flags, 0);
+	/* more gap buckets than Chao1's unseen f0 (about 4.1): Chao1 is short,
+	 * both are added whatever the counts look like */
+	double f0 = e.est - 100.0;
+	CHECK(f0 > 4.0 && f0 < 4.2);
+	r = wss_est_refine(e, 100, 1000, 40, 1.0, 30, 1, 1000.0);
+	CHECK(fabs(r.est - (e.est + 40.0)) < 1e-9);
+	r = wss_est_refine(e, 100, 1000, 40, 0.5, 30, 1, 1000.0);
+	CHECK(fabs(r.est - (e.est + 40.0)) < 1e-9);
+	/* fewer (2): one population (H = 1) gives f0 alone, H = 0.5 half the
+	 * gaps on top, a mixture (H = 0) all of them */
+	r = wss_est_refine(e, 100, 1000, 2, 1.0, 30, 1, 1000.0);
+	CHECK(fabs(r.est - e.est) < 1e-9);
+	r = wss_est_refine(e, 100, 1000, 2, 0.5, 30, 1, 1000.0);
+	CHECK(fabs(r.est - (e.est + 1.0)) < 1e-9);
+	r = wss_est_refine(e, 100, 1000, 2, 0.0, 30, 1, 1000.0);
+	CHECK(fabs(r.est - (e.est + 2.0)) < 1e-9);
+	/* H: Poisson counts of one rate give f2^2 = 1.5 f1 f3 */
+	CHECK(fabs(wss_est_homogeneity(40, 30, 15) - 1.0) < 1e-12);
+	CHECK(fabs(wss_est_homogeneity(80, 20, 10) - 400.0 / 1200.0) < 1e-12);
+	CHECK(wss_est_homogeneity(10, 10, 1) == 1.0);
+	CHECK(wss_est_homogeneity(10, 3, 0) == 1.0 && wss_est_homogeneity(0, 3, 2) == 1.0);
 	/* many samples per seen bucket: the gaps are holes, weight 16 * 10 / 1000 */
-	r = wss_est_refine(wss_est_one(10, 1000, 0, 0, 0, 0, 1000.0), 10, 1000, 10, 30, 0, 1000.0);
+	r = wss_est_refine(wss_est_one(10, 1000, 0, 0, 0, 0, 1000.0), 10, 1000, 10, 0.0, 30, 0, 1000.0);
 	CHECK(fabs(r.est - 11.6) < 1e-9);
 	/* fixed period, 4 instructions, enough samples: aliased; random: not */
-	CHECK(wss_est_refine(e, 100, 1000, 0, 4, 1, 1000.0).flags & WSS_EST_ALIASED);
-	CHECK(!(wss_est_refine(e, 100, 1000, 0, 4, 0, 1000.0).flags & WSS_EST_ALIASED));
-	CHECK(!(wss_est_refine(e, 100, 1000, 0, 5, 1, 1000.0).flags & WSS_EST_ALIASED));
-	CHECK(!(wss_est_refine(e, 100, 1000, 0, 0, 1, 1000.0).flags & WSS_EST_ALIASED));
+	CHECK(wss_est_refine(e, 100, 1000, 0, 0.0, 4, 1, 1000.0).flags & WSS_EST_ALIASED);
+	CHECK(!(wss_est_refine(e, 100, 1000, 0, 0.0, 4, 0, 1000.0).flags & WSS_EST_ALIASED));
+	CHECK(!(wss_est_refine(e, 100, 1000, 0, 0.0, 5, 1, 1000.0).flags & WSS_EST_ALIASED));
+	CHECK(!(wss_est_refine(e, 100, 1000, 0, 0.0, 0, 1, 1000.0).flags & WSS_EST_ALIASED));
 	/* exact streams are left alone */
 	e = wss_est_one(100, 1000, 10, 10, 10, 10, 1.0);
-	r = wss_est_refine(e, 100, 1000, 40, 1, 1, 1.0);
+	r = wss_est_refine(e, 100, 1000, 40, 0.0, 1, 1, 1.0);
 	CHECK(r.est == 100.0 && r.flags == 0);
 	CHECK_EQ_U64(wss_est_round_period(1, 1000.0), WSS_EST_ROUND_PERIOD);
 	CHECK_EQ_U64(wss_est_round_period(1, 997.0), 0);
@@ -218,8 +250,12 @@ static struct sim simulate(uint64_t cold, uint64_t hot)
 		for (size_t i = 0; i < w.nrows && m < 64; i++) {
 			if (w.rowk[i] > rows)	/* the report after the last window */
 				continue;
-			struct wss_est r = wss_est_refine(e[i], w.rows[i], w.counts[i].samples,
-							  sr[i].gap, sr[i].ips, 0, (double)N);
+			/* the slide's counts are the series' */
+			CHECK_EQ_U64(sr[i].f1, w.counts[i].f1);
+			CHECK_EQ_U64(sr[i].f2, w.counts[i].f2);
+			struct wss_est r = wss_est_refine(e[i], w.rows[i], w.counts[i].samples, sr[i].gap,
+							  wss_est_homogeneity(sr[i].f1, sr[i].f2, sr[i].f3),
+							  sr[i].ips, 0, (double)N);
 			r.flags |= wss_est_tail_flag(w.counts[i].samples, sr[i].tail, (double)N);
 			err_chao[m] = fabs(e[i].est / (double)W - 1);
 			err_ref[m] = fabs(r.est / (double)W - 1);
@@ -247,13 +283,17 @@ static struct sim simulate(uint64_t cold, uint64_t hot)
 }
 
 /* Cold pages seen in 39 % of the windows: they leave few singletons and
- * Chao1 misses them; their places between the hot pages give them back.
- * About 100 samples a window (fewer than 200): every window flagged. */
+ * Chao1 misses them; their places between the hot pages give them back,
+ * in part: the counts of two rates (3 and 0.5 samples a page) read as half
+ * a mixture (H about 0.5), so half the overlap of gaps and Chao1's unseen
+ * is counted once (the sum of both was 6 % off here, and 15-20 % over on
+ * the longer dbquery traces: docs/accuracy.md).  About 100 samples a
+ * window (fewer than 200): every window flagged. */
 TEST(refined_estimate_recovers_cold_pages)
 {
 	struct sim r = simulate(500, 3000);
 	CHECK(r.windows >= 39);
-	CHECK(r.err_ref < 0.10);
+	CHECK(r.err_ref < 0.15);
 	CHECK(r.err_ref < r.err_chao / 2);
 	CHECK_EQ_U64(r.reliable, 0);
 }
@@ -293,22 +333,22 @@ TEST(over_the_limit_keeps_nothing)
 					{ .time = 15, .addr = 2 << 12, .ip = 2 } };
 	struct wss_config cfg = { .interval = 10, .window = 10, .bucket_shift = 12 };
 	uint64_t rowk = 1;
-	struct wss_spatial_row out = { 7, 7, 7 };
+	struct wss_spatial_row out = { 7, 7, 7, 7, 7, 7 };
 	struct wss_spatial sp;
 
 	wss_spatial_init(&sp);
 	wss_spatial_add(&sp, s, 3, 12);
 	CHECK(sp.n == 3);
 	CHECK(wss_spatial_rows(&sp, &cfg, &rowk, 1, &out) == 0);
-	CHECK(out.gap == 1 && out.ips == 1);
+	CHECK(out.gap == 1 && out.ips == 1 && out.f1 == 2 && out.f2 == 0 && out.f3 == 0);
 	/* a batch that would pass the limit is not read: its count alone decides */
 	wss_spatial_add(&sp, s, WSS_SPATIAL_MAX, 12);
 	CHECK(sp.over && sp.n == 0 && sp.v == NULL);
 	wss_spatial_add(&sp, s, 3, 12);
 	CHECK(sp.n == 0);
-	out = (struct wss_spatial_row){ 7, 7, 7 };
+	out = (struct wss_spatial_row){ 7, 7, 7, 7, 7, 7 };
 	CHECK(wss_spatial_rows(&sp, &cfg, &rowk, 1, &out) == -1);
-	CHECK(out.gap == 7 && out.ips == 7 && out.tail == 7);
+	CHECK(out.gap == 7 && out.ips == 7 && out.tail == 7 && out.f3 == 7);
 	wss_spatial_free(&sp);
 }
 

@@ -61,6 +61,45 @@ def test_axis_coarsens_to_fit():
     assert (axis.rows(addr) >= 0).all()
 
 
+def _walk_up(addr, req_shift, max_rows, gshift=16, gap_g=16):
+    """The axis shift by definition: the first shift from the requested one
+    up whose bucket-aligned, merged ranges of occupied granules (2^gshift
+    bytes; runs apart by more than gap_g granules are cut) fit max_rows."""
+    cand = []
+    for x in np.unique(addr >> np.uint64(gshift)).tolist():
+        if cand and x - cand[-1][1] <= gap_g:
+            cand[-1][1] = x
+        else:
+            cand.append([x, x])
+    cand = [(a << gshift, min((b + 1) << gshift, 1 << 64)) for a, b in cand]
+    for shift in range(req_shift, 64):
+        b = 1 << shift
+        merged = []
+        for lo, hi in cand:
+            lo, hi = lo // b * b, min(-(-hi // b) * b, 1 << 64)
+            if merged and lo <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], hi)
+            else:
+                merged.append([lo, hi])
+        if sum((hi - lo) >> shift for lo, hi in merged) <= max_rows or shift >= 63:
+            return shift
+    return 63
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_axis_shift_is_the_smallest_that_fits(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    spread = int(rng.choice([1 << 24, 1 << 36, 1 << 47, 1 << 63]))
+    addr = rng.integers(0, spread, n, dtype=np.uint64)
+    if seed % 2:
+        addr = np.concatenate([addr, np.array([0xFFFFFFFFFFFFF000], np.uint64)])
+    for max_rows in (16, 1024, 100000):
+        axis = build_axis(addr, 4096, max_rows=max_rows, gap=1 << 20)
+        assert axis.shift == _walk_up(addr, 12, max_rows), (seed, max_rows)
+        assert axis.nrows <= max_rows or axis.shift == 63
+
+
 def _view(tmp, times, addrs, args=None, **kw):
     p = write_trace(str(tmp / "t.mtrace"), times, addrs, **kw)
     tr = Trace(p)

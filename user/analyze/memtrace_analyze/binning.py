@@ -112,13 +112,23 @@ def build_axis(addr, bucket=4096, max_rows=1024, gap=None, clip=None):
         cand = [(int(g[a]) << gshift, (int(g[b]) + 1) << gshift) for a, b in zip(starts, ends)]
         if cand and cand[-1][1] > 1 << 64:  # top granule of the address space
             cand[-1] = (cand[-1][0], 1 << 64)
-    shift = req
-    while True:
+    # the smallest shift >= req whose aligned ranges fit max_rows rows (or
+    # 63): the rows never grow with the shift (each bucket of 2b holds the
+    # buckets of b it was made of), so a binary search finds it in ~6 passes
+    # over the ranges where a walk up from req took up to 40 (30 000 ranges:
+    # 0.4 s)
+    def fits(shift):
         ranges = _align(cand, shift)
-        if sum((hi - lo) >> shift for lo, hi in ranges) <= max_rows or shift >= 63:
-            break
-        shift += 1
-    return AddressAxis(ranges, shift, req)
+        return sum((hi - lo) >> shift for lo, hi in ranges) <= max_rows or shift >= 63
+
+    lo_s, hi_s = req, max(req, 63)
+    while lo_s < hi_s:
+        mid = (lo_s + hi_s) // 2
+        if fits(mid):
+            hi_s = mid
+        else:
+            lo_s = mid + 1
+    return AddressAxis(_align(cand, lo_s), lo_s, req)
 
 
 def _align(cand, shift):

@@ -67,12 +67,11 @@ void rep_fill_estimate(struct rep_ctx *c, struct memtrace_estimate *out, const s
 	if (sp && w->counts && period > 1.0 && n) {
 		/* the gap buckets and instructions of each window (engine/wss_spatial.h) */
 		struct wss_spatial_row *sr = mt_xcalloc(n, sizeof(*sr));
-		int fixed = fixed_hdr && c->r->have_ip;
 		if (!wss_spatial_rows(sp, &w->cfg, w->rowk, n, sr))
 			for (size_t i = 0; i < n; i++) {
 				e[i] = wss_est_refine(e[i], w->rows[i], w->counts[i].samples, sr[i].gap,
 						      wss_est_homogeneity(sr[i].f1, sr[i].f2, sr[i].f3),
-						      sr[i].ips, fixed, period);
+						      sr[i].ips, fixed_hdr, period);
 				e[i].flags |= wss_est_tail_flag(w->counts[i].samples, sr[i].tail, period);
 			}
 		else	/* too many samples kept: Chao1 alone, which the fixtures did not calibrate */

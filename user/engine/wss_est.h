@@ -70,6 +70,11 @@
  *   mixture: k! f_k of a Poisson mixture is log-convex) weighs the overlap:
  *       estimate = S + f0 + g w                     where g w > f0
  *       estimate = S + f0 + g w (1 - H)             elsewhere
+ *       estimate = S + max(f0, g w)     with a fixed period (its counts
+ *                                       are not Poisson: a scan's evenly
+ *                                       spaced samples make its unseen
+ *                                       pages singletons' neighbours and
+ *                                       gaps at once)
  *   (docs/accuracy.md has what each variant did on the fixtures);
  * - the interval is [S, max(Chao's upper bound + the gap part,
  *   WSS_EST_HI_RATIO x estimate)]: S is certain, and the measured 97th

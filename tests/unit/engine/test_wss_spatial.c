@@ -146,7 +146,7 @@ TEST(spatial_tail_instructions)
 TEST(refine_flags_and_interval)
 {
 	struct wss_est e = wss_est_one(100, 1000, 10, 10, 10, 10, 1000.0);
-	struct wss_est r = wss_est_refine(e, 100, 1000, 40, 0.0, 30, 1, 1000.0);
+	struct wss_est r = wss_est_refine(e, 100, 1000, 40, 0.0, 30, 0, 1000.0);
 	/* weight min(1, 16 * 100 / 1000) = 1: all 40 gap buckets; counts of a
 	 * mixture (H = 0): added to Chao1's unseen */
 	CHECK(fabs(r.est - (e.est + 40.0)) < 1e-9);
@@ -156,18 +156,23 @@ TEST(refine_flags_and_interval)
 	 * both are added whatever the counts look like */
 	double f0 = e.est - 100.0;
 	CHECK(f0 > 4.0 && f0 < 4.2);
-	r = wss_est_refine(e, 100, 1000, 40, 1.0, 30, 1, 1000.0);
+	r = wss_est_refine(e, 100, 1000, 40, 1.0, 30, 0, 1000.0);
 	CHECK(fabs(r.est - (e.est + 40.0)) < 1e-9);
-	r = wss_est_refine(e, 100, 1000, 40, 0.5, 30, 1, 1000.0);
+	r = wss_est_refine(e, 100, 1000, 40, 0.5, 30, 0, 1000.0);
 	CHECK(fabs(r.est - (e.est + 40.0)) < 1e-9);
 	/* fewer (2): one population (H = 1) gives f0 alone, H = 0.5 half the
 	 * gaps on top, a mixture (H = 0) all of them */
-	r = wss_est_refine(e, 100, 1000, 2, 1.0, 30, 1, 1000.0);
+	r = wss_est_refine(e, 100, 1000, 2, 1.0, 30, 0, 1000.0);
 	CHECK(fabs(r.est - e.est) < 1e-9);
-	r = wss_est_refine(e, 100, 1000, 2, 0.5, 30, 1, 1000.0);
+	r = wss_est_refine(e, 100, 1000, 2, 0.5, 30, 0, 1000.0);
 	CHECK(fabs(r.est - (e.est + 1.0)) < 1e-9);
-	r = wss_est_refine(e, 100, 1000, 2, 0.0, 30, 1, 1000.0);
+	r = wss_est_refine(e, 100, 1000, 2, 0.0, 30, 0, 1000.0);
 	CHECK(fabs(r.est - (e.est + 2.0)) < 1e-9);
+	/* a fixed period: the larger of the two, whatever the counts */
+	r = wss_est_refine(e, 100, 1000, 40, 0.0, 30, 1, 1000.0);
+	CHECK(fabs(r.est - 140.0) < 1e-9);
+	r = wss_est_refine(e, 100, 1000, 2, 0.0, 30, 1, 1000.0);
+	CHECK(fabs(r.est - e.est) < 1e-9);
 	/* H: Poisson counts of one rate give f2^2 = 1.5 f1 f3 */
 	CHECK(fabs(wss_est_homogeneity(40, 30, 15) - 1.0) < 1e-12);
 	CHECK(fabs(wss_est_homogeneity(80, 20, 10) - 400.0 / 1200.0) < 1e-12);

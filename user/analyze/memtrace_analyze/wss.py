@@ -224,8 +224,10 @@ def note_unreliable(ax, est, period, tau_text):
     from .lib import (EST_FEW_SAMPLES, EST_MOSTLY_UNSEEN, EST_ALIASED, EST_RUN_TAIL, EST_TAIL_INSNS,
                       EST_ROUND_PERIOD, EST_NOT_REFINED, EST_MIN_SAMPLES)
     f = est["rows_flags"]       # the library's rows; the gaps (no sample) have too few samples
-    text = ("one access in %.0f sampled: estimated = seen + unseen (Chao1 and the gaps between seen "
-            "buckets, their overlap counted once), band = interval (docs/accuracy.md)" % period)
+    # "Chao1, gaps": both, their overlap counted once (engine/wss_est.h); no longer than this
+    # or it runs under the legend
+    text = ("one access in %.0f sampled: estimated = seen + unseen (Chao1, gaps between seen buckets), "
+            "band = interval (docs/accuracy.md)" % period)
     if est["unreliable"]:
         few = int(((f & EST_FEW_SAMPLES) != 0).sum()) + est["gaps"]
         unseen = int(((f & EST_MOSTLY_UNSEEN) != 0).sum())

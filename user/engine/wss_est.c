@@ -127,14 +127,13 @@ struct wss_est wss_est_refine(struct wss_est e, uint64_t seen, uint64_t samples,
 	double add = (double)gap * (w < 1.0 ? w : 1.0);
 	double f0 = e.est - S;
 	double big = f0 > add ? f0 : add, small = f0 > add ? add : f0;
+	/* how much of the smaller counts beside the larger (wss_est.h): all of
+	 * it where the gaps outnumber Chao1's unseen (Chao1 is short there),
+	 * none with a fixed period (its counts are not Poisson: a scan's
+	 * singletons and gaps are the same pages), else 1 - H */
+	double keep = fixed_period ? 0.0 : add > f0 ? 1.0 : 1.0 - homog;
 
-	/* gaps beyond Chao1's unseen: Chao1 is short there, the sum stands;
-	 * a fixed period's counts are not Poisson (evenly spaced samples of a
-	 * scan: its singletons and its gaps are the same pages): the larger */
-	if (fixed_period)
-		e.est = S + big;
-	else
-		e.est = add > f0 ? S + f0 + add : S + big + small * (1.0 - homog);
+	e.est = S + big + small * keep;
 	double hi = ceil(e.est * WSS_EST_HI_RATIO);
 	e.hi = e.hi + ceil(add) > hi ? e.hi + ceil(add) : hi;
 	e.lo = S;

@@ -79,8 +79,8 @@
  * - the interval is [S, max(Chao's upper bound + the gap part,
  *   WSS_EST_HI_RATIO x estimate)]: S is certain, and the measured 97th
  *   percentile of exact / estimate on the reliable training windows is
- *   1.93 with the overlap above (Chao's interval alone covered 23-76 %: it knows only the counting
- *   noise, not the bias);
+ *   1.93 with the overlap above (Chao's interval alone covered 23-76 %: it
+ *   knows only the counting noise, not the bias);
  * - with a fixed sampling period (PEBS, IBS, --fixed-period) and
  *   instruction pointers, a window of >= WSS_EST_MIN_SAMPLES samples from at
  *   most WSS_EST_ALIAS_IPS distinct instructions is flagged ALIASED: a

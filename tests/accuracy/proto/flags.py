@@ -63,7 +63,8 @@ def collect(path):
     print("%d windows" % len(out))
 
 
-def reliable(x, e, K, A_, M, R):
+def reliable(x, K, A_, M, R):
+    e = x["est"]
     if (x["flags"] & ~3) or x["S"] == 0 or x["n"] < K or x["n"] < A_ * e or e > R * x["S"]:
         return False
     return not (e > 1.5 * x["S"] and x["n"] > M * x["S"])
@@ -76,10 +77,10 @@ def score(w, rule, fixtures, seeds):
             by.setdefault((x["fx"], x["N"]), []).append(x)
     out = {}
     for k, xs in by.items():
-        r = [(x, x["est"]) for x in xs if reliable(x, x["est"], *rule)]
+        r = [x for x in xs if reliable(x, *rule)]
         if len(r) >= 5:
-            med = float(np.median([abs(e / x["ex"] - 1) for x, e in r]))
-            cov = float(np.mean([x["lo"] <= x["ex"] <= x["hi"] * e / max(x["est"], 1e-9) for x, e in r]))
+            med = float(np.median([abs(x["est"] / x["ex"] - 1) for x in r]))
+            cov = float(np.mean([x["lo"] <= x["ex"] <= x["hi"] for x in r]))
         else:
             med = cov = None
         out[k] = (len(r) / len(xs), med, cov)

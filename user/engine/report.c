@@ -648,9 +648,8 @@ static int compute(struct rep_ctx *c, const char *path, char *err, size_t errlen
 	hot_attr_init(&c->attr_obj, c->hot_data, c->nhot_data, r->bucket_shift);
 	if (c->flags & MEMTRACE_REPORT_REGIONS) {
 		c->reg_samples = mt_xcalloc(c->nlayout + 1, sizeof(uint64_t));
-		c->reg_buckets = mt_xcalloc(c->nlayout + 1, sizeof(struct bucket_map));
-		for (size_t i = 0; i <= c->nlayout; i++)
-			bucket_map_init(&c->reg_buckets[i]);
+		c->reg_nbuckets = mt_xcalloc(c->nlayout + 1, sizeof(uint64_t));
+		bucket_set_init(&c->reg_set);
 	}
 	if (c->nhot_data || c->npeaks || (r->have_ip && c->nhot_code) || c->reg_samples) {
 		if (rep_scan(c, path, pass2_prep, pass2_samples, NULL, err, errlen))
@@ -680,10 +679,8 @@ static void ctx_free(struct rep_ctx *c, int wss_ready)
 	if (c->peak_ips)
 		for (size_t p = 0; p < c->npeaks; p++)
 			bucket_map_free(&c->peak_ips[p]);
-	if (c->reg_buckets)
-		for (size_t i = 0; i <= c->nlayout; i++)
-			bucket_map_free(&c->reg_buckets[i]);
-	free(c->reg_buckets);
+	bucket_set_free(&c->reg_set);
+	free(c->reg_nbuckets);
 	free(c->reg_samples);
 	free(c->peak_ips);
 	free(c->peak_ranges);

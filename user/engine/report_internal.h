@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "engine/bucket_map.h"
+#include "engine/bucket_set.h"
 #include "engine/cold.h"
 #include "engine/filter.h"
 #include "engine/hot.h"
@@ -79,7 +80,8 @@ struct rep_ctx {
 	struct hot_attr attr_data, attr_code, attr_obj;
 	/* regions (pass 2) */
 	uint64_t *reg_samples;		/* nlayout + 1 (last: unmapped) */
-	struct bucket_map *reg_buckets;
+	uint64_t *reg_nbuckets;		/* distinct buckets per region, of reg_set */
+	struct bucket_set reg_set;	/* (region, bucket) pairs seen */
 	/* per process (MEMTRACE_REPORT_PER_PROCESS): indexed like spaces->v */
 	struct rep_proc *procs;
 	size_t nprocs;

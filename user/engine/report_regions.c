@@ -108,7 +108,7 @@ void rep_regions_add(struct rep_ctx *c, uint64_t addr)
 	size_t i = rep_range_of(c, addr);
 
 	c->reg_samples[i]++;
-	bucket_map_get(&c->reg_buckets[i], addr >> c->r->bucket_shift)->count++;
+	c->reg_nbuckets[i] += bucket_set_add(&c->reg_set, i, addr >> c->r->bucket_shift);
 }
 
 static int by_samples(const void *a, const void *b)
@@ -149,7 +149,7 @@ void rep_fill_regions(struct rep_ctx *c)
 	v[c->nlayout].name = v[c->nlayout].label;
 	for (size_t i = 0; i < n; i++) {
 		v[i].samples = c->reg_samples[i];
-		v[i].buckets = bucket_map_used(&c->reg_buckets[i]);
+		v[i].buckets = c->reg_nbuckets[i];
 	}
 	qsort(v, n, sizeof(*v), by_samples);
 	c->r->nregions = n;

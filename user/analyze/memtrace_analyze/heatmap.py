@@ -281,7 +281,10 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
     for i, ((lo, hi), r, h) in enumerate(zip(axis.ranges, rows, heights)):
         spans.append((lo, hi, y, h))
         block = data.counts[axis.row0[i]:axis.row0[i + 1]]
-        masked = np.ma.masked_less(block, 1)
+        # float32: half the memory of every copy matplotlib makes on the way
+        # to pixels (its resampling runs in float32 for 4-byte data); counts
+        # are exact up to 2^24 and drawn on a log scale
+        masked = np.ma.masked_less(block.astype(np.float32), 1)
         img = ax.imshow(masked, origin="lower", aspect="auto", cmap=cmap, norm=norm,
                         extent=[x0, x1, y, y + h], interpolation="nearest")
         if i > 0:

@@ -513,6 +513,7 @@ static int read_maps(struct rep_ctx *c, const char *path, char *err, size_t errl
 	if (rc >= 0 && rep_cold_setup(c, c->cfg, tr, err, errlen))
 		rc = -1;
 	c->has_agg = !!(trace_skipped(tr) & (1u << CHUNK_AGG));
+	c->file_samples = trace_skipped_records(tr, CHUNK_SAMPLES);
 	trace_close(tr);
 	return rc < 0 ? -1 : 0;
 }
@@ -564,6 +565,11 @@ static int first_pass(struct rep_ctx *c, const char *path, char *err, size_t err
 	if (rep_spans_setup(c, err, errlen))
 		return -1;
 	rep_cold_filter_ready(c);
+	/* the estimate's refinement keeps at most WSS_SPATIAL_MAX samples: a
+	 * trace that holds more (no filter: every sample of its SAMPLES chunks)
+	 * does not fill its store (24 bytes a sample) only to drop it at the cap */
+	if (c->filt.all && c->file_samples > WSS_SPATIAL_MAX)
+		wss_spatial_give_up(&c->data_sp);
 	/* the target (or --pid) keeps its addresses as keys */
 	c->spaces = resolver_spaces(c->res, c->pid);
 	c->scan_tid = 1;

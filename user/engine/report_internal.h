@@ -103,6 +103,7 @@ struct rep_ctx {
 	unsigned agg_shift;
 	uint64_t agg_bad;		/* offset + 1 of a malformed AGG chunk */
 	int has_agg;			/* AGG chunks in the file (read_maps passed some) */
+	uint64_t file_samples;		/* records of its SAMPLES chunks (read_maps counted them) */
 	struct memtrace_sample *agg_buf;
 	size_t agg_cap;
 	/* blind windows (report_blind.c): the PASSES rows of the series' pids */

@@ -24,10 +24,7 @@ void wss_spatial_add(struct wss_spatial *sp, const struct memtrace_sample *s, si
 	if (sp->over)
 		return;
 	if (sp->n + n > WSS_SPATIAL_MAX) {
-		sp->over = 1;
-		free(sp->v);
-		sp->v = NULL;
-		sp->n = sp->cap = 0;
+		wss_spatial_give_up(sp);
 		return;
 	}
 	if (sp->n + n > sp->cap) {
@@ -42,6 +39,14 @@ void wss_spatial_add(struct wss_spatial *sp, const struct memtrace_sample *s, si
 		sp->last_time = t;
 		sp->v[sp->n++] = (struct wss_spatial_sample){ t, s[i].addr >> shift, s[i].ip };
 	}
+}
+
+void wss_spatial_give_up(struct wss_spatial *sp)
+{
+	sp->over = 1;
+	free(sp->v);
+	sp->v = NULL;
+	sp->n = sp->cap = 0;
 }
 
 static int has(const uint64_t *v, size_t n, uint64_t x)

@@ -23,7 +23,9 @@
  *   left no sample and no singleton there.
  *
  * The samples of the stream are kept (time, bucket, ip: 24 bytes each, at
- * most WSS_SPATIAL_MAX of them; sampled streams only) and read again at
+ * most WSS_SPATIAL_MAX of them; sampled streams only; a report gives the
+ * store up before its first pass when the trace's SAMPLES chunks hold more
+ * and no filter may keep fewer) and read again at
  * the end: the tail instructions from one sort of (ip, bucket) pairs, then
  * a window sliding over the samples (each enters and leaves once, hash maps
  * of the window's bucket and instruction counts; a bucket that becomes seen
@@ -69,6 +71,10 @@ void wss_spatial_free(struct wss_spatial *sp);
  * latest time, as in engine/wss.h). */
 void wss_spatial_add(struct wss_spatial *sp, const struct memtrace_sample *s, size_t n,
 		     unsigned shift);
+
+/* Keeps nothing from now on and frees what it kept (over): for a stream
+ * known to hold more than WSS_SPATIAL_MAX samples before any is added. */
+void wss_spatial_give_up(struct wss_spatial *sp);
 
 /*
  * For the n rows of report indices rowk[] (ascending) of a series with

@@ -36,6 +36,7 @@ struct trace_reader {
 	unsigned minor;
 	unsigned skip;			/* chunk types passed over unread (1u << type) */
 	unsigned skipped;		/* those met so far */
+	uint64_t skipped_records[32];	/* their chunks' counts, per type */
 };
 
 static void kv_parse(struct kv *kv, const unsigned char *p, size_t len)
@@ -130,6 +131,7 @@ again:
 	}
 	if (type < 32 && (r->skip & (1u << type))) {
 		r->skipped |= 1u << type;
+		r->skipped_records[type] += get_le32(h + 16);
 		r->pos += CHUNK_HDR_SIZE + stored;
 		goto again;
 	}
@@ -362,6 +364,11 @@ uint64_t trace_truncated(const struct trace_reader *r)
 unsigned trace_skipped(const struct trace_reader *r)
 {
 	return r->skipped;
+}
+
+uint64_t trace_skipped_records(const struct trace_reader *r, unsigned type)
+{
+	return type < 32 ? r->skipped_records[type] : 0;
 }
 
 bool trace_has_end(const struct trace_reader *r)

@@ -70,6 +70,9 @@ uint64_t trace_truncated(const struct trace_reader *r);
 
 /* The chunk types passed over unread so far (trace_skip), 1u << type each. */
 unsigned trace_skipped(const struct trace_reader *r);
+/* The records of the chunks of type passed over so far (their headers'
+ * counts: samples of SAMPLES chunks), payloads unread. */
+uint64_t trace_skipped_records(const struct trace_reader *r, unsigned type);
 bool trace_has_end(const struct trace_reader *r);
 bool trace_time_is_ns(const struct trace_reader *r);
 uint64_t trace_start_time(const struct trace_reader *r);

@@ -357,6 +357,26 @@ TEST(over_the_limit_keeps_nothing)
 	wss_spatial_free(&sp);
 }
 
+/* Given up before any sample (report: the trace's SAMPLES chunks hold more
+ * than WSS_SPATIAL_MAX): nothing is kept and the rows are refused, as for a
+ * stream that passed the limit. */
+TEST(given_up_keeps_nothing)
+{
+	struct memtrace_sample s = { .time = 1, .addr = 1 << 12, .ip = 1 };
+	struct wss_config cfg = { .interval = 10, .window = 10, .bucket_shift = 12 };
+	uint64_t rowk = 1;
+	struct wss_spatial_row out = { 7, 7, 7, 7, 7, 7 };
+	struct wss_spatial sp;
+
+	wss_spatial_init(&sp);
+	wss_spatial_give_up(&sp);
+	wss_spatial_add(&sp, &s, 1, 12);
+	CHECK(sp.over && sp.n == 0 && sp.v == NULL);
+	CHECK(wss_spatial_rows(&sp, &cfg, &rowk, 1, &out) == -1);
+	CHECK(out.gap == 7 && out.f1 == 7);
+	wss_spatial_free(&sp);
+}
+
 int main(void)
 {
 	return test_main();

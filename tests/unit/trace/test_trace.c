@@ -281,6 +281,53 @@ TEST(trace_roundtrip_and_meta)
 	unlink(path);
 }
 
+/* A pass that skips the SAMPLES chunks still learns how many samples they
+ * hold (report decides from it, before its first pass, whether a trace has
+ * more samples than the estimate's refinement keeps), and the same number
+ * as decoding them; a cut file counts only its complete chunks. */
+TEST(skipped_chunks_count_their_records)
+{
+	char path[] = "/tmp/mt-test-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	struct memtrace_sample s[300];
+	for (int i = 0; i < 300; i++)
+		s[i] = (struct memtrace_sample){ .time = 100 + (uint64_t)i, .addr = 0x1000 * (uint64_t)i,
+						 .pid = 1, .tid = 1, .ip = 0x400000 };
+	make_trace(path, s, 300);
+	char err[256];
+	uint64_t decoded = 0, truncated = 0;
+	CHECK(count_samples(path, &decoded, &truncated, err, sizeof(err)) == 0);
+	for (int cut = 0; cut < 2; cut++) {
+		struct trace_reader *r = trace_open(path, err, sizeof(err));
+		CHECK(r != NULL);
+		if (!r)
+			break;
+		trace_skip(r, 1u << CHUNK_SAMPLES);
+		struct trace_chunk c;
+		unsigned seen = 0;
+		while (trace_next(r, &c, err, sizeof(err)) > 0)
+			seen |= 1u << c.type;
+		CHECK(!(seen & (1u << CHUNK_SAMPLES)) && (seen & (1u << CHUNK_END)) == (cut ? 0u : 1u << CHUNK_END));
+		CHECK_EQ_U64(trace_skipped_records(r, CHUNK_SAMPLES), cut ? 200 : decoded);
+		CHECK_EQ_U64(trace_skipped_records(r, CHUNK_END), 0);
+		CHECK_EQ_U64(trace_skipped_records(r, 99), 0);
+		trace_close(r);
+		/* then without the END and a byte of the last SAMPLES chunk */
+		make_trace(path, s, 300);
+		FILE *f = fopen(path, "rb");
+		long endpos = 0;
+		if (f) {
+			fseek(f, 0, SEEK_END);
+			endpos = ftell(f);
+			fclose(f);
+		}
+		CHECK(truncate(path, endpos - (long)(CHUNK_HDR_SIZE + sizeof("end_reason=test\n") - 1) - 1) == 0);
+	}
+	CHECK_EQ_U64(decoded, 300);
+	unlink(path);
+}
+
 TEST(cut_at_every_offset_keeps_complete_chunks)
 {
 	char path[] = "/tmp/mt-test-XXXXXX", cut[] = "/tmp/mt-cut-XXXXXX";

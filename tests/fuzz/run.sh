@@ -28,6 +28,11 @@ if [ ! -x "$bin" ]; then
 	exit 1
 fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+# leaks inside third-party libraries that no caller can free (the file says
+# which, by function): libdw has no frame pointers, so the elf harness
+# unwinds allocations the slow way to name the function (half the executions)
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0}
+[ "$name" = elf ] && ASAN_OPTIONS=$ASAN_OPTIONS:fast_unwind_on_malloc=0
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 [ -x /usr/lib/llvm-14/bin/llvm-symbolizer ] &&
 	export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-14/bin/llvm-symbolizer

@@ -58,7 +58,7 @@ def top_table(rep, addrs=None):
 
 def plot(view_layout, tr, rep, out, what="", clip=None, max_rows=1024):
     from .heatmap import _groups, _thin_labels
-    from .plotting import byte_axis, plt, save, trace_title
+    from .plotting import byte_axis, count_log_axis, plt, save, trace_title
 
     bucket = rep["bucket"]
     baddr, bcount = rep["bucket_addr"], rep["bucket_count"]
@@ -98,6 +98,7 @@ def plot(view_layout, tr, rep, out, what="", clip=None, max_rows=1024):
     ax1.set_xticklabels(labels, fontsize=7, rotation=25, ha="right", rotation_mode="anchor")
     ax1.set_xlim(-0.5, axis.nrows - 0.5)
     ax1.set_yscale("log")
+    count_log_axis(ax1.yaxis)
     w = tr.words
     ax1.set_ylabel("%s per bucket" % w["samples"])
     b = "bucket %s" % fmt_bytes(axis.bucket)
@@ -117,6 +118,7 @@ def plot(view_layout, tr, rep, out, what="", clip=None, max_rows=1024):
     ax2.plot(vol, c, drawstyle="steps-pre", color="#ff7f0e")
     ax2.fill_between(vol, c, step="pre", alpha=0.3, color="#ff7f0e")
     ax2.set_yscale("log")
+    count_log_axis(ax2.yaxis)
     ax2.set_xlabel("%s volume, buckets with the most %s first" % (w["verb"], w["samples"]))
     byte_axis(ax2.xaxis, vol[-1] if vol.size else 1)
     ax2.set_ylabel("%s per bucket" % w["samples"])
@@ -128,6 +130,7 @@ def plot(view_layout, tr, rep, out, what="", clip=None, max_rows=1024):
     ge = np.array([nb * bucket for _, nb, _ in rep["curve"]], dtype=np.float64)
     ax3.plot(ks, ge, drawstyle="steps-post", color="#2ca02c", marker="." if ks.size < 60 else None)
     ax3.set_xscale("log")
+    count_log_axis(ax3.xaxis)
     ax3.set_xlabel("k (%s per bucket, at least)" % w["samples"])
     ax3.set_ylabel("bytes in buckets %s ≥ k times" % w["verb"])
     byte_axis(ax3.yaxis, ge.max() * 1.05 if ge.size else 1)

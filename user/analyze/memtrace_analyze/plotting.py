@@ -6,7 +6,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import Locator, LogFormatter  # noqa: E402
+from matplotlib.ticker import Locator, LogFormatter, LogLocator  # noqa: E402
 
 from .units import fmt_count  # noqa: E402
 
@@ -103,8 +103,10 @@ class CountLogFormatter(LogFormatter):
 
 def count_log_axis(axis):
     """axis (a log-scale x or y axis of counts) labelled by CountLogFormatter,
-    where the scale put its 10^k formatters (after set_xscale/set_yscale)."""
+    where the scale put its 10^k formatters (after set_xscale/set_yscale),
+    with minor ticks at 2 and 5 times each power of ten (not all eight)."""
     axis.set_major_formatter(CountLogFormatter())
+    axis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
     axis.set_minor_formatter(CountLogFormatter(labelOnlyBase=False))
 
 

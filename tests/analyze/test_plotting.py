@@ -75,3 +75,51 @@ def test_in_view_drops_only_ticks_outside_the_view():
     plotting.plt.close(fig)
     assert kept == [v for v in every if 0.08 <= v <= 12.6]
     assert 0 < len(kept) < len(every)
+
+
+def _write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def _fail_in_child(path, parent):
+    """Raises in a forked child only: the caller draws it again and it works."""
+    if os.getpid() != parent:
+        raise RuntimeError("child")
+    _write(path, "parent")
+
+
+def test_painter_draws_in_children_and_redraws_what_failed(tmp):
+    p = plotting.Painter(jobs=3)
+    for i in range(4):
+        p.draw(_write, str(tmp / ("f%d" % i)), "child %d" % i)
+    p.draw(_fail_in_child, str(tmp / "again"), os.getpid())
+    assert len(p.running) <= 2
+    p.wait()
+    assert not p.running
+    assert [open(tmp / ("f%d" % i)).read() for i in range(4)] == ["child %d" % i for i in range(4)]
+    assert open(tmp / "again").read() == "parent"
+
+
+def test_painter_raises_what_the_drawing_raises(tmp):
+    def broken(path):
+        raise ValueError("no figure for %s" % path)
+    for jobs in (1, 2):
+        p = plotting.Painter(jobs=jobs)
+        try:
+            p.draw(broken, "x.png")
+            p.wait()
+        except ValueError as e:
+            assert "x.png" in str(e)
+        else:
+            raise AssertionError("jobs=%d: no error" % jobs)
+
+
+def test_report_figures_same_with_and_without_children(tmp, monkeypatch):
+    tr = known(tmp)
+    _, files, _ = report.build(tr, str(tmp / "par"), args())
+    monkeypatch.setenv("MEMTRACE_ANALYZE_JOBS", "1")
+    _, files1, _ = report.build(tr, str(tmp / "seq"), args())
+    assert sorted(files) == sorted(files1) and "hot.png" in files and "regions.png" in files
+    for f in files:
+        assert (pixels(os.path.join(tmp, "par", f)) == pixels(os.path.join(tmp, "seq", f))).all(), f

@@ -78,13 +78,25 @@ def build(tr, outdir, args, other=None):
                      % (" in the selection" if sel.what else ""))
     else:
         bucket = rep["bucket"]
+        view = None if agg else hm.View(tr, sel)
+        layout = hotmod.layout_of(tr, sel) if agg else view.layout
+        addrs = Addresses(rep, sel.pid or tr.info.target_pid)      # keys -> addresses in their process
+        regs = [] if agg else rg.from_report(rep, tr.sample_period, addrs)
+        # the figures from the numbers above: hot and regions in children
+        # while this process draws the heatmap and the WSS (plotting.Painter)
+        from .plotting import Painter
+        painter = Painter()
+        painter.draw(hotmod.plot, layout, tr, rep, os.path.join(outdir, "hot.png"), sel.what, sel.clip)
+        hd = None if agg else hm.plot(view, os.path.join(outdir, "heatmap.png"), bucket)
+        if not agg:
+            painter.draw(rg.plot, tr, regs, os.path.join(outdir, "regions.png"))
+        wssmod.plot(tr, res, os.path.join(outdir, "wss.png"))
+        painter.wait()
+
         if agg:
-            view = None
             parts.append('<p class="note">An aggregated trace (record --aggregate): counts per bucket '
                          'and interval, no per-sample data; no heatmap, regions or comparison.</p>')
         else:
-            view = hm.View(tr, sel)
-            hd = hm.plot(view, os.path.join(outdir, "heatmap.png"), bucket)
             files.append("heatmap.png")
             parts.append("<h2>%s over time</h2>" % html.escape(w["activity"]))
             parts.append("<p>%s: %s.</p>" % (html.escape(w["sample_class"]), html.escape(w["measure"])))
@@ -92,7 +104,6 @@ def build(tr, outdir, args, other=None):
                                  "mark cut-out gaps), colour = %s per %s bucket per time bin of %s (log scale)."
                                  % (w["samples"], fmt_bytes(hd.axis.bucket), fmt_time(hd.bin_time, u))))
 
-        wssmod.plot(tr, res, os.path.join(outdir, "wss.png"))
         files.append("wss.png")
         peaks = wssmod.peak_rows(res)
         parts.append("<h2>%s over time</h2>" % html.escape(w["series_title"]))
@@ -107,10 +118,7 @@ def build(tr, outdir, args, other=None):
         else:
             parts.append("<p>No peaks detected.</p>")
 
-        layout = hotmod.layout_of(tr, sel) if agg else view.layout
-        hotmod.plot(layout, tr, rep, os.path.join(outdir, "hot.png"), sel.what, sel.clip)
         files.append("hot.png")
-        addrs = Addresses(rep, sel.pid or tr.info.target_pid)      # keys -> addresses in their process
         top = hotmod.top_table(rep, addrs)
         parts.append("<h2>%s data</h2>" % html.escape(w["hot"]))
         parts.append(_figure("hot.png", "Top: %s per bucket by address. Bottom left: buckets sorted "
@@ -122,9 +130,7 @@ def build(tr, outdir, args, other=None):
                               r["by"] or "(no ip recorded)", r["instruction"] or "-"] for r in top],
                             numeric=(2, 3)))
 
-        regs = [] if agg else rg.from_report(rep, tr.sample_period, addrs)
         if not agg:
-            rg.plot(tr, regs, os.path.join(outdir, "regions.png"))
             files.append("regions.png")
             parts.append("<h2>Regions (mappings)</h2>")
             parts.append(_figure("regions.png", "%s and touched volume per mapping." % w["samples"].capitalize()))

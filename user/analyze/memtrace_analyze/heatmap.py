@@ -276,17 +276,14 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
     heights = [max(r, minh) for r in rows]
     y = 0.0
     img = None
-    cands, rticks, spans, gaps = [], [], [], []
+    cands, rticks, spans, gaps, images = [], [], [], [], []
     cuts, groups = [], []      # y of range boundaries and of label groups: one artist each
     for i, ((lo, hi), r, h) in enumerate(zip(axis.ranges, rows, heights)):
         spans.append((lo, hi, y, h))
         block = data.counts[axis.row0[i]:axis.row0[i + 1]]
-        # float32: half the memory of every copy matplotlib makes on the way
-        # to pixels (its resampling runs in float32 for 4-byte data); counts
-        # are exact up to 2^24 and drawn on a log scale
-        masked = np.ma.masked_less(block.astype(np.float32), 1)
-        img = ax.imshow(masked, origin="lower", aspect="auto", cmap=cmap, norm=norm,
+        img = ax.imshow(_cells(block), origin="lower", aspect="auto", cmap=cmap, norm=norm,
                         extent=[x0, x1, y, y + h], interpolation="nearest")
+        images.append((img, block, h))
         if i > 0:
             cuts.append(y)
             gaps.append((y, lo - axis.ranges[i - 1][1]))
@@ -350,7 +347,49 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
         cb = ax.figure.colorbar(img, ax=ax, pad=0.1 + 0.0065 * max(right - 14, 0), fraction=0.04)
         cb.set_label("%s per bucket per time bin (log)" % tr.words["samples"])
         _plain_log_ticks(cb)
+    _fit_to_pixels(ax, images, max(y, 1))
     return img
+
+
+def _cells(block):
+    """The counts as matplotlib gets them: float32 (half the memory of every
+    copy it makes on the way to pixels; counts are exact up to 2^24 and
+    drawn on a log scale), empty cells masked."""
+    return np.ma.masked_less(block.astype(np.float32), 1)
+
+
+def _pool_max(block, n, axis):
+    """block's rows (axis 0) or columns (axis 1) in n contiguous groups, each
+    the largest of its cells (n < their number)."""
+    m = block.shape[axis]
+    return np.maximum.reduceat(block, (np.arange(n) * m) // n, axis=axis)
+
+
+def _fit_to_pixels(ax, images, ytotal):
+    """No more cells per image than it has pixels, in both directions.
+    Matplotlib draws each pixel from the one cell at its centre (nearest), so
+    with more rows than pixels whole rows were never drawn (938 rows in the
+    593 pixels of the default figure: 348 rows, samples and all, invisible);
+    where there are more, neighbouring rows (columns) are merged, each
+    pixel showing the largest count among them: every sampled cell shows, in
+    the colour of a real bucket's count.  ax's size as saved (savefig.dpi)
+    and after the colorbar took its share."""
+    import matplotlib.pyplot as plt
+
+    dpi = plt.rcParams["savefig.dpi"]
+    scale = (ax.figure.dpi if dpi == "figure" else dpi) / ax.figure.dpi
+    box = ax.get_window_extent()
+    wpx, hpx = box.width * scale, box.height * scale
+    for img, block, h in images:
+        nrow = max(1, int(hpx * h / ytotal))
+        ncol = max(1, int(wpx))
+        if block.shape[0] <= nrow and block.shape[1] <= ncol:
+            continue
+        if block.shape[0] > nrow:
+            block = _pool_max(block, nrow, 0)
+        if block.shape[1] > ncol:
+            block = _pool_max(block, ncol, 1)
+        img.set_data(_cells(block))
 
 
 def _plain_log_ticks(cb):

@@ -1,0 +1,66 @@
+"""Every sampled heatmap cell reaches a pixel.  Matplotlib draws each pixel
+from the one cell at its centre: with more address rows than the axes has
+pixels (938 rows in the ~593 of the default figure), a row that fell
+between two pixel centres was never drawn, its samples invisible.  Here a
+heatmap of 938 rows holds one sampled cell, row by row over a stretch of
+rows, drawn and saved as the verbs do: the cell's colour must be in the PNG
+each time, and no image may hold more rows or columns than its pixels."""
+import numpy as np
+from PIL import Image
+from test_verbs import args, known
+
+from memtrace_analyze import heatmap
+from memtrace_analyze.binning import AddressAxis
+from memtrace_analyze.plotting import plt, save
+from memtrace_analyze.select import make_selection
+
+ROWS, COLS = 938, 1000
+COL = 0x7f0000000000
+
+
+def draw_one_cell(tmp, view, row, col=500):
+    counts = np.zeros((ROWS, COLS), np.int64)
+    counts[row, col] = 7
+    counts[0, 0] = 1         # a second count: the cell is the top of the scale (yellow)
+    axis = AddressAxis([(COL, COL + ROWS * 4096)], 12)
+    data = heatmap.HeatmapData(counts, axis, view.t0, view.t1, COLS, 2)
+    fig, ax = plt.subplots(figsize=(12, 7))
+    heatmap.draw(ax, data, view, title="one cell", cbar=False)
+    scale = plt.rcParams["savefig.dpi"] / fig.dpi
+    box = ax.get_window_extent()
+    shapes = [im.get_array().shape for im in ax.images]
+    path = str(tmp / "cell.png")
+    save(fig, path)
+    with Image.open(path) as im:
+        px = np.asarray(im.convert("RGB")).astype(int)
+    # viridis' top, (253, 231, 37): nothing else in the figure is yellow
+    yellow = (px[:, :, 0] > 200) & (px[:, :, 1] > 180) & (px[:, :, 2] < 100)
+    return int(yellow.sum()), shapes, (box.width * scale, box.height * scale)
+
+
+def test_every_row_of_a_tall_heatmap_reaches_a_pixel(tmp):
+    tr = known(tmp)
+    view = heatmap.View(tr, make_selection(tr, args()))
+    missing = []
+    for row in range(400, 416):     # before: 6 of these 16 rows were never drawn
+        n, shapes, (w, h) = draw_one_cell(tmp, view, row)
+        if n == 0:
+            missing.append(row)
+        assert all(r <= h and c <= w for r, c in shapes), (shapes, w, h)
+    assert missing == []
+
+
+def test_pooling_keeps_the_largest_count_of_each_group():
+    rng = np.random.default_rng(3)
+    block = rng.integers(0, 50, (937, 1000))
+    pooled = heatmap._pool_max(heatmap._pool_max(block, 593, 0), 990, 1)
+    assert pooled.shape == (593, 990)
+    # the groups: contiguous, every row and column in exactly one
+    rows = (np.arange(593) * 937) // 593
+    cols = (np.arange(990) * 1000) // 990
+    for i in (0, 1, 300, 592):
+        for j in (0, 7, 989):
+            r1 = rows[i + 1] if i + 1 < 593 else 937
+            c1 = cols[j + 1] if j + 1 < 990 else 1000
+            assert pooled[i, j] == block[rows[i]:r1, cols[j]:c1].max()
+    assert pooled.max() == block.max() and (pooled > 0).any()

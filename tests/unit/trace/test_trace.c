@@ -250,16 +250,24 @@ static int count_samples(const char *path, uint64_t *samples, uint64_t *truncate
 	return rc;
 }
 
-TEST(trace_roundtrip_and_meta)
+/* make_trace of 300 samples 1 ns and 4 KiB apart into a new file named
+ * from the mkstemp template path. */
+static void make_temp_trace(char *path, struct memtrace_sample s[300])
 {
-	char path[] = "/tmp/mt-test-XXXXXX";
 	int fd = mkstemp(path);
+
 	close(fd);
-	struct memtrace_sample s[300];
 	for (int i = 0; i < 300; i++)
 		s[i] = (struct memtrace_sample){ .time = 100 + (uint64_t)i, .addr = 0x1000 * (uint64_t)i,
 						 .pid = 1, .tid = 1, .ip = 0x400000 };
 	make_trace(path, s, 300);
+}
+
+TEST(trace_roundtrip_and_meta)
+{
+	char path[] = "/tmp/mt-test-XXXXXX";
+	struct memtrace_sample s[300];
+	make_temp_trace(path, s);
 	char err[256];
 	struct trace_reader *r = trace_open(path, err, sizeof(err));
 	CHECK(r != NULL);
@@ -288,13 +296,8 @@ TEST(trace_roundtrip_and_meta)
 TEST(skipped_chunks_count_their_records)
 {
 	char path[] = "/tmp/mt-test-XXXXXX";
-	int fd = mkstemp(path);
-	close(fd);
 	struct memtrace_sample s[300];
-	for (int i = 0; i < 300; i++)
-		s[i] = (struct memtrace_sample){ .time = 100 + (uint64_t)i, .addr = 0x1000 * (uint64_t)i,
-						 .pid = 1, .tid = 1, .ip = 0x400000 };
-	make_trace(path, s, 300);
+	make_temp_trace(path, s);
 	char err[256];
 	uint64_t decoded = 0, truncated = 0;
 	CHECK(count_samples(path, &decoded, &truncated, err, sizeof(err)) == 0);

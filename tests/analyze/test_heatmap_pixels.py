@@ -6,12 +6,12 @@ heatmap of 938 rows holds one sampled cell, row by row over a stretch of
 rows, drawn and saved as the verbs do: the cell's colour must be in the PNG
 each time, and no image may hold more rows or columns than its pixels."""
 import numpy as np
-from PIL import Image
+from test_plotting import pixels
 from test_verbs import args, known
 
 from memtrace_analyze import heatmap
 from memtrace_analyze.binning import AddressAxis
-from memtrace_analyze.plotting import plt, save
+from memtrace_analyze.plotting import plt, save, save_dpi
 from memtrace_analyze.select import make_selection
 
 ROWS, COLS = 938, 1000
@@ -26,13 +26,12 @@ def draw_one_cell(tmp, view, row, col=500):
     data = heatmap.HeatmapData(counts, axis, view.t0, view.t1, COLS, 2)
     fig, ax = plt.subplots(figsize=(12, 7))
     heatmap.draw(ax, data, view, title="one cell", cbar=False)
-    scale = plt.rcParams["savefig.dpi"] / fig.dpi
+    scale = save_dpi(fig) / fig.dpi
     box = ax.get_window_extent()
     shapes = [im.get_array().shape for im in ax.images]
     path = str(tmp / "cell.png")
     save(fig, path)
-    with Image.open(path) as im:
-        px = np.asarray(im.convert("RGB")).astype(int)
+    px = pixels(path)[:, :, :3].astype(int)
     # viridis' top, (253, 231, 37): nothing else in the figure is yellow
     yellow = (px[:, :, 0] > 200) & (px[:, :, 1] > 180) & (px[:, :, 2] < 100)
     return int(yellow.sum()), shapes, (box.width * scale, box.height * scale)

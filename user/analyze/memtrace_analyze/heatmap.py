@@ -374,22 +374,17 @@ def _fit_to_pixels(ax, images, ytotal):
     pixel showing the largest count among them: every sampled cell shows, in
     the colour of a real bucket's count.  ax's size as saved (savefig.dpi)
     and after the colorbar took its share."""
-    import matplotlib.pyplot as plt
+    from .plotting import save_dpi
 
-    dpi = plt.rcParams["savefig.dpi"]
-    scale = (ax.figure.dpi if dpi == "figure" else dpi) / ax.figure.dpi
+    scale = save_dpi(ax.figure) / ax.figure.dpi
     box = ax.get_window_extent()
-    wpx, hpx = box.width * scale, box.height * scale
+    ncol = max(1, int(box.width * scale))
     for img, block, h in images:
-        nrow = max(1, int(hpx * h / ytotal))
-        ncol = max(1, int(wpx))
-        if block.shape[0] <= nrow and block.shape[1] <= ncol:
-            continue
-        if block.shape[0] > nrow:
-            block = _pool_max(block, nrow, 0)
-        if block.shape[1] > ncol:
-            block = _pool_max(block, ncol, 1)
-        img.set_data(_cells(block))
+        nrow = max(1, int(box.height * scale * h / ytotal))
+        cells = block if block.shape[0] <= nrow else _pool_max(block, nrow, 0)
+        cells = cells if cells.shape[1] <= ncol else _pool_max(cells, ncol, 1)
+        if cells is not block:
+            img.set_data(_cells(cells))
 
 
 def _plain_log_ticks(cb):

@@ -102,10 +102,12 @@ class CountLogFormatter(LogFormatter):
         return fmt_count(x)
 
 
-def count_log_axis(axis):
-    """axis (a log-scale x or y axis of counts) labelled by CountLogFormatter,
-    where the scale put its 10^k formatters (after set_xscale/set_yscale),
-    with minor ticks at 2 and 5 times each power of ten (not all eight)."""
+def count_log_axis(ax, which):
+    """ax's x or y axis (which) on a log scale of counts: labelled by
+    CountLogFormatter instead of the scale's 10^k, minor ticks at 2 and 5
+    times each power of ten (not all eight)."""
+    getattr(ax, "set_%sscale" % which)("log")
+    axis = ax.xaxis if which == "x" else ax.yaxis
     axis.set_major_formatter(CountLogFormatter())
     axis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
     axis.set_minor_formatter(CountLogFormatter(labelOnlyBase=False))
@@ -120,6 +122,12 @@ def ticks_in_view(fig):
                 loc = get()
                 if not isinstance(loc, InView):
                     put(InView(loc))
+
+
+def save_dpi(fig):
+    """The dots per inch fig is saved at (savefig.dpi; "figure": its own)."""
+    dpi = plt.rcParams["savefig.dpi"]
+    return fig.dpi if dpi == "figure" else dpi
 
 
 def save(fig, path):
@@ -140,7 +148,7 @@ def save(fig, path):
         # draws the figure once without output to find the box, then again
         # (no layout engine here moves anything between the two; the box is
         # measured with Agg's text extents, so PNG only)
-        fig.set_dpi(plt.rcParams["savefig.dpi"])
+        fig.set_dpi(save_dpi(fig))
         bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(plt.rcParams["savefig.pad_inches"])
     fig.savefig(path, bbox_inches=bbox, metadata=meta, **kw)
     plt.close(fig)

@@ -10,7 +10,7 @@ import numpy as np
 
 from memtrace_analyze import heatmap
 from memtrace_analyze.lib import Trace
-from memtrace_analyze.plotting import plt
+from memtrace_analyze.plotting import subplots
 from memtrace_analyze.select import make_selection
 from memtrace_analyze.units import fmt_bytes
 from tracegen import write_trace
@@ -43,7 +43,7 @@ def _draw(path):
     tr = Trace(path)
     view = heatmap.View(tr, make_selection(tr, Args()))
     data = heatmap.bin_view(view, 4096, 200)
-    fig, ax = plt.subplots(figsize=(12, 7))     # as heatmap.plot
+    fig, ax = subplots(figsize=(12, 7))     # as heatmap.plot
     heatmap.draw(ax, data, view, title="t")
     fig.canvas.draw()
     return fig, ax, data
@@ -106,7 +106,6 @@ def test_many_gaps_labels_never_overlap_and_account_for_every_gap(tmp):
     assert "gap %s cut" % fmt_bytes(max(gaps)) in [t for t, _ in labels] or \
         any("(largest %s)" % fmt_bytes(max(gaps)) in t for t, _ in labels)
     assert "%d gaps cut out, %s in all" % (len(gaps), fmt_bytes(sum(gaps))) in ax.get_ylabel()
-    plt.close(fig)
 
 
 def test_few_gaps_each_labelled(tmp):
@@ -114,7 +113,6 @@ def test_few_gaps_each_labelled(tmp):
     fig, ax, _ = _draw(path)
     texts = sorted(t.get_text() for t in ax.texts)
     assert texts == sorted("gap %s cut" % fmt_bytes(g) for g in gaps)
-    plt.close(fig)
 
 
 def _parse(text):

@@ -11,7 +11,7 @@ from test_verbs import args, known
 
 from memtrace_analyze import heatmap
 from memtrace_analyze.binning import AddressAxis
-from memtrace_analyze.plotting import plt, save, save_dpi
+from memtrace_analyze.plotting import save, save_dpi, subplots
 from memtrace_analyze.select import make_selection
 
 ROWS, COLS = 938, 1000
@@ -24,7 +24,7 @@ def draw_one_cell(tmp, view, row, col=500):
     counts[0, 0] = 1         # a second count: the cell is the top of the scale (yellow)
     axis = AddressAxis([(COL, COL + ROWS * 4096)], 12)
     data = heatmap.HeatmapData(counts, axis, view.t0, view.t1, COLS, 2)
-    fig, ax = plt.subplots(figsize=(12, 7))
+    fig, ax = subplots(figsize=(12, 7))
     heatmap.draw(ax, data, view, title="one cell", cbar=False)
     scale = save_dpi(fig) / fig.dpi
     box = ax.get_window_extent()

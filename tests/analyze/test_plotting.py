@@ -4,22 +4,29 @@ PNG must be the one matplotlib's own savefig(bbox_inches="tight") writes,
 pixel for pixel, for every figure of a report (heatmap, wss, hot, regions,
 compare; log and linear axes, colorbar, twin axes, legends), on a trace of
 one sample and on one of two processes over three mappings."""
+import fcntl
 import os
+import struct
+import termios
+import time
 
 import numpy as np
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image
 from test_verbs import ADDRS, args, known
 from tracegen import write_trace
 
-from memtrace_analyze import plotting, report
+from memtrace_analyze import painter, plotting, report
 from memtrace_analyze.lib import Trace
 
 
 def matplotlib_save(fig, path):
     """What plotting.save did before: matplotlib's own tight box (a draw
-    without output, then the draw written) and every tick its locators give."""
+    without output, then the draw written), every tick its locators give and
+    matplotlib's PNG writer (Pillow) instead of plotting.Canvas's."""
+    FigureCanvasAgg(fig)
     fig.savefig(path, bbox_inches="tight", pil_kwargs={"compress_level": 1})
-    plotting.plt.close(fig)
     return path
 
 
@@ -33,7 +40,7 @@ def both(tr, tmp, monkeypatch, other=None):
     _, files, _ = report.build(tr, str(tmp / "ours"), args(), other=other)
     with monkeypatch.context() as m:
         m.setattr(plotting, "save", matplotlib_save)
-        m.setitem(plotting.plt.rcParams, "axes.titley", None)     # matplotlib's own title placement
+        m.setitem(plotting.rcParams, "axes.titley", None)     # matplotlib's own title placement
         _, files2, _ = report.build(tr, str(tmp / "ref"), args(), other=other)
     assert sorted(files) == sorted(files2) and len(files) >= 4
     return {f: (pixels(os.path.join(tmp, "ours", f)), pixels(os.path.join(tmp, "ref", f))) for f in files}
@@ -65,14 +72,13 @@ def test_two_process_figures_as_matplotlib_draws_them(tmp, monkeypatch):
 
 
 def test_in_view_drops_only_ticks_outside_the_view():
-    fig, ax = plotting.plt.subplots()
+    fig, ax = plotting.subplots()
     ax.set_yscale("log")
     ax.set_ylim(0.08, 12.6)
     inner = ax.yaxis.get_minor_locator()
     every = list(inner())
     plotting.ticks_in_view(fig)
     kept = list(ax.yaxis.get_minor_locator()())
-    plotting.plt.close(fig)
     assert kept == [v for v in every if 0.08 <= v <= 12.6]
     assert 0 < len(kept) < len(every)
 
@@ -82,37 +88,84 @@ def _write(path, text):
         f.write(text)
 
 
+def _log(path, i):
+    """Appends 'i pid' to path: who made call i."""
+    with open(path, "a") as f:
+        f.write("%d %d\n" % (i, os.getpid()))
+
+
 def _fail_in_child(path, parent):
-    """Raises in a forked child only: the caller draws it again and it works."""
+    """Raises in a forked worker only: the caller makes it again and it works."""
     if os.getpid() != parent:
-        raise RuntimeError("child")
+        raise RuntimeError("worker")
     _write(path, "parent")
 
 
-def test_painter_draws_in_children_and_redraws_what_failed(tmp):
-    p = plotting.Painter(jobs=3)
-    for i in range(4):
-        p.draw(_write, str(tmp / ("f%d" % i)), "child %d" % i)
-    p.draw(_fail_in_child, str(tmp / "again"), os.getpid())
-    assert len(p.running) <= 2
-    p.wait()
-    assert not p.running
-    assert [open(tmp / ("f%d" % i)).read() for i in range(4)] == ["child %d" % i for i in range(4)]
-    assert open(tmp / "again").read() == "parent"
+def _pending(p):
+    """Bytes (calls) left in the painter's pipe."""
+    return struct.unpack("i", fcntl.ioctl(p.todo, termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
+def _until_taken(p):
+    deadline = time.monotonic() + 30
+    while _pending(p) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not _pending(p), "the workers took nothing in 30 s"
+
+
+def test_painter_makes_every_call_once(tmp):
+    log = str(tmp / "log")
+    for jobs in (1, 2, 4):
+        open(log, "w").close()
+        p = painter.Painter(jobs=jobs)
+        for i in range(20):
+            p.add(_log, log, i)
+        p.start()
+        assert len(p.workers) == jobs - 1
+        p.finish()
+        rows = [ln.split() for ln in open(log).read().splitlines()]
+        assert sorted(int(i) for i, _ in rows) == list(range(20)), jobs
+        if jobs == 1:
+            assert {int(pid) for _, pid in rows} == {os.getpid()}
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)      # every worker reaped
+
+
+def _die_in_child(path, parent):
+    """A worker dies in it (no exception, no exit status 0)."""
+    if os.getpid() != parent:
+        os._exit(3)
+    _write(path, "parent")
+
+
+def test_painter_redraws_what_a_worker_did_not_finish(tmp):
+    for call in (_fail_in_child, _die_in_child):
+        p = painter.Painter(jobs=2)
+        p.add(call, str(tmp / call.__name__), os.getpid())
+        p.add(_write, str(tmp / "after"), "whoever")    # the caller's: the worker stopped
+        p.start()
+        deadline = time.monotonic() + 30
+        while _pending(p) == 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _pending(p) == 1, "the worker took nothing in 30 s"
+        p.finish()
+        assert open(tmp / call.__name__).read() == "parent"
+        assert open(tmp / "after").read() == "whoever"
 
 
 def test_painter_raises_what_the_drawing_raises(tmp):
     def broken(path):
         raise ValueError("no figure for %s" % path)
     for jobs in (1, 2):
-        p = plotting.Painter(jobs=jobs)
-        try:
-            p.draw(broken, "x.png")
-            p.wait()
-        except ValueError as e:
-            assert "x.png" in str(e)
-        else:
-            raise AssertionError("jobs=%d: no error" % jobs)
+        p = painter.Painter(jobs=jobs)
+        p.add(broken, "x.png")
+        p.start()
+        if jobs == 2:
+            _until_taken(p)
+        with pytest.raises(ValueError, match="x.png"):
+            p.finish()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
 
 
 def test_report_figures_same_with_and_without_children(tmp, monkeypatch):

@@ -124,8 +124,8 @@ def test_addresses_and_pids_of_both_processes(tmp_path):
     assert "pid %d %#x" % (B, HEAP + 4 * 4096) in starts or "pid %d %#x" % (B, HEAP) in starts, starts
     assert "%#x" % HEAP in starts, starts
     # drawn as heatmap.plot draws it: the longer range starts stay clear of the colour bar
-    from memtrace_analyze.plotting import plt
-    fig, ax = plt.subplots(figsize=(12, 7))
+    from memtrace_analyze.plotting import subplots
+    fig, ax = subplots(figsize=(12, 7))
     heatmap.draw(ax, d, v, title="t")
     fig.canvas.draw()
     rnd = fig.canvas.get_renderer()
@@ -135,4 +135,3 @@ def test_addresses_and_pids_of_both_processes(tmp_path):
     assert any(t.get_text().startswith("pid %d " % B) for t in labels)
     for t in labels:
         assert t.get_window_extent(rnd).x1 < cbar.x0, (t.get_text(), t.get_window_extent(rnd), cbar)
-    plt.close(fig)

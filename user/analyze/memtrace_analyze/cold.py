@@ -54,12 +54,12 @@ def fmt_thr(t, ns):
 
 
 def plot(tr, rep, out, per_process=False, what=""):
-    from .plotting import byte_axis, plt, save, trace_title  # matplotlib only where a figure is drawn
+    from .plotting import byte_axis, save, subplots, trace_title  # matplotlib only where a figure is drawn
     c = rep["cold"]
     ns = rep["time_is_ns"]
     x = c["time"] / 1e9 if ns else c["time"].astype(np.float64)
     nrows = 2 if per_process and c["processes"] else 1
-    fig, axes = plt.subplots(nrows, 1, figsize=(10, 4.5 * nrows), squeeze=False)
+    fig, axes = subplots(nrows, 1, figsize=(10, 4.5 * nrows), squeeze=False)
     ax = axes[0][0]
     b = c["bucket"]
     ax.plot(x, c["seen"] * b, color="grey", linewidth=1.2, label="seen so far (buckets x %s)" % fmt_bytes(b))
@@ -95,7 +95,6 @@ def plot(tr, rep, out, per_process=False, what=""):
     fig.suptitle("Cold memory: %s%s" % (trace_title(tr), " — " + what if what else ""))
     fig.tight_layout()
     save(fig, out)
-    plt.close(fig)
 
 
 def run(args, traces):

@@ -77,11 +77,11 @@ def format_span_table(rows, tot):
 
 
 def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768, notes=(), by_span=False):
-    from .plotting import byte_axis, cap, plt, save, trace_title
+    from .plotting import byte_axis, cap, figure, save, trace_title
     da = hm.bin_view(va, bucket, ncols, max_rows)
     db = hm.bin_view(vb, bucket, ncols, max_rows)
     vmax = max(int(da.counts.max()) if da.counts.size else 1, int(db.counts.max()) if db.counts.size else 1)
-    fig = plt.figure(figsize=(15, 11))
+    fig = figure(figsize=(15, 11))
     gs = fig.add_gridspec(2, 2, height_ratios=[1.25, 1], hspace=0.42, wspace=0.55)
     a1 = fig.add_subplot(gs[0, 0])
     a2 = fig.add_subplot(gs[0, 1])

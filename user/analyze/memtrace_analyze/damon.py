@@ -44,7 +44,7 @@ def accessed_span(rows, pid):
 
 
 def run(args, traces):
-    from .plotting import byte_axis, plt, save, trace_title  # matplotlib only where a figure is drawn
+    from .plotting import byte_axis, save, subplots, trace_title  # matplotlib only where a figure is drawn
     tr = traces[0]
     regs = tr.damon_regions()
     if regs.n == 0:
@@ -62,7 +62,7 @@ def run(args, traces):
     heat = regs.heatmap(t0, t1, ntime, lo, hi, max(1, args.cols), pid=args.pid)
     maxacc = int(tr.meta("damon_max_nr_accesses", "0") or 0) or None
 
-    fig, (a1, a2) = plt.subplots(2, 1, figsize=(10, 8), gridspec_kw={"height_ratios": [1, 2]})
+    fig, (a1, a2) = subplots(2, 1, figsize=(10, 8), gridspec_kw={"height_ratios": [1, 2]})
     secs = (w["time"].astype(np.float64) - tr.start_time) / 1e9
     a1.plot(secs, w["wss_bytes"], label="region-level WSS (regions with nr_accesses > 0)")
     a1.plot(secs, w["monitored_bytes"], label="monitored bytes", alpha=0.5)

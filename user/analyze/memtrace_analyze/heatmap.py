@@ -176,9 +176,9 @@ def _draw_blocks(ax, data, view, tax, spans):
     """Outlines each recorded block over its lifetime, one colour per site;
     spans: (lo, hi, y, h) of the drawn address ranges."""
     import matplotlib.patches as mpatches
-    import matplotlib.pyplot as plt
+    from .plotting import get_cmap
 
-    cmap = plt.get_cmap("tab10")
+    cmap = get_cmap("tab10")
     used = {}
     st = view.tr.start_time
     for (a, e, t0, t1, k) in view.site_blocks:
@@ -257,7 +257,7 @@ def _thin_labels(cands, total, min_sep=0.03):
 def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, right_label=True):
     """Draws the heatmap into ax; returns the image artist (for colorbars)."""
     import matplotlib.colors as mcolors
-    import matplotlib.pyplot as plt
+    from .plotting import get_cmap
 
     tr = view.tr
     right = 0       # characters of the longest range start on the right
@@ -265,7 +265,7 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
     tax = TimeAxis(tr.time_unit, data.t1 - data.t0)
     x0, x1 = tax(data.t0 - tr.start_time), tax(data.t1 - tr.start_time)
     axis = data.axis
-    cmap = plt.get_cmap("viridis").copy()
+    cmap = get_cmap("viridis").copy()
     cmap.set_bad("white", 0.0)     # empty cells show the axes (white) or a blind window's hatching
     vmax = max(int(data.counts.max()) if data.counts.size else 1, 1) if vmax is None else vmax
     norm = mcolors.LogNorm(vmin=1, vmax=max(vmax, 2))
@@ -408,11 +408,11 @@ def subtitle(data, tr, what="", sep=", "):
 
 
 def plot(view, out, bucket=4096, ncols=1000, max_rows=1024, gap=None):
-    from .plotting import plt, save, trace_title
+    from .plotting import save, subplots, trace_title
 
     tr = view.tr
     data = bin_view(view, bucket, ncols, max_rows, gap)
-    fig, ax = plt.subplots(figsize=(12, 7))
+    fig, ax = subplots(figsize=(12, 7))
     draw(ax, data, view, title="%s over time: %s\n%s" % (tr.words["activity"], trace_title(tr),
                                                          subtitle(data, tr, view.what)))
     save(fig, out)

@@ -58,7 +58,7 @@ def top_table(rep, addrs=None):
 
 def plot(view_layout, tr, rep, out, what="", clip=None, max_rows=1024):
     from .heatmap import _groups, _thin_labels
-    from .plotting import byte_axis, count_log_axis, plt, save, trace_title
+    from .plotting import byte_axis, count_log_axis, figure, save, trace_title
 
     bucket = rep["bucket"]
     baddr, bcount = rep["bucket_addr"], rep["bucket_count"]
@@ -67,7 +67,7 @@ def plot(view_layout, tr, rep, out, what="", clip=None, max_rows=1024):
     ok = rows >= 0
     per_row = np.bincount(rows[ok], weights=bcount[ok].astype(np.float64), minlength=axis.nrows)
 
-    fig = plt.figure(figsize=(12, 8.5))
+    fig = figure(figsize=(12, 8.5))
     gs = fig.add_gridspec(2, 2, height_ratios=[1, 1], hspace=0.62, wspace=0.25)
     ax1 = fig.add_subplot(gs[0, :])
     ax2 = fig.add_subplot(gs[1, 0])

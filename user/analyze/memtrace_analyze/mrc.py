@@ -60,8 +60,8 @@ def parse_measured(text):
 
 
 def plot(tr, m, out, for_size=None, at=None, what="", measured=(), predicted=None):
-    from .plotting import cap, plt, save, trace_title  # matplotlib only where a figure is drawn
-    fig, ax = plt.subplots(figsize=(9, 5))
+    from .plotting import cap, save, subplots, trace_title  # matplotlib only where a figure is drawn
+    fig, ax = subplots(figsize=(9, 5))
     x = m["bytes"].astype(np.float64)
     if not m["exact"]:
         ax.fill_between(x, m["lo"], m["hi"], step="post", color="tab:blue", alpha=0.2,
@@ -97,7 +97,6 @@ def plot(tr, m, out, for_size=None, at=None, what="", measured=(), predicted=Non
     ax.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
     save(fig, out)
-    plt.close(fig)
 
 
 def run(args, traces):

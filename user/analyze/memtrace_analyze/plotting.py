@@ -1,17 +1,31 @@
-"""Matplotlib setup (Agg, no display) and helpers shared by the figures."""
+"""Matplotlib setup (Agg, no display) and helpers shared by the figures.
+
+Figures are matplotlib Figures on an Agg canvas made here (figure,
+subplots), without pyplot: nothing is shown, and pyplot's import is a
+tenth of the time a report takes.  save writes PNGs with png.encode."""
 
 import os
-import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.artist  # noqa: E402
+
+# Every Artist subclass matplotlib defines at import builds the docstring of
+# its set() method by inspecting all its setters (artist.kwdoc): a sixth of
+# the time importing matplotlib takes, for help() text nothing here shows.
+if callable(getattr(matplotlib.artist, "kwdoc", None)):
+    matplotlib.artist.kwdoc = lambda artist: ""
+
+import matplotlib.figure  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.ticker import Locator, LogFormatter, LogLocator  # noqa: E402
 
+from . import png  # noqa: E402
 from .units import fmt_count  # noqa: E402
 
-plt.rcParams.update({
+rcParams = matplotlib.rcParams
+rcParams.update({
     "figure.dpi": 100,
     "savefig.dpi": 110,
     "font.size": 9,
@@ -23,6 +37,40 @@ plt.rcParams.update({
     # axis' ticks for it at each draw, a fifth of the time a report took
     "axes.titley": 1.0,
 })
+
+
+class Canvas(FigureCanvasAgg):
+    """Agg, with PNGs written by png.encode (rows unfiltered) instead of
+    Pillow (every row filtered five ways to pick one)."""
+
+    def print_png(self, filename_or_obj, *, metadata=None, pil_kwargs=None, **_):
+        # **_: what savefig passes every canvas outside matplotlib (dpi,
+        # facecolor...): already applied to the figure it draws
+        FigureCanvasAgg.draw(self)
+        texts = {"Software": "Matplotlib version%s, https://matplotlib.org/" % matplotlib.__version__}
+        texts.update(metadata or {})
+        png.write(filename_or_obj, self.buffer_rgba(), texts, self.figure.dpi)
+
+
+def figure(**kw):
+    """A new figure (matplotlib.figure.Figure's arguments: figsize...) on a
+    Canvas."""
+    fig = matplotlib.figure.Figure(**kw)
+    Canvas(fig)
+    return fig
+
+
+def subplots(nrows=1, ncols=1, *, sharex=False, sharey=False, squeeze=True, subplot_kw=None,
+             gridspec_kw=None, **fig_kw):
+    """(figure, axes) as pyplot.subplots makes them."""
+    fig = figure(**fig_kw)
+    axs = fig.subplots(nrows, ncols, sharex=sharex, sharey=sharey, squeeze=squeeze,
+                       subplot_kw=subplot_kw, gridspec_kw=gridspec_kw)
+    return fig, axs
+
+
+def get_cmap(name):
+    return matplotlib.colormaps[name]
 
 
 def trace_title(tr):
@@ -126,7 +174,7 @@ def ticks_in_view(fig):
 
 def save_dpi(fig):
     """The dots per inch fig is saved at (savefig.dpi; "figure": its own)."""
-    dpi = plt.rcParams["savefig.dpi"]
+    dpi = rcParams["savefig.dpi"]
     return fig.dpi if dpi == "figure" else dpi
 
 
@@ -137,68 +185,19 @@ def save(fig, path):
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
     texts = figure_texts(fig)
-    png = path.lower().endswith(".png")
-    meta = {"Title": texts[0], "Description": "\n".join(texts)} if texts and png else None
-    # zlib level 1: a third of the default's time for a heatmap, about the same size
-    kw = {"pil_kwargs": {"compress_level": 1}} if png else {}
+    as_png = path.lower().endswith(".png")
+    meta = {"Title": texts[0], "Description": "\n".join(texts)} if texts and as_png else None
     ticks_in_view(fig)
     bbox = "tight"
-    if png and fig.get_layout_engine() is None:
+    if as_png and fig.get_layout_engine() is None:
         # the tight box from the figure as it stands, then one draw: "tight"
         # draws the figure once without output to find the box, then again
         # (no layout engine here moves anything between the two; the box is
         # measured with Agg's text extents, so PNG only)
         fig.set_dpi(save_dpi(fig))
-        bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(plt.rcParams["savefig.pad_inches"])
-    fig.savefig(path, bbox_inches=bbox, metadata=meta, **kw)
-    plt.close(fig)
+        bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(rcParams["savefig.pad_inches"])
+    fig.savefig(path, bbox_inches=bbox, metadata=meta)
     return path
-
-
-class Painter:
-    """Draws figures in forked processes while the caller goes on (report's
-    four figures are independent once the numbers are computed: on two
-    cores a report takes the time of two).  draw(fn, *args) runs fn (which
-    writes its figure) in a child, at most jobs - 1 children at a time
-    besides the caller; wait() waits for them all.  A child that fails is
-    run again in the caller, which then raises what it raised.  jobs: the
-    CPUs this process may use, MEMTRACE_ANALYZE_JOBS when set (1: no
-    children, everything drawn in order here)."""
-
-    def __init__(self, jobs=None):
-        if jobs is None:
-            env = os.environ.get("MEMTRACE_ANALYZE_JOBS", "")
-            jobs = int(env) if env.isdigit() and int(env) > 0 else len(os.sched_getaffinity(0))
-        self.jobs = jobs
-        self.running = []
-
-    def draw(self, fn, *args, **kw):
-        if self.jobs <= 1:
-            fn(*args, **kw)
-            return
-        while len(self.running) >= self.jobs - 1:
-            self._reap(self.running.pop(0))
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:    # the child: draw, never return into the caller's code
-            rc = 1
-            try:
-                fn(*args, **kw)
-                rc = 0
-            finally:
-                os._exit(rc)
-        self.running.append((pid, fn, args, kw))
-
-    def _reap(self, job):
-        pid, fn, args, kw = job
-        _, status = os.waitpid(pid, 0)
-        if status != 0:
-            fn(*args, **kw)     # again here: its error (or the figure) is the caller's
-
-    def wait(self):
-        while self.running:
-            self._reap(self.running.pop(0))
 
 
 def png_texts(path):
@@ -209,7 +208,7 @@ def png_texts(path):
 
 
 def empty_figure(path, title, message):
-    fig, ax = plt.subplots(figsize=(8, 3))
+    fig, ax = subplots(figsize=(8, 3))
     ax.set_axis_off()
     ax.set_title(title)
     ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=12, transform=ax.transAxes)

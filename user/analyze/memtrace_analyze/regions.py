@@ -91,7 +91,7 @@ def format_table(regions, total=None, words=None):
 
 
 def plot(tr, regions, out, top=15, what=""):
-    from .plotting import byte_axis, plt, save, trace_title
+    from .plotting import byte_axis, save, subplots, trace_title
     shown = regions[:top]
     rest = regions[top:]
     labels = [r.key for r in shown]
@@ -102,7 +102,7 @@ def plot(tr, regions, out, top=15, what=""):
         samples.append(sum(r.samples for r in rest))
         touched.append(sum(r.touched for r in rest))
     n = len(labels)
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 1.2 + 0.38 * max(n, 3)), sharey=True)
+    fig, (a1, a2) = subplots(1, 2, figsize=(12, 1.2 + 0.38 * max(n, 3)), sharey=True)
     y = np.arange(n)[::-1]
     total = float(sum(samples)) or 1.0
     a1.barh(y, samples, color="#1f77b4")

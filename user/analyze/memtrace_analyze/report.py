@@ -82,16 +82,20 @@ def build(tr, outdir, args, other=None):
         layout = hotmod.layout_of(tr, sel) if agg else view.layout
         addrs = Addresses(rep, sel.pid or tr.info.target_pid)      # keys -> addresses in their process
         regs = [] if agg else rg.from_report(rep, tr.sample_period, addrs)
-        # the figures from the numbers above: hot and regions in children
-        # while this process draws the heatmap and the WSS (plotting.Painter)
-        from .plotting import Painter
+        # the figures from the numbers above: hot, regions and WSS taken by
+        # workers (and this process, once done) while this process draws the
+        # heatmap, the longest (painter.Painter)
+        from .painter import Painter
         painter = Painter()
-        painter.draw(hotmod.plot, layout, tr, rep, os.path.join(outdir, "hot.png"), sel.what, sel.clip)
-        hd = None if agg else hm.plot(view, os.path.join(outdir, "heatmap.png"), bucket)
+        painter.add(hotmod.plot, layout, tr, rep, os.path.join(outdir, "hot.png"), sel.what, sel.clip)
         if not agg:
-            painter.draw(rg.plot, tr, regs, os.path.join(outdir, "regions.png"))
-        wssmod.plot(tr, res, os.path.join(outdir, "wss.png"))
-        painter.wait()
+            painter.add(rg.plot, tr, regs, os.path.join(outdir, "regions.png"))
+        painter.add(wssmod.plot, tr, res, os.path.join(outdir, "wss.png"))
+        painter.start()
+        try:
+            hd = None if agg else hm.plot(view, os.path.join(outdir, "heatmap.png"), bucket)
+        finally:
+            painter.finish()
 
         if agg:
             parts.append('<p class="note">An aggregated trace (record --aggregate): counts per bucket '

@@ -109,16 +109,16 @@ def draw_blind(ax, x_of, res, tr, label=True):
 
 
 def plot(tr, res, out, title_extra=""):
-    from .plotting import byte_axis, plt, save, trace_title
+    from .plotting import byte_axis, rcParams, save, subplots, trace_title
     has_code = bool(res.code) and any(v.size and v.max() > 0 for v in res.code.values())
-    fig, axes = plt.subplots(2 if has_code else 1, 1, figsize=(12, 7.5 if has_code else 5.2), sharex=True,
+    fig, axes = subplots(2 if has_code else 1, 1, figsize=(12, 7.5 if has_code else 5.2), sharex=True,
                              squeeze=False)
     # the x axis spans the recording (start to END); the series stops at its last sample
     last = float(res.times[-1]) if res.nrep else 1.0
     span = max(last, float(tr.end_time - tr.start_time))
     tax = TimeAxis(tr.time_unit, span)
     x = tax(res.times.astype(np.float64))
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colours = rcParams["axes.prop_cycle"].by_key()["color"]
     for row, (kind, series) in enumerate([("data", res.data)] + ([("code", res.code)] if has_code else [])):
         ax = axes[row][0]
         ymax = 1

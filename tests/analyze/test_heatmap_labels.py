@@ -118,3 +118,25 @@ def test_few_gaps_each_labelled(tmp):
 def _parse(text):
     num, unit = text.split()
     return float(num) * {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[unit]
+
+
+def test_range_starts_and_their_label_clear_of_the_colour_bar(tmp):
+    # one range of 117 MiB at 0x7f0000000000, no MAPS (crafted-procs-10k's
+    # shape): four 14-character range starts and "address (range starts)"
+    # on the right, where the colour bar's pad (a guess by characters) put
+    # the bar over the label
+    n = 30000
+    addr = (0x7f0000000000 + np.arange(n, dtype=np.uint64) * 4096).astype(np.uint64)
+    path = write_trace(str(tmp / "one.mtrace"), np.arange(n, dtype=np.uint64) * 1000, addr, maps=None)
+    tr = Trace(path)
+    view = heatmap.View(tr, make_selection(tr, Args()))
+    fig, ax = subplots(figsize=(12, 7))     # as heatmap.plot
+    heatmap.draw(ax, heatmap.bin_view(view, 4096, 1000), view, title="t")
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    sec = [a for a in fig.axes if a is not ax and a.get_shared_x_axes().joined(a, ax)][0]
+    cbar = [a for a in fig.axes if a is not ax and a is not sec][0].get_window_extent(r)
+    texts = [t for t in sec.get_yticklabels() if t.get_text()] + [sec.yaxis.label]
+    assert sec.yaxis.label.get_text() == "address (range starts)" and len(texts) > 2
+    for t in texts:
+        assert t.get_window_extent(r).x1 < cbar.x0, (t.get_text(), t.get_window_extent(r), cbar)

@@ -76,6 +76,22 @@ def format_span_table(rows, tot):
     return "\n".join(lines)
 
 
+def _clear_of(left, right, gap_px=8):
+    """Moves the right heatmap's left edge (its twin's too) right until its
+    range names clear the left one's range starts, gap_px between them (at
+    most 70 % of its width): the axes' spacing is fixed, the labels' widths
+    are not."""
+    fig = right.figure
+    r = fig.canvas.get_renderer()
+    starts = [t.get_window_extent(r).x1 for t in (left.sec.get_yticklabels() if left.sec else []) if t.get_text()]
+    names = [t.get_window_extent(r).x0 for t in right.get_yticklabels() if t.get_text()]
+    if not starts or not names or min(names) - max(starts) >= gap_px:
+        return
+    box = right.get_position()
+    dx = min((max(starts) + gap_px - min(names)) / fig.bbox.width, 0.7 * box.width)
+    right.set_position([box.x0 + dx, box.y0, box.width - dx, box.height])
+
+
 def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768, notes=(), by_span=False):
     from .plotting import byte_axis, cap, figure, save, trace_title
     da = hm.bin_view(va, bucket, ncols, max_rows)
@@ -85,16 +101,18 @@ def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768,
     gs = fig.add_gridspec(2, 2, height_ratios=[1.25, 1], hspace=0.42, wspace=0.55)
     a1 = fig.add_subplot(gs[0, 0])
     a2 = fig.add_subplot(gs[0, 1])
-    hm.draw(a1, da, va, title="A: %s\n%s" % (va.tr.name, hm.subtitle(da, va.tr, sep="\n")), vmax=vmax, cbar=False,
-            right_label=False)
-    b = a2
-    img = hm.draw(a2, db, vb, title="B: %s\n%s" % (vb.tr.name, hm.subtitle(db, vb.tr, sep="\n")), vmax=vmax,
-                  cbar=False, right_label=False)
+    d1 = hm.draw(a1, da, va, title="A: %s\n%s" % (va.tr.name, hm.subtitle(da, va.tr, sep="\n")), vmax=vmax,
+                 cbar=False, right_label=False, fit=False)
+    d2 = hm.draw(a2, db, vb, title="B: %s\n%s" % (vb.tr.name, hm.subtitle(db, vb.tr, sep="\n")), vmax=vmax,
+                 cbar=False, right_label=False, fit=False)
     a2.set_ylabel("")
-    if img is not None:
-        cb = fig.colorbar(img, ax=[a1, b], fraction=0.025, pad=0.08)
+    if d2.img is not None:
+        cb = fig.colorbar(d2.img, ax=[a1, a2], fraction=0.025, pad=0.08)
         cb.set_label("%s per bucket per time bin (log, same scale)" % va.tr.words["samples"])
         hm._plain_log_ticks(cb)
+    _clear_of(d1, a2)
+    d1.fit()        # the axes' final sizes: after the colorbar took its share
+    d2.fit()
     a3 = fig.add_subplot(gs[1, :])
     shown = rows[:top]
     x = np.arange(len(shown))

@@ -254,8 +254,26 @@ def _thin_labels(cands, total, min_sep=0.03):
     return [cands[k][0] for k in kept], [cands[k][2] for k in kept]
 
 
-def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, right_label=True):
-    """Draws the heatmap into ax; returns the image artist (for colorbars)."""
+class Drawn:
+    """A heatmap drawn into ax: its last image (for colorbars), and what
+    fit() needs once the axes has its final size."""
+
+    def __init__(self, ax, img, images, ytotal, title):
+        self.ax, self.img, self.images, self.ytotal, self.title = ax, img, images, ytotal, title
+        self.sec = None     # the twin axes of the range starts on the right
+
+    def fit(self):
+        """No more cells than pixels (_fit_to_pixels); the title says so
+        where cells were merged."""
+        rows_px, cols_px = _fit_to_pixels(self.ax, self.images, self.ytotal)
+        if self.title and (rows_px > 1 or cols_px > 1):
+            self.ax.set_title(self.title + "\n" + merged_note(rows_px, cols_px))
+
+
+def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, right_label=True, fit=True):
+    """Draws the heatmap into ax; returns a Drawn.  fit: merge cells down to
+    the pixels now (False: the caller still changes the axes' size, and
+    calls Drawn.fit after)."""
     import matplotlib.colors as mcolors
     from .plotting import get_cmap
 
@@ -319,6 +337,7 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
     ax.set_xlim(x0, x1)
     ax.set_ylim(0, max(y, 1))
     ax.set_xlabel(tax.label())
+    drawn = Drawn(ax, img, images, max(y, 1), title)
     # labels one line tall, at least one line apart: none overlaps another
     for gy, text in gap_labels(gaps, _text_sep(ax, GAP_FONT, 0.5)):
         ax.text(x0 + (x1 - x0) * 0.005, gy, text, color="#d62728", fontsize=GAP_FONT,
@@ -327,7 +346,7 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
         ticks, labels = _thin_labels(cands, _text_sep(ax, 7.5), 1.0)
         ax.set_yticks(ticks)
         ax.set_yticklabels(labels, fontsize=7.5)
-        sec = ax.twinx()
+        sec = drawn.sec = ax.twinx()
         sec.set_ylim(ax.get_ylim())
         kept, _ = _spread([t[0] for t in rticks], [t[1] for t in rticks], _text_sep(ax, 6))
         sec.set_yticks([rticks[k][0] for k in kept])
@@ -347,8 +366,34 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
         cb = ax.figure.colorbar(img, ax=ax, pad=0.1 + 0.0065 * max(right - 14, 0), fraction=0.04)
         cb.set_label("%s per bucket per time bin (log)" % tr.words["samples"])
         _plain_log_ticks(cb)
-    _fit_to_pixels(ax, images, max(y, 1))
-    return img
+        if drawn.sec is not None:
+            _clear_colorbar(drawn.sec, cb.ax)
+    if fit:
+        drawn.fit()
+    return drawn
+
+
+def _clear_colorbar(sec, cax, gap_px=6):
+    """Moves the colour bar right until the range starts and their label
+    (sec, the twin axes on the right, as laid out at the next draw) end
+    gap_px before it: the pad given to colorbar is a guess from the labels'
+    length in characters."""
+    fig = sec.figure
+    r = fig.canvas.get_renderer()
+    box = sec.yaxis.get_tightbbox(r)
+    if box is None:
+        return
+    over = box.x1 + gap_px - cax.get_window_extent(r).x0
+    if over > 0:
+        pos = cax.get_position()
+        cax.set_position([pos.x0 + over / fig.bbox.width, pos.y0, pos.width, pos.height])
+
+
+def merged_note(rows_px, cols_px):
+    """What a pixel shows where cells outnumber pixels (_fit_to_pixels):
+    'a pixel: the busiest of up to 2 buckets x 3 time bins'."""
+    parts = ["%d %s" % (k, name) for k, name in ((rows_px, "buckets"), (cols_px, "time bins")) if k > 1]
+    return "a pixel: the busiest of up to " + " x ".join(parts)
 
 
 def _cells(block):
@@ -373,18 +418,23 @@ def _fit_to_pixels(ax, images, ytotal):
     where there are more, neighbouring rows (columns) are merged, each
     pixel showing the largest count among them: every sampled cell shows, in
     the colour of a real bucket's count.  ax's size as saved (savefig.dpi)
-    and after the colorbar took its share."""
+    and after the colorbar took its share.  Returns the most rows and time
+    bins merged into one pixel (1, 1: none)."""
     from .plotting import save_dpi
 
     scale = save_dpi(ax.figure) / ax.figure.dpi
     box = ax.get_window_extent()
     ncol = max(1, int(box.width * scale))
+    rows_px = cols_px = 1
     for img, block, h in images:
         nrow = max(1, int(box.height * scale * h / ytotal))
         cells = block if block.shape[0] <= nrow else _pool_max(block, nrow, 0)
         cells = cells if cells.shape[1] <= ncol else _pool_max(cells, ncol, 1)
         if cells is not block:
             img.set_data(_cells(cells))
+            rows_px = max(rows_px, -(-block.shape[0] // cells.shape[0]))
+            cols_px = max(cols_px, -(-block.shape[1] // cells.shape[1]))
+    return rows_px, cols_px
 
 
 def _plain_log_ticks(cb):

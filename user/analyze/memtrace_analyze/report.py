@@ -105,8 +105,9 @@ def build(tr, outdir, args, other=None):
             parts.append("<h2>%s over time</h2>" % html.escape(w["activity"]))
             parts.append("<p>%s: %s.</p>" % (html.escape(w["sample_class"]), html.escape(w["measure"])))
             parts.append(_figure("heatmap.png", "x = time, y = address (occupied ranges only; red dashed lines "
-                                 "mark cut-out gaps), colour = %s per %s bucket per time bin of %s (log scale)."
-                                 % (w["samples"], fmt_bytes(hd.axis.bucket), fmt_time(hd.bin_time, u))))
+                                 "mark cut-out gaps), colour = %s per %s bucket per time bin of %s (log scale; "
+                                 "where cells outnumber pixels, a pixel shows the busiest of them: the title "
+                                 "says how many)." % (w["samples"], fmt_bytes(hd.axis.bucket), fmt_time(hd.bin_time, u))))
 
         files.append("wss.png")
         peaks = wssmod.peak_rows(res)

@@ -132,6 +132,27 @@ def test_wss_plot_peaks_and_csv(tmp):
     assert lines[0].startswith("time,wss_data_tau100,") and lines[26].startswith("2600,50,")
 
 
+def test_wss_of_one_evaluation_is_drawn(tmp, monkeypatch):
+    # a recording shorter than the interval: one evaluation, which a line
+    # alone (no segment) never drew; it gets a marker, as do values between
+    # two gaps, and only those
+    import numpy as np
+    from memtrace_analyze import plotting
+    tr = known(tmp)
+    res = wss.compute(tr, args(window="12", interval="12"), make_selection(tr, args()))
+    assert res.nrep == 1
+    figs = []
+    monkeypatch.setattr(plotting, "save", lambda fig, path: figs.append(fig))
+    wss.plot(tr, res, str(tmp / "w.png"))
+    marks = [ln for ln in figs[0].axes[0].get_lines() if ln.get_marker() == "o"]
+    assert len(marks) == 1 and marks[0].get_ydata().tolist() == [res.data[12][0] * res.bucket]
+    nan = float("nan")
+    assert wss.isolated(np.array([1.0, nan, 2.0, 3.0, nan, 4.0])).tolist() == \
+        [True, False, False, False, False, True]
+    assert wss.isolated(np.array([nan, 5.0, nan])).tolist() == [False, True, False]
+    assert not wss.isolated(np.array([], dtype=float)).size
+
+
 def test_report_folder(tmp):
     tr = known(tmp)
     index, files, s = report.build(tr, str(tmp / "rep"), args(window="4", interval="2"), other=known(tmp, "o.mtrace"))

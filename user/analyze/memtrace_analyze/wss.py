@@ -132,6 +132,9 @@ def plot(tr, res, out, title_extra=""):
                                                tau, tr.time_unit))
             else:
                 ax.plot(x, y, lw=1.1, color=colour, label="τ = %s" % fmt_time(tau, tr.time_unit), drawstyle=steps)
+            iso = isolated(y)       # a line draws nothing through them
+            if iso.any():
+                ax.plot(x[iso], y[iso], "o", ms=3.5, color=colour, clip_on=False)
         if kind == "data":
             for num, p in enumerate(res.peaks):
                 i, v = p["index"], p["value"] * res.bucket
@@ -203,6 +206,16 @@ def format_peaks(tr, res, rows):
     return "\n".join(lines)
 
 
+def isolated(y):
+    """The values with no value on either side (NaN or the end): a line
+    through a series of one evaluation, or between two blind windows, has
+    no segment there and draws nothing."""
+    ok = ~np.isnan(y)
+    before = np.concatenate([[False], ok[:-1]])
+    after = np.concatenate([ok[1:], [False]])
+    return ok & ~before & ~after
+
+
 def draw_estimate(ax, x, seen, est, bucket, colour, steps, tau, unit):
     """Seen (thin, dashed) and estimated WSS (solid) with its interval as a
     band; windows the library flags unreliable get a red cross.  Returns the
@@ -213,6 +226,9 @@ def draw_estimate(ax, x, seen, est, bucket, colour, steps, tau, unit):
     ax.fill_between(x, lo, hi, color=colour, alpha=0.18, lw=0, step="post" if steps else None,
                     label=label + ", interval")
     ax.plot(x, e, lw=1.2, color=colour, drawstyle=steps, label=label + ", estimated")
+    iso = isolated(e)
+    if iso.any():
+        ax.plot(x[iso], e[iso], "o", ms=3.5, color=colour, clip_on=False)
     bad = est["flags"] != 0
     if bad.any():
         ax.plot(x[bad], e[bad], "x", color="red", ms=4, mew=1.0)

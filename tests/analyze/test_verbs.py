@@ -69,7 +69,8 @@ def test_regions_and_hot_png(tmp):
     regions.plot(tr, regs, str(tmp / "r.png"))
     assert_png(str(tmp / "r.png"))
     rep = lib.report(tr.path, top=20, flags=hot.FLAGS)
-    hot.plot(hot.layout_of(tr, sel), tr, rep, str(tmp / "h.png"))
+    m, layout, what = hot.axis_of(tr, sel, rep)
+    hot.plot(layout, tr, rep, str(tmp / "h.png"), what, mode=m)
     assert_png(str(tmp / "h.png"))
 
 
@@ -151,6 +152,10 @@ def test_wss_of_one_evaluation_is_drawn(tmp, monkeypatch):
         [True, False, False, False, False, True]
     assert wss.isolated(np.array([nan, 5.0, nan])).tolist() == [False, True, False]
     assert not wss.isolated(np.array([], dtype=float)).size
+    # steps: a value runs on to the next evaluation; only a lone last one is lost
+    assert wss.isolated(np.array([1.0, nan, 2.0, 3.0, nan, 4.0]), "steps-post").tolist() == \
+        [False, False, False, False, False, True]
+    assert wss.isolated(np.array([7.0]), "steps-post").tolist() == [True]
 
 
 def test_report_folder(tmp):

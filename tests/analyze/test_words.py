@@ -59,7 +59,8 @@ def figures(tr, tmp, prefix):
     out["wss"] = p
     rep = lib.report(tr.path, top=5, flags=hot.FLAGS | lib.REPORT_REGIONS)
     p = str(tmp / (prefix + "hot.png"))
-    hot.plot(hot.layout_of(tr, sel), tr, rep, p)
+    m, layout, what = hot.axis_of(tr, sel, rep)
+    hot.plot(layout, tr, rep, p, what, mode=m)
     out["hot"] = p
     p = str(tmp / (prefix + "regions.png"))
     regions.plot(tr, regions.from_report(rep, tr.sample_period), p)

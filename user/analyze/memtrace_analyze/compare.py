@@ -76,6 +76,13 @@ def format_span_table(rows, tot):
     return "\n".join(lines)
 
 
+def _panel_title(which, data, view):
+    """'A: name', the heatmap's bucket, bin and samples, then what it shows
+    (the selection; processes overlaid), a line each."""
+    return "%s: %s\n%s%s" % (which, view.tr.name, hm.subtitle(data, view.tr, sep="\n"),
+                             "\n" + view.what if view.what else "")
+
+
 def _clear_of(left, right, gap_px=8):
     """Moves the right heatmap's left edge (its twin's too) right until its
     range names clear the left one's range starts, gap_px between them (at
@@ -101,10 +108,8 @@ def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768,
     gs = fig.add_gridspec(2, 2, height_ratios=[1.25, 1], hspace=0.42, wspace=0.55)
     a1 = fig.add_subplot(gs[0, 0])
     a2 = fig.add_subplot(gs[0, 1])
-    d1 = hm.draw(a1, da, va, title="A: %s\n%s" % (va.tr.name, hm.subtitle(da, va.tr, sep="\n")), vmax=vmax,
-                 cbar=False, right_label=False, fit=False)
-    d2 = hm.draw(a2, db, vb, title="B: %s\n%s" % (vb.tr.name, hm.subtitle(db, vb.tr, sep="\n")), vmax=vmax,
-                 cbar=False, right_label=False, fit=False)
+    d1 = hm.draw(a1, da, va, title=_panel_title("A", da, va), vmax=vmax, cbar=False, right_label=False, fit=False)
+    d2 = hm.draw(a2, db, vb, title=_panel_title("B", db, vb), vmax=vmax, cbar=False, right_label=False, fit=False)
     a2.set_ylabel("")
     if d2.img is not None:
         cb = fig.colorbar(d2.img, ax=[a1, a2], fraction=0.025, pad=0.08)
@@ -149,8 +154,13 @@ def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768,
         fig.text(0.5, 0.005, "; ".join(notes[:-1]) + "\n" + notes[-1], ha="center", va="bottom", fontsize=8,
                  color="0.25")
     ta, tb = trace_title(va.tr), trace_title(vb.tr)
+    # above the panels' titles, however many lines they have (a selection,
+    # processes overlaid, cells merged)
+    r = fig.canvas.get_renderer()
+    top = max(a1.title.get_window_extent(r).y1, a2.title.get_window_extent(r).y1)
     fig.suptitle("Comparison of two traces: %s" % ta if ta == tb else
-                 "Comparison of two traces — A: %s; B: %s" % (ta, tb), fontsize=12)
+                 "Comparison of two traces — A: %s; B: %s" % (ta, tb), fontsize=12,
+                 y=max(0.98, (top + 6) / fig.bbox.height), va="bottom")
     save(fig, out)
 
 

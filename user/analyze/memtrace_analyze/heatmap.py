@@ -20,7 +20,7 @@ process's private memory apart, a shared page once.
 
 import numpy as np
 
-from . import lib
+from . import lib, spaces
 from .binning import build_axis, heatmap_counts
 from .select import add_filter_args, make_selection, time_span
 from .units import TimeAxis, fmt_bytes, fmt_time
@@ -48,24 +48,25 @@ class View:
     def __init__(self, tr, sel, cols=None, layout=None):
         self.tr, self.sel = tr, sel
         self._keys = None       # the Resolver whose keys the addr column holds
-        self.layout_is_addr = True
         self.cols = tr.read(COLUMNS + ("pid",), sel) if cols is None else cols
         self.t0, self.t1 = time_span(tr, sel)
         self.clip = sel.clip
         self.what = sel.what
+        # the address axis (spaces.py): one process's addresses, a few
+        # processes side by side (keys), or many overlaid
+        self.nprocs = int(np.unique(self.cols["pid"]).size) if "pid" in self.cols else 1
+        self.mode = spaces.mode(bool(tr.info.maps), self.nprocs, sel.pid) if layout is None else "addr"
         if layout is None:
-            if tr.info.maps:
+            if self.mode == "keys":     # as report buckets them: the target's addresses, the others' tagged
                 r = lib.Resolver(tr.path, labels=sel.labels)
-                self.layout_is_addr = bool(sel.pid or "pid" not in self.cols)
-                if self.layout_is_addr:
-                    layout = r.layout(sel.pid)
-                    r.close()
-                else:   # as report buckets them: the target's addresses, the others' tagged
-                    self.cols["addr"] = r.keys(self.cols["pid"], self.cols["addr"], inplace=True)
-                    layout = r.layout(lib.LAYOUT_KEYS)
-                    self._keys = r      # addr_text decodes the keys
+                self.cols["addr"] = r.keys(self.cols["pid"], self.cols["addr"], inplace=True)
+                layout = r.layout(lib.LAYOUT_KEYS)
+                self._keys = r      # addr_text decodes the keys
             else:
-                layout = []
+                layout = spaces.layout(tr, sel, self.mode)
+        if self.mode == "overlay":
+            self.what = (self.what + "; " if self.what else "") + spaces.note(self.nprocs)
+        self.layout_is_addr = self.mode != "keys"
         self.layout = layout
         self.site_blocks = None     # set_sites()
         self.blind = None           # set_blind(): the report's blind windows
@@ -87,9 +88,10 @@ class View:
         keep = np.ones(b["key_start"].size, bool)
         start, end = b["key_start"].copy(), b["key_end"].copy()
         if self.sel.pid or self.layout_is_addr:
-            keep = b["pid"] == (self.sel.pid or self.tr.info.target_pid)
-            mask = np.uint64((1 << 48) - 1)
-            start, end = start & mask, end - (b["key_start"] - (b["key_start"] & mask))
+            if self.mode != "overlay":
+                keep = b["pid"] == (self.sel.pid or self.tr.info.target_pid)
+            start = spaces.overlay_addresses(b["key_start"])
+            end = end - (b["key_start"] - start)
         names = [x["name"] for x in s["sites"]]
         self.site_names = names
         self.site_blocks = [(int(a), int(e), int(t0), int(t1), int(k))

@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from . import lib, options
+from . import lib, options, spaces
 from .binning import build_axis
 from .select import Addresses, add_filter_args, make_selection
 from .units import fmt_bytes, fmt_count
@@ -56,12 +56,16 @@ def top_table(rep, addrs=None):
     return rows
 
 
-def plot(view_layout, tr, rep, out, what="", clip=None, max_rows=1024):
+def plot(view_layout, tr, rep, out, what="", clip=None, max_rows=1024, mode="addr"):
+    """view_layout: the layout of the address axis of mode (spaces.py):
+    the report's keys as they are, or overlaid."""
     from .heatmap import _groups, _thin_labels
     from .plotting import byte_axis, count_log_axis, figure, save, trace_title
 
     bucket = rep["bucket"]
     baddr, bcount = rep["bucket_addr"], rep["bucket_count"]
+    if mode == "overlay":
+        baddr = spaces.overlay_addresses(baddr)
     axis = build_axis(baddr, bucket, max_rows=max_rows * 2, clip=clip)
     rows = axis.rows(baddr)
     ok = rows >= 0
@@ -156,14 +160,15 @@ def format_top(rows, bucket, words):
     return "\n".join(lines)
 
 
-def layout_of(tr, sel):
-    if not tr.info.maps:
-        return []
-    r = lib.Resolver(tr.path, labels=sel.labels)
-    try:
-        return r.layout(sel.pid)
-    finally:
-        r.close()
+def axis_of(tr, sel, rep):
+    """(mode, layout, what) of the by-address panel (spaces.py) from the
+    processes the report's keys hold; what: the selection, and the overlay."""
+    n = spaces.key_spaces(rep["bucket_addr"])
+    m = spaces.mode(bool(tr.info.maps), n, sel.pid)
+    what = rep.get("region_line") or sel.what
+    if m == "overlay":
+        what = (what + "; " if what else "") + spaces.note(n)
+    return m, spaces.layout(tr, sel, m), what
 
 
 def add_args(p):
@@ -178,7 +183,8 @@ def run(args, traces):
     rep = options.compute(tr, args, sel, FLAGS)[0]
     need_samples(rep["samples"], tr, sel, "hot")
     out = args.output or "hot.png"
-    plot(layout_of(tr, sel), tr, rep, out, rep.get("region_line") or sel.what, sel.clip)
+    m, layout, what = axis_of(tr, sel, rep)
+    plot(layout, tr, rep, out, what, sel.clip, mode=m)
     if rep.get("region_line"):
         print(rep["region_line"], file=sys.stderr)
     print(format_top(top_table(rep, Addresses(rep, sel.pid or tr.info.target_pid)), rep["bucket"], tr.words), file=sys.stderr)

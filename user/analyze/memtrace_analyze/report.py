@@ -79,7 +79,8 @@ def build(tr, outdir, args, other=None):
     else:
         bucket = rep["bucket"]
         view = None if agg else hm.View(tr, sel)
-        layout = hotmod.layout_of(tr, sel) if agg else view.layout
+        # hot's address axis as the heatmap's (spaces.py)
+        mode, layout, what = hotmod.axis_of(tr, sel, rep) if agg else (view.mode, view.layout, view.what)
         addrs = Addresses(rep, sel.pid or tr.info.target_pid)      # keys -> addresses in their process
         regs = [] if agg else rg.from_report(rep, tr.sample_period, addrs)
         # the figures from the numbers above: hot, regions and WSS taken by
@@ -87,7 +88,7 @@ def build(tr, outdir, args, other=None):
         # heatmap, the longest (painter.Painter)
         from .painter import Painter
         painter = Painter()
-        painter.add(hotmod.plot, layout, tr, rep, os.path.join(outdir, "hot.png"), sel.what, sel.clip)
+        painter.add(hotmod.plot, layout, tr, rep, os.path.join(outdir, "hot.png"), what, sel.clip, mode=mode)
         if not agg:
             painter.add(rg.plot, tr, regs, os.path.join(outdir, "regions.png"))
         painter.add(wssmod.plot, tr, res, os.path.join(outdir, "wss.png"))

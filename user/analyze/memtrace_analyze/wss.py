@@ -132,7 +132,7 @@ def plot(tr, res, out, title_extra=""):
                                                tau, tr.time_unit))
             else:
                 ax.plot(x, y, lw=1.1, color=colour, label="τ = %s" % fmt_time(tau, tr.time_unit), drawstyle=steps)
-            iso = isolated(y)       # a line draws nothing through them
+            iso = isolated(y, steps)    # a line draws nothing of them
             if iso.any():
                 ax.plot(x[iso], y[iso], "o", ms=3.5, color=colour, clip_on=False)
         if kind == "data":
@@ -206,13 +206,17 @@ def format_peaks(tr, res, rows):
     return "\n".join(lines)
 
 
-def isolated(y):
-    """The values with no value on either side (NaN or the end): a line
-    through a series of one evaluation, or between two blind windows, has
-    no segment there and draws nothing."""
+def isolated(y, steps=None):
+    """The values a line draws nothing of.  A plain line: those with no
+    value on either side (NaN, a blind window, or the end).  Steps
+    ("steps-post"): a value goes on flat to the next evaluation, so only a
+    last one with no value before it (a recording shorter than the
+    interval: one evaluation)."""
     ok = ~np.isnan(y)
     before = np.concatenate([[False], ok[:-1]])
     after = np.concatenate([ok[1:], [False]])
+    if steps:
+        after = np.arange(y.size) < y.size - 1
     return ok & ~before & ~after
 
 
@@ -226,7 +230,7 @@ def draw_estimate(ax, x, seen, est, bucket, colour, steps, tau, unit):
     ax.fill_between(x, lo, hi, color=colour, alpha=0.18, lw=0, step="post" if steps else None,
                     label=label + ", interval")
     ax.plot(x, e, lw=1.2, color=colour, drawstyle=steps, label=label + ", estimated")
-    iso = isolated(e)
+    iso = isolated(e, steps)
     if iso.any():
         ax.plot(x[iso], e[iso], "o", ms=3.5, color=colour, clip_on=False)
     bad = est["flags"] != 0

@@ -19,9 +19,10 @@ MAPS = ("55d000000000-55d000a00000 r-xp 00000000 08:01 42 /usr/lib/postgresql/15
 PER = 20
 
 
-def backends(path, n, maps=True):
-    """n processes (pids 1000...), PER samples each: 70 % in the shared
-    segment, the rest in the process's own heap at the same address."""
+def backends(path, n, maps=True, first=0):
+    """n processes (pids 1000...), PER samples each (from process first
+    on; first=1: the target has none): 70 % in the shared segment, the rest
+    in the process's own heap at the same address."""
     h = {"format": "memtrace-1", "host": "test", "backend": "test", "source": "synthetic", "event": "loads",
          "sample_period": 1, "clock": "monotonic", "time_unit": "ns", "start_time": 0, "bucket_default": 4096,
          "target_pid": 1000, "target_comm": "postgres", "command": "test"}
@@ -31,8 +32,9 @@ def backends(path, n, maps=True):
             w.maps(i, 1000 + i, MAPS)
         w.thread(i, 1000 + i, 1000 + i, "postgres")
     rng = np.random.default_rng(n)
+    n -= first
     t = np.arange(n * PER, dtype=np.uint64) * 1000
-    pids = np.repeat(np.arange(1000, 1000 + n, dtype=np.uint32), PER)
+    pids = np.repeat(np.arange(1000 + first, 1000 + first + n, dtype=np.uint32), PER)
     shared = np.uint64(0x7f3000000000) + rng.integers(0, 0x20000, n * PER).astype(np.uint64) * np.uint64(4096)
     heap = np.uint64(0x7f4000000000) + rng.integers(0, 0x400, n * PER).astype(np.uint64) * np.uint64(4096)
     addr = np.where(rng.random(n * PER) < 0.7, shared, heap).astype(np.uint64)
@@ -48,6 +50,9 @@ def test_mode_rule():
     assert spaces.mode(True, 2) == spaces.mode(True, spaces.OVERLAY_PROCESSES) == "keys"
     assert spaces.mode(True, spaces.OVERLAY_PROCESSES + 1) == "overlay"
     assert spaces.mode(False, 2) == "overlay"      # no MAPS: the tags would be the only names
+    # one process that is not the primary: its keys carry a tag
+    assert spaces.mode(True, 1, primary=False) == "keys"
+    assert spaces.mode(False, 1, primary=False) == "overlay" and spaces.note("overlay", 1) == ""
 
 
 def test_overlay_helpers():
@@ -55,7 +60,8 @@ def test_overlay_helpers():
                   (5 << 48) | 0x1000], dtype=np.uint64)
     k[2] = np.uint64(0xffff_8000_0000_1000)     # a kernel address: bit 63, no tag
     assert spaces.overlay_addresses(k).tolist() == [0x7f00_0000_1000, 0x7f00_0000_1000, 0xffff_8000_0000_1000, 0x1000]
-    assert spaces.key_spaces(k) == 3
+    assert spaces.key_spaces(k) == (3, False)
+    assert spaces.key_spaces(k[:1]) == (1, True) and spaces.key_spaces(k[1:2]) == (1, False)
     lay = spaces.overlay_layout([(0x1000, 0x5000, "postgres", "r-xp"), ((2 << 48) | 0x1000, (2 << 48) | 0x5000,
                                   "pid 77 postgres", "r-xp"), ((2 << 48) | 0x3000, (2 << 48) | 0x9000,
                                                                "pid 77 [heap]", "rw-p")])
@@ -121,3 +127,16 @@ def test_compare_says_overlaid_and_its_title_stays_clear(tmp, monkeypatch):
         assert "%d processes overlaid" % n in ax.get_title(), ax.get_title()
     # five lines of panel title: the figure's title above them, not over them
     assert fig._suptitle.get_window_extent(r).y0 > max(ax.title.get_window_extent(r).y1 for ax in panels)
+
+
+def test_one_process_not_the_target(tmp):
+    # samples of a child only: its keys carry a tag, so its own layout names them
+    tr, _ = backends(str(tmp / "child.mtrace"), 2, first=1)
+    sel = make_selection(tr, args())
+    view = heatmap.View(tr, sel)
+    assert view.nprocs == 1 and view.mode == "keys" and "overlaid" not in (view.what or "")
+    data = heatmap.bin_view(view, 4096, 100)
+    names = {name for lo, hi in data.axis.ranges for _, _, name in heatmap._groups(view.layout, lo, hi)}
+    assert "pid 1001 [heap]" in names and "unmapped" not in names, names
+    rep = lib.report(tr.path, bucket=4096, top=20, flags=hot.FLAGS, sel=sel)
+    assert hot.axis_of(tr, sel, rep)[0] == "keys"

@@ -54,8 +54,10 @@ class View:
         self.what = sel.what
         # the address axis (spaces.py): one process's addresses, a few
         # processes side by side (keys), or many overlaid
-        self.nprocs = int(np.unique(self.cols["pid"]).size) if "pid" in self.cols else 1
-        self.mode = spaces.mode(bool(tr.info.maps), self.nprocs, sel.pid) if layout is None else "addr"
+        pids = np.unique(self.cols["pid"]) if "pid" in self.cols else None
+        self.nprocs = int(pids.size) if pids is not None else 1
+        primary = pids is None or pids.size == 0 or (pids.size == 1 and int(pids[0]) == tr.info.target_pid)
+        self.mode = spaces.mode(bool(tr.info.maps), self.nprocs, sel.pid, primary) if layout is None else "addr"
         if layout is None:
             if self.mode == "keys":     # as report buckets them: the target's addresses, the others' tagged
                 r = lib.Resolver(tr.path, labels=sel.labels)
@@ -64,8 +66,8 @@ class View:
                 self._keys = r      # addr_text decodes the keys
             else:
                 layout = spaces.layout(tr, sel, self.mode)
-        if self.mode == "overlay":
-            self.what = (self.what + "; " if self.what else "") + spaces.note(self.nprocs)
+        if spaces.note(self.mode, self.nprocs):
+            self.what = (self.what + "; " if self.what else "") + spaces.note(self.mode, self.nprocs)
         self.layout_is_addr = self.mode != "keys"
         self.layout = layout
         self.site_blocks = None     # set_sites()

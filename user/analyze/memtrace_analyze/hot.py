@@ -163,11 +163,11 @@ def format_top(rows, bucket, words):
 def axis_of(tr, sel, rep):
     """(mode, layout, what) of the by-address panel (spaces.py) from the
     processes the report's keys hold; what: the selection, and the overlay."""
-    n = spaces.key_spaces(rep["bucket_addr"])
-    m = spaces.mode(bool(tr.info.maps), n, sel.pid)
+    n, primary = spaces.key_spaces(rep["bucket_addr"])
+    m = spaces.mode(bool(tr.info.maps), n, sel.pid, primary)
     what = rep.get("region_line") or sel.what
-    if m == "overlay":
-        what = (what + "; " if what else "") + spaces.note(n)
+    if spaces.note(m, n):
+        what = (what + "; " if what else "") + spaces.note(m, n)
     return m, spaces.layout(tr, sel, m), what
 
 

@@ -30,9 +30,11 @@ KERNEL_BIT = np.uint64(1 << 63)
 PID_PREFIX = re.compile(r"^pid \d+ ")   # how the key layout names another process's ranges
 
 
-def mode(has_maps, nprocs, pid=None):
-    """'addr', 'keys' or 'overlay' for a selection of nprocs processes."""
-    if pid or nprocs <= 1:
+def mode(has_maps, nprocs, pid=None, primary=True):
+    """'addr', 'keys' or 'overlay' for a selection of nprocs processes;
+    primary: the one process (nprocs 1) is the primary, whose keys are its
+    addresses (another one's carry its tag: keys, or overlay without MAPS)."""
+    if pid or (nprocs <= 1 and primary):
         return "addr"
     if has_maps and nprocs <= OVERLAY_PROCESSES:
         return "keys"
@@ -40,10 +42,11 @@ def mode(has_maps, nprocs, pid=None):
 
 
 def key_spaces(keys):
-    """How many address spaces the keys hold (kernel addresses not counted)."""
+    """(how many address spaces the keys hold, whether the primary's is the
+    only one); kernel addresses not counted."""
     k = np.asarray(keys, dtype=np.uint64)
-    user = k[(k & KERNEL_BIT) == 0]
-    return int(np.unique(user >> np.uint64(SPACE_SHIFT)).size)
+    spaces = np.unique(k[(k & KERNEL_BIT) == 0] >> np.uint64(SPACE_SHIFT))
+    return int(spaces.size), bool(spaces.size <= 1 and not spaces.any())
 
 
 def overlay_addresses(keys):
@@ -87,5 +90,8 @@ def layout(tr, sel, m):
         r.close()
 
 
-def note(nprocs):
+def note(m, nprocs):
+    """What a figure of mode m says of its processes ('' for one)."""
+    if m != "overlay" or nprocs <= 1:
+        return ""
     return "%d processes overlaid, each at its own addresses (--pid for one)" % nprocs

@@ -124,6 +124,10 @@ def analyze_verbs(path, tmp):
         ("analyze hot", ["hot", path, "-o", o("hot.png")]),
         ("analyze regions", ["regions", path, "-o", o("regions.png")]),
         ("analyze report", ["report", path, "-o", o("report")]),
+        ("analyze compare", ["compare", path, path, "-o", o("compare.png")]),
+        ("analyze mrc", ["mrc", path, "-o", o("mrc.png")]),
+        ("analyze cold", ["cold", path, "-o", o("cold.png")]),
+        ("analyze damon", ["damon", path, "-o", o("damon.png")]),
     ]
 
 

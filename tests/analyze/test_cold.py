@@ -212,6 +212,27 @@ def test_pass_traces_with_blind_window(tmp_path):
                                                             or "second scan sweep" in text)
 
 
+def test_blind_points_shaded_a_span_per_run(tmp_path, monkeypatch):
+    from memtrace_analyze import cold, plotting
+    path, _, _, _ = pass_trace(tmp_path, "hint-fault")
+    rep = lib.report(path, flags=lib.REPORT_COLD, cold=[10 * S, 30 * S])
+    c = rep["cold"]
+    figs = []
+    monkeypatch.setattr(plotting, "save", lambda fig, out: figs.append(fig))
+    cold.plot(lib.Trace(path), rep, str(tmp_path / "c.png"))
+    ax = figs[0].axes[0]
+    spans = sorted((p.get_x(), p.get_x() + p.get_width()) if hasattr(p, "get_x") else
+                   (p.get_xy()[:, 0].min(), p.get_xy()[:, 0].max()) for p in ax.patches)
+    x = c["time"] / 1e9
+    step = x[1] - x[0]
+    blind = c["blind"].tolist()
+    assert len(spans) == len(cold.runs(blind)) >= 1      # before: one artist per blind point
+    for j, b in enumerate(blind):     # each point's interval (x - step, x] shaded exactly when blind
+        mid = x[j] - step / 2
+        assert any(lo <= mid <= hi for lo, hi in spans) == b, (j, b)
+    assert cold.runs([True, True, False, True]) == [(0, 2), (3, 4)] and cold.runs([False]) == []
+
+
 def test_sampled_upper_bound_words(tmp_path):
     time, addr = access_stream()
     path = tracegen.write_trace(str(tmp_path / "s.mtrace"), time[::10], addr[::10], time_unit="ns",

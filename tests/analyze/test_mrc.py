@@ -75,6 +75,26 @@ def test_verb_png_and_estimate(tmp_path):
     assert np.all(m["lo"] <= m["miss_ratio"]) and np.all(m["miss_ratio"] <= m["hi"])
 
 
+def test_one_reference_drawn_without_warnings(tmp_path):
+    # one bucket: a curve of one size (a step line draws nothing of it; matplotlib
+    # warned of identical x limits on stderr)
+    path = write_trace(str(tmp_path / "one.mtrace"), [1], [BASE])
+    p = subprocess.run([sys.executable, "-W", "error::UserWarning", TOP + "/user/analyze/memtrace-analyze",
+                        "mrc", path, "-o", str(tmp_path / "m.png")], capture_output=True, text=True)
+    assert p.returncode == 0 and "Warning" not in p.stderr, p.stderr
+    from memtrace_analyze import mrc, plotting
+    figs = []
+    plot_save = plotting.save
+    plotting.save = lambda fig, out: figs.append(fig)
+    try:
+        mrc.plot(lib.Trace(path), lib.report(path, flags=lib.REPORT_MRC)["mrc"], str(tmp_path / "x.png"))
+    finally:
+        plotting.save = plot_save
+    ax = figs[0].axes[0]
+    lo, hi = ax.get_xlim()
+    assert lo < hi and [ln.get_marker() for ln in ax.get_lines()][0] == "o"
+
+
 def test_refused_where_samples_are_not_references(tmp_path):
     """page faults, hint faults, accessed-bit passes: no curve, one line, exit 1"""
     pages, addr = stream()

@@ -44,7 +44,6 @@ def accessed_span(rows, pid):
 
 
 def run(args, traces):
-    from .plotting import byte_axis, save, subplots, trace_title  # matplotlib only where a figure is drawn
     tr = traces[0]
     regs = tr.damon_regions()
     if regs.n == 0:
@@ -61,6 +60,8 @@ def run(args, traces):
     ntime = max(1, min(args.rows, len(w["time"])))
     heat = regs.heatmap(t0, t1, ntime, lo, hi, max(1, args.cols), pid=args.pid)
     maxacc = int(tr.meta("damon_max_nr_accesses", "0") or 0) or None
+
+    from .plotting import byte_axis, save, subplots, trace_title  # matplotlib once there is a figure to draw
 
     fig, (a1, a2) = subplots(2, 1, figsize=(10, 8), gridspec_kw={"height_ratios": [1, 2]})
     secs = (w["time"].astype(np.float64) - tr.start_time) / 1e9

@@ -66,8 +66,8 @@ def plot(tr, m, out, for_size=None, at=None, what="", measured=(), predicted=Non
     if not m["exact"]:
         ax.fill_between(x, m["lo"], m["hi"], step="post", color="tab:blue", alpha=0.2,
                         label="95 % interval (sampling noise)")
-    ax.step(x, m["miss_ratio"], where="post", color="tab:blue",
-            label="miss ratio (%s)" % ("exact" if m["exact"] else "estimated"))
+    ax.step(x, m["miss_ratio"], where="post", color="tab:blue", marker="o" if x.size == 1 else None,
+            label="miss ratio (%s)" % ("exact" if m["exact"] else "estimated"))     # one size: no step to draw
     ax.axhline(m["cold_ratio"], color="grey", linestyle=":", linewidth=1,
                label="cold misses only (%.4f)" % m["cold_ratio"])
     for k in m["knees"]:
@@ -83,7 +83,8 @@ def plot(tr, m, out, for_size=None, at=None, what="", measured=(), predicted=Non
                 label="measured miss ratio (%s)" % "; ".join("%s: %.4f, predicted %.4f" % (fmt_bytes(b), 1 - h, predicted[b])
                                                             for b, h in measured))
     ax.set_xscale("log", base=2)
-    ax.set_xlim(x[0] if x.size else 1, x[-1] if x.size else 2)
+    lo = x[0] if x.size else 1
+    ax.set_xlim(lo, max(x[-1] if x.size else 2, 2 * lo))     # one size (one bucket): a doubling wide
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("cache size (LRU, fully associative, %s buckets)" % fmt_bytes(m["bucket"]))
     ax.set_ylabel("miss ratio of the data references")

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "memtrace/compare.h"
@@ -240,6 +241,72 @@ TEST(span_wss_series)
 	CHECK_EQ_U64(sum, 5);
 	CHECK_EQ_U64(r->data.total, 4);
 	memtrace_report_free(r);
+}
+
+/*
+ * Traces of at least 1 MiB each get B's report on a thread of its own
+ * (COMPARE_THREAD_MIN_BYTES; smaller ones one after the other, half the
+ * peak memory): the same numbers as each report computed alone.
+ */
+static int write_random(const char *path, uint32_t pid, uint64_t seed, size_t n)
+{
+	char err[256], hdr[256];
+	uint64_t *t = malloc(n * 8), *a = malloc(n * 8);
+	uint32_t *p = malloc(n * 4), *cpu = calloc(n, 4);
+	uint64_t x = seed;
+
+	snprintf(hdr, sizeof(hdr), "time_unit=ns\nstart_time=0\ntarget_pid=%u\nbucket_default=4096\n"
+		 "sample_period=1\n", pid);
+	struct memtrace_writer *w = memtrace_writer_open(path, hdr, err, sizeof(err));
+	int bad = !w || !t || !a || !p || !cpu;
+	for (size_t i = 0; !bad && i < n; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;	/* xorshift: pages at random */
+		t[i] = 1000 * i + (x & 511);
+		a[i] = 0x20000000 + ((x >> 9) & ((1u << 30) - 1));
+		p[i] = pid;
+	}
+	struct memtrace_columns c = { .time = t, .addr = a, .pid = p, .tid = p, .cpu = cpu, .cap = n };
+	if (!bad) {
+		bad |= memtrace_writer_maps(w, 0, pid, maps_a, strlen(maps_a), err, sizeof(err));
+		bad |= memtrace_writer_samples(w, &c, n, err, sizeof(err));
+		bad |= memtrace_writer_close(w, "end_time=400000000\n", err, sizeof(err));
+	}
+	free(t), free(a), free(p), free(cpu);
+	return bad ? -1 : 0;
+}
+
+TEST(large_traces_b_on_a_thread)
+{
+	char err[512], la[64], lb[64];
+	struct stat st;
+
+	snprintf(la, sizeof(la), "/tmp/test_compare_la.%d.mtrace", (int)getpid());
+	snprintf(lb, sizeof(lb), "/tmp/test_compare_lb.%d.mtrace", (int)getpid());
+	CHECK(write_random(la, 7, 88172645463325252ull, 300000) == 0);
+	CHECK(write_random(lb, 9, 2463534242ull, 250000) == 0);
+	CHECK(!stat(la, &st) && st.st_size >= (1 << 20));	/* large enough for the thread */
+	CHECK(!stat(lb, &st) && st.st_size >= (1 << 20));
+	struct memtrace_report_config cfg = { .top = 1 };
+	struct memtrace_compare *c = memtrace_compare_compute(la, lb, &cfg, NULL, err, sizeof(err));
+	struct memtrace_report *ra = memtrace_report_compute(la, &cfg, err, sizeof(err));
+	struct memtrace_report *rb = memtrace_report_compute(lb, &cfg, err, sizeof(err));
+	CHECK(c && ra && rb);
+	if (c && ra && rb) {
+		CHECK_EQ_U64(c->a->samples, 300000);
+		CHECK_EQ_U64(c->b->samples, 250000);
+		CHECK_EQ_U64(c->a->data.total, ra->data.total);
+		CHECK_EQ_U64(c->b->data.total, rb->data.total);
+		CHECK_EQ_U64(c->regions_total.touched[0], ra->data.total * 4096);
+		CHECK_EQ_U64(c->regions_total.touched[1], rb->data.total * 4096);
+		CHECK(ra->data.total > 100000);		/* pages at random: most distinct */
+	}
+	memtrace_compare_free(c);
+	memtrace_report_free(ra);
+	memtrace_report_free(rb);
+	if (!getenv("KEEP")) {
+		unlink(la);
+		unlink(lb);
+	}
 }
 
 TEST(missing_trace)

@@ -26,7 +26,7 @@ from .units import fmt_count  # noqa: E402
 
 rcParams = matplotlib.rcParams
 rcParams.update({
-    "figure.dpi": 100,
+    "figure.dpi": 110,
     "savefig.dpi": 110,
     "font.size": 9,
     "axes.titlesize": 11,

@@ -29,6 +29,22 @@ def _text_chunk(key, value):
         return _chunk(b"iTXt", k + b"\0\0\0\0\0" + value.encode("utf-8"))
 
 
+def _deflate(rows, level, block_bytes=1 << 20):
+    """zlib stream of the rows, each after its filter byte 0 (none), made a
+    block of about block_bytes at a time: never a copy of the whole image
+    (a 15 x 11 inch figure is 8 MB of pixels)."""
+    z = zlib.compressobj(level)
+    n = max(1, block_bytes // (rows.shape[1] + 1))
+    buf = np.zeros((n, rows.shape[1] + 1), dtype=np.uint8)
+    parts = []
+    for y in range(0, rows.shape[0], n):
+        k = min(n, rows.shape[0] - y)
+        buf[:k, 1:] = rows[y:y + k]
+        parts.append(z.compress(buf[:k]))
+    parts.append(z.flush())
+    return b"".join(parts)
+
+
 def encode(rgba, texts=None, dpi=None, level=1):
     """The bytes of a PNG of rgba (height x width x 4 uint8, or Agg's
     buffer_rgba() memoryview); texts: {key: str} in that order; dpi:
@@ -37,8 +53,6 @@ def encode(rgba, texts=None, dpi=None, level=1):
     if px.ndim != 3 or px.shape[2] != 4:
         raise ValueError("png.encode: need height x width x 4 bytes, got shape %s" % (px.shape,))
     h, w = px.shape[:2]
-    rows = np.zeros((h, 1 + 4 * w), dtype=np.uint8)     # filter type 0 (none) before each row
-    rows[:, 1:] = px.reshape(h, 4 * w)
     out = [SIGNATURE, _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0))]
     if dpi:
         ppm = int(dpi / 0.0254 + 0.5)
@@ -46,7 +60,7 @@ def encode(rgba, texts=None, dpi=None, level=1):
     for key, value in (texts or {}).items():
         if value is not None:
             out.append(_text_chunk(key, value))
-    out.append(_chunk(b"IDAT", zlib.compress(rows.tobytes(), level)))
+    out.append(_chunk(b"IDAT", _deflate(px.reshape(h, 4 * w), level)))
     out.append(_chunk(b"IEND", b""))
     return b"".join(out)
 

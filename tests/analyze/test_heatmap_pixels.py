@@ -31,7 +31,7 @@ def draw_one_cell(tmp, view, row, col=500):
     draw_one_cell.title = ax.get_title()
     scale = save_dpi(fig) / fig.dpi
     box = ax.get_window_extent()
-    shapes = [im.get_array().shape for im in ax.images]
+    shapes = [im.get_array().shape[:2] for im in ax.images]
     path = str(tmp / "cell.png")
     save(fig, path)
     px = pixels(path)[:, :, :3].astype(int)
@@ -111,7 +111,7 @@ def test_compare_fits_its_final_axes_and_labels_clear(tmp, monkeypatch):
     for ax in panels:
         box = ax.get_window_extent()
         for im in ax.images:
-            rows, cols = im.get_array().shape
+            rows, cols = im.get_array().shape[:2]
             assert cols <= box.width * scale and rows <= box.height * scale, (im.get_array().shape, box)
     a, b = sorted(panels, key=lambda ax: ax.get_position().x0)
     starts = [ax for ax in fig.axes if ax is not a and ax.get_position().bounds == a.get_position().bounds]

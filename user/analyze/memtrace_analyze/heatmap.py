@@ -259,17 +259,26 @@ def _thin_labels(cands, total, min_sep=0.03):
 
 
 class Drawn:
-    """A heatmap drawn into ax: its last image (for colorbars), and what
-    fit() needs once the axes has its final size."""
+    """A heatmap drawn into ax but for its cells, and what fit() needs to
+    draw them once the axes has its final size.  mappable: the norm and
+    colours, for a colour bar; img: the last image, once fit() drew them."""
 
-    def __init__(self, ax, img, images, ytotal, title):
-        self.ax, self.img, self.images, self.ytotal, self.title = ax, img, images, ytotal, title
+    def __init__(self, ax, blocks, ytotal, title, cmap, norm):
+        from matplotlib.cm import ScalarMappable
+        self.ax, self.blocks, self.ytotal, self.title = ax, blocks, ytotal, title
+        self.cmap, self.norm = cmap, norm
+        self.mappable = ScalarMappable(norm=norm, cmap=cmap) if blocks else None
+        self.img = None
         self.sec = None     # the twin axes of the range starts on the right
 
     def fit(self):
-        """No more cells than pixels (_fit_to_pixels); the title says so
-        where cells were merged."""
-        rows_px, cols_px = _fit_to_pixels(self.ax, self.images, self.ytotal)
+        """The cells, merged down to the pixels (_fit_to_pixels) and only
+        then given to matplotlib (a full-size copy of a 938 x 1000 heatmap
+        cost 9 MB); the title says where cells were merged."""
+        cells, rows_px, cols_px = _fit_to_pixels(self.ax, self.blocks, self.ytotal)
+        for c, (_, extent, _) in zip(cells, self.blocks):
+            self.img = self.ax.imshow(_colours(c, self.cmap, self.norm), origin="lower", aspect="auto",
+                                      extent=extent, interpolation="nearest")
         if self.title and (rows_px > 1 or cols_px > 1):
             self.ax.set_title(self.title + "\n" + merged_note(rows_px, cols_px))
 
@@ -297,15 +306,12 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
     minh = MIN_RANGE_FRACTION * total if n > 1 else 0
     heights = [max(r, minh) for r in rows]
     y = 0.0
-    img = None
-    cands, rticks, spans, gaps, images = [], [], [], [], []
+    cands, rticks, spans, gaps, blocks = [], [], [], [], []
     cuts, groups = [], []      # y of range boundaries and of label groups: one artist each
     for i, ((lo, hi), r, h) in enumerate(zip(axis.ranges, rows, heights)):
         spans.append((lo, hi, y, h))
-        block = data.counts[axis.row0[i]:axis.row0[i + 1]]
-        img = ax.imshow(_cells(block), origin="lower", aspect="auto", cmap=cmap, norm=norm,
-                        extent=[x0, x1, y, y + h], interpolation="nearest")
-        images.append((img, block, h))
+        # drawn by Drawn.fit once the axes has its size
+        blocks.append((data.counts[axis.row0[i]:axis.row0[i + 1]], [x0, x1, y, y + h], h))
         if i > 0:
             cuts.append(y)
             gaps.append((y, lo - axis.ranges[i - 1][1]))
@@ -341,7 +347,7 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
     ax.set_xlim(x0, x1)
     ax.set_ylim(0, max(y, 1))
     ax.set_xlabel(tax.label())
-    drawn = Drawn(ax, img, images, max(y, 1), title)
+    drawn = Drawn(ax, blocks, max(y, 1), title, cmap, norm)
     # labels one line tall, at least one line apart: none overlaps another
     for gy, text in gap_labels(gaps, _text_sep(ax, GAP_FONT, 0.5)):
         ax.text(x0 + (x1 - x0) * 0.005, gy, text, color="#d62728", fontsize=GAP_FONT,
@@ -365,9 +371,9 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
         cut, fmt_bytes(axis.bucket), "" if view.layout else "\nno MAPS chunk in the trace: ranges named by address"))
     if title:
         ax.set_title(title)
-    if cbar and img is not None:
+    if cbar and drawn.mappable is not None:
         # room for the range starts ("pid 5307 0x7fff41c30000" is longer than "0x7fff41c30000")
-        cb = ax.figure.colorbar(img, ax=ax, pad=0.1 + 0.0065 * max(right - 14, 0), fraction=0.04)
+        cb = ax.figure.colorbar(drawn.mappable, ax=ax, pad=0.1 + 0.0065 * max(right - 14, 0), fraction=0.04)
         cb.set_label("%s per bucket per time bin (log)" % tr.words["samples"])
         _plain_log_ticks(cb)
         if drawn.sec is not None:
@@ -400,6 +406,18 @@ def merged_note(rows_px, cols_px):
     return "a pixel: the busiest of up to " + " x ".join(parts)
 
 
+def _colours(cells, cmap, norm, rows=64):
+    """The cells' colours (rows x columns x 4 bytes): what matplotlib would
+    colour them at each pixel, done here once per cell, rows at a time.
+    Given counts, matplotlib normalises them at every pixel of the image in
+    float64 (a heatmap's worth of pixels is 4.6 MB per copy, several copies
+    at once: 18 MB at the peak of a report)."""
+    out = np.empty(cells.shape + (4,), dtype=np.uint8)
+    for y in range(0, cells.shape[0], rows):
+        out[y:y + rows] = cmap(norm(_cells(cells[y:y + rows])), bytes=True)
+    return out
+
+
 def _cells(block):
     """The counts as matplotlib gets them: float32 (half the memory of every
     copy it makes on the way to pixels; counts are exact up to 2^24 and
@@ -414,31 +432,32 @@ def _pool_max(block, n, axis):
     return np.maximum.reduceat(block, (np.arange(n) * m) // n, axis=axis)
 
 
-def _fit_to_pixels(ax, images, ytotal):
-    """No more cells per image than it has pixels, in both directions.
+def _fit_to_pixels(ax, blocks, ytotal):
+    """The cells of each block, no more than its pixels in both directions.
     Matplotlib draws each pixel from the one cell at its centre (nearest), so
     with more rows than pixels whole rows were never drawn (938 rows in the
     593 pixels of the default figure: 348 rows, samples and all, invisible);
     where there are more, neighbouring rows (columns) are merged, each
     pixel showing the largest count among them: every sampled cell shows, in
     the colour of a real bucket's count.  ax's size as saved (savefig.dpi)
-    and after the colorbar took its share.  Returns the most rows and time
-    bins merged into one pixel (1, 1: none)."""
+    and after the colorbar took its share.  Returns (cells per block, the
+    most rows and time bins merged into one pixel; 1, 1: none)."""
     from .plotting import save_dpi
 
     scale = save_dpi(ax.figure) / ax.figure.dpi
     box = ax.get_window_extent()
     ncol = max(1, int(box.width * scale))
     rows_px = cols_px = 1
-    for img, block, h in images:
+    out = []
+    for block, _, h in blocks:
         nrow = max(1, int(box.height * scale * h / ytotal))
         cells = block if block.shape[0] <= nrow else _pool_max(block, nrow, 0)
         cells = cells if cells.shape[1] <= ncol else _pool_max(cells, ncol, 1)
         if cells is not block:
-            img.set_data(_cells(cells))
             rows_px = max(rows_px, -(-block.shape[0] // cells.shape[0]))
             cols_px = max(cols_px, -(-block.shape[1] // cells.shape[1]))
-    return rows_px, cols_px
+        out.append(cells)
+    return out, rows_px, cols_px
 
 
 def _plain_log_ticks(cb):

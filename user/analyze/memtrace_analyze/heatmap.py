@@ -14,8 +14,11 @@ The library decodes the time and addr columns (filtered) into numpy arrays
 and bins them (memtrace_bin_*, include/memtrace/heatmap.h); the figure is
 drawn here.  Range labels come from
 memtrace_resolver_layout (the mapping that owns each address).  Without
---pid the y axis holds address-space keys (memtrace_resolver_keys): each
-process's private memory apart, a shared page once.
+--pid, up to 64 processes (with MAPS) lie side by side: the y axis holds
+address-space keys (memtrace_resolver_keys), each process's private memory
+apart, a shared page once; more processes are overlaid, each at its own
+addresses (spaces.py).  Cells beyond the pixels are merged (_fit_to_pixels)
+and coloured here (_colours) before matplotlib sees them.
 """
 
 import numpy as np

@@ -111,7 +111,7 @@ def plot(va, vb, out, bucket, rows, tot, scale, top=12, ncols=600, max_rows=768,
     d1 = hm.draw(a1, da, va, title=_panel_title("A", da, va), vmax=vmax, cbar=False, right_label=False, fit=False)
     d2 = hm.draw(a2, db, vb, title=_panel_title("B", db, vb), vmax=vmax, cbar=False, right_label=False, fit=False)
     a2.set_ylabel("")
-    if d2.mappable is not None:
+    if d2.blocks:
         cb = fig.colorbar(d2.mappable, ax=[a1, a2], fraction=0.025, pad=0.08)
         cb.set_label("%s per bucket per time bin (log, same scale)" % va.tr.words["samples"])
         hm._plain_log_ticks(cb)

@@ -69,8 +69,7 @@ class View:
                 self._keys = r      # addr_text decodes the keys
             else:
                 layout = spaces.layout(tr, sel, self.mode)
-        if spaces.note(self.mode, self.nprocs):
-            self.what = (self.what + "; " if self.what else "") + spaces.note(self.mode, self.nprocs)
+        self.what = spaces.with_note(self.what, self.mode, self.nprocs)
         self.layout_is_addr = self.mode != "keys"
         self.layout = layout
         self.site_blocks = None     # set_sites()
@@ -264,13 +263,13 @@ def _thin_labels(cands, total, min_sep=0.03):
 class Drawn:
     """A heatmap drawn into ax but for its cells, and what fit() needs to
     draw them once the axes has its final size.  mappable: the norm and
-    colours, for a colour bar; img: the last image, once fit() drew them."""
+    colours (for a colour bar where there are blocks); img: the last image,
+    once fit() drew them."""
 
     def __init__(self, ax, blocks, ytotal, title, cmap, norm):
         from matplotlib.cm import ScalarMappable
         self.ax, self.blocks, self.ytotal, self.title = ax, blocks, ytotal, title
-        self.cmap, self.norm = cmap, norm
-        self.mappable = ScalarMappable(norm=norm, cmap=cmap) if blocks else None
+        self.mappable = ScalarMappable(norm=norm, cmap=cmap)
         self.img = None
         self.sec = None     # the twin axes of the range starts on the right
 
@@ -279,9 +278,10 @@ class Drawn:
         then given to matplotlib (a full-size copy of a 938 x 1000 heatmap
         cost 9 MB); the title says where cells were merged."""
         cells, rows_px, cols_px = _fit_to_pixels(self.ax, self.blocks, self.ytotal)
+        cmap, norm = self.mappable.cmap, self.mappable.norm
         for c, (_, extent, _) in zip(cells, self.blocks):
-            self.img = self.ax.imshow(_colours(c, self.cmap, self.norm), origin="lower", aspect="auto",
-                                      extent=extent, interpolation="nearest")
+            self.img = self.ax.imshow(_colours(c, cmap, norm), origin="lower", aspect="auto", extent=extent,
+                                      interpolation="nearest")
         if self.title and (rows_px > 1 or cols_px > 1):
             self.ax.set_title(self.title + "\n" + merged_note(rows_px, cols_px))
 
@@ -374,7 +374,7 @@ def draw(ax, data, view, title=None, vmax=None, cbar=True, label_ranges=True, ri
         cut, fmt_bytes(axis.bucket), "" if view.layout else "\nno MAPS chunk in the trace: ranges named by address"))
     if title:
         ax.set_title(title)
-    if cbar and drawn.mappable is not None:
+    if cbar and blocks:
         # room for the range starts ("pid 5307 0x7fff41c30000" is longer than "0x7fff41c30000")
         cb = ax.figure.colorbar(drawn.mappable, ax=ax, pad=0.1 + 0.0065 * max(right - 14, 0), fraction=0.04)
         cb.set_label("%s per bucket per time bin (log)" % tr.words["samples"])

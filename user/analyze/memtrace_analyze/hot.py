@@ -165,10 +165,7 @@ def axis_of(tr, sel, rep):
     processes the report's keys hold; what: the selection, and the overlay."""
     n, primary = spaces.key_spaces(rep["bucket_addr"])
     m = spaces.mode(bool(tr.info.maps), n, sel.pid, primary)
-    what = rep.get("region_line") or sel.what
-    if spaces.note(m, n):
-        what = (what + "; " if what else "") + spaces.note(m, n)
-    return m, spaces.layout(tr, sel, m), what
+    return m, spaces.layout(tr, sel, m), spaces.with_note(rep.get("region_line") or sel.what, m, n)
 
 
 def add_args(p):

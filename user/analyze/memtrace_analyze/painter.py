@@ -81,17 +81,16 @@ class Painter:
         again each call a worker took and did not finish."""
         if self.todo is None:
             self.start()
-        mine = set()
+        finished = set()    # this process's calls, then the workers' (their pipe)
         try:
             while (i := self._next()) is not None:
-                mine.add(i)
+                finished.add(i)
                 fn, args, kw = self.calls[i]
                 fn(*args, **kw)
         finally:
             os.close(self.todo)
             for pid in self.workers:
                 os.waitpid(pid, 0)
-        finished = set(mine)
         if self.done is not None:
             while b := os.read(self.done, 256):
                 finished.update(b)

@@ -22,9 +22,9 @@ import re
 import numpy as np
 
 from . import lib
+from .select import SPACE_SHIFT
 
 OVERLAY_PROCESSES = 64
-SPACE_SHIFT = 48
 ADDR_MASK = np.uint64((1 << SPACE_SHIFT) - 1)
 KERNEL_BIT = np.uint64(1 << 63)
 PID_PREFIX = re.compile(r"^pid \d+ ")   # how the key layout names another process's ranges
@@ -95,3 +95,9 @@ def note(m, nprocs):
     if m != "overlay" or nprocs <= 1:
         return ""
     return "%d processes overlaid, each at its own addresses (--pid for one)" % nprocs
+
+
+def with_note(what, m, nprocs):
+    """what (the selection, for a figure's title) and note(m, nprocs)."""
+    n = note(m, nprocs)
+    return "; ".join(x for x in (what, n) if x)

@@ -132,9 +132,7 @@ def plot(tr, res, out, title_extra=""):
                                                tau, tr.time_unit))
             else:
                 ax.plot(x, y, lw=1.1, color=colour, label="τ = %s" % fmt_time(tau, tr.time_unit), drawstyle=steps)
-            iso = isolated(y, steps)    # a line draws nothing of them
-            if iso.any():
-                ax.plot(x[iso], y[iso], "o", ms=3.5, color=colour, clip_on=False)
+            mark_isolated(ax, x, y, steps, colour)
         if kind == "data":
             for num, p in enumerate(res.peaks):
                 i, v = p["index"], p["value"] * res.bucket
@@ -214,10 +212,15 @@ def isolated(y, steps=None):
     interval: one evaluation)."""
     ok = ~np.isnan(y)
     before = np.concatenate([[False], ok[:-1]])
-    after = np.concatenate([ok[1:], [False]])
-    if steps:
-        after = np.arange(y.size) < y.size - 1
+    after = np.arange(y.size) < y.size - 1 if steps else np.concatenate([ok[1:], [False]])
     return ok & ~before & ~after
+
+
+def mark_isolated(ax, x, y, steps, colour):
+    """A marker on each value the line (drawstyle steps) draws nothing of."""
+    iso = isolated(y, steps)
+    if iso.any():
+        ax.plot(x[iso], y[iso], "o", ms=3.5, color=colour, clip_on=False)
 
 
 def draw_estimate(ax, x, seen, est, bucket, colour, steps, tau, unit):
@@ -230,9 +233,7 @@ def draw_estimate(ax, x, seen, est, bucket, colour, steps, tau, unit):
     ax.fill_between(x, lo, hi, color=colour, alpha=0.18, lw=0, step="post" if steps else None,
                     label=label + ", interval")
     ax.plot(x, e, lw=1.2, color=colour, drawstyle=steps, label=label + ", estimated")
-    iso = isolated(e, steps)
-    if iso.any():
-        ax.plot(x[iso], e[iso], "o", ms=3.5, color=colour, clip_on=False)
+    mark_isolated(ax, x, e, steps, colour)
     bad = est["flags"] != 0
     if bad.any():
         ax.plot(x[bad], e[bad], "x", color="red", ms=4, mew=1.0)

@@ -248,7 +248,31 @@ TEST(span_wss_series)
  * (COMPARE_THREAD_MIN_BYTES; smaller ones one after the other, half the
  * peak memory): the same numbers as each report computed alone.
  */
-static int write_random(const char *path, uint32_t pid, uint64_t seed, size_t n)
+static int by_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The distinct 4 KiB pages of n addresses, counted here (sorted): the truth */
+static uint64_t distinct_pages(const uint64_t *a, size_t n)
+{
+	uint64_t *p = malloc(n * sizeof(*p)), k = 0;
+
+	if (!p)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		p[i] = a[i] >> 12;
+	qsort(p, n, sizeof(*p), by_u64);
+	for (size_t i = 0; i < n; i++)
+		k += !i || p[i] != p[i - 1];
+	free(p);
+	return k;
+}
+
+/* pages: the distinct pages written, counted by distinct_pages */
+static int write_random(const char *path, uint32_t pid, uint64_t seed, size_t n, uint64_t *pages)
 {
 	char err[256], hdr[256];
 	uint64_t *t = malloc(n * 8), *a = malloc(n * 8);
@@ -271,6 +295,7 @@ static int write_random(const char *path, uint32_t pid, uint64_t seed, size_t n)
 		bad |= memtrace_writer_samples(w, &c, n, err, sizeof(err));
 		bad |= memtrace_writer_close(w, "end_time=400000000\n", err, sizeof(err));
 	}
+	*pages = bad ? 0 : distinct_pages(a, n);
 	free(t), free(a), free(p), free(cpu);
 	return bad ? -1 : 0;
 }
@@ -282,8 +307,10 @@ TEST(large_traces_b_on_a_thread)
 
 	snprintf(la, sizeof(la), "/tmp/test_compare_la.%d.mtrace", (int)getpid());
 	snprintf(lb, sizeof(lb), "/tmp/test_compare_lb.%d.mtrace", (int)getpid());
-	CHECK(write_random(la, 7, 88172645463325252ull, 300000) == 0);
-	CHECK(write_random(lb, 9, 2463534242ull, 250000) == 0);
+	uint64_t pa = 0, pb = 0;
+
+	CHECK(write_random(la, 7, 88172645463325252ull, 300000, &pa) == 0);
+	CHECK(write_random(lb, 9, 2463534242ull, 250000, &pb) == 0);
 	CHECK(!stat(la, &st) && st.st_size >= (1 << 20));	/* large enough for the thread */
 	CHECK(!stat(lb, &st) && st.st_size >= (1 << 20));
 	struct memtrace_report_config cfg = { .top = 1 };
@@ -298,7 +325,9 @@ TEST(large_traces_b_on_a_thread)
 		CHECK_EQ_U64(c->b->data.total, rb->data.total);
 		CHECK_EQ_U64(c->regions_total.touched[0], ra->data.total * 4096);
 		CHECK_EQ_U64(c->regions_total.touched[1], rb->data.total * 4096);
-		CHECK(ra->data.total > 100000);		/* pages at random: most distinct */
+		CHECK_EQ_U64(c->a->data.total, pa);	/* against the pages counted here */
+		CHECK_EQ_U64(c->b->data.total, pb);
+		CHECK(pa > 100000);			/* pages at random: most distinct */
 	}
 	memtrace_compare_free(c);
 	memtrace_report_free(ra);
